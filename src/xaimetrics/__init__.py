@@ -1,0 +1,16 @@
+"""xaimetrics: evaluate explanations of machine-learning models.
+
+Families (import from them, e.g. ``from xaimetrics.concepts import NMF``):
+
+- ``xaimetrics.data``: offline text-classification datasets and augmentation.
+- ``xaimetrics.models``: ``SplitClassifier`` (f = g∘h) and the demo classifier.
+- ``xaimetrics.concepts``: concept extractors, interpretation, importance and metrics.
+
+Importing ``xaimetrics`` is cheap: heavy dependencies load when first used.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+__all__ = ["__version__"]

@@ -1,0 +1,88 @@
+"""Checks at the public boundary, all raising :class:`InvalidParameterError` with one message template:
+the argument, what was expected, what was given, and the fix."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from xaimetrics.exceptions import InvalidParameterError
+
+__all__ = [
+    "check_choice",
+    "check_in_range",
+    "check_positive_int",
+    "check_same_length",
+    "check_texts",
+    "invalid",
+]
+
+
+def invalid(name: str, owner: str, expected: str, got: Any, fix: str | None = None) -> InvalidParameterError:
+    """Build the standard error: ``The 'name' parameter of owner must be expected. Got got. fix``.
+
+    Example:
+        >>> str(invalid("n_concepts", "NMF", "≤ 384 (the activation width)", 500, "Use a smaller value."))
+        "The 'n_concepts' parameter of NMF must be ≤ 384 (the activation width). Got 500. Use a smaller value."
+    """
+    shown = got if isinstance(got, str) and len(got) < 80 else _short_repr(got)
+    sentences = [f"The '{name}' parameter of {owner} must be {expected}.", f"Got {shown}."]
+    if fix:
+        sentences.append(fix)
+    return InvalidParameterError(" ".join(sentences))
+
+
+def _short_repr(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def check_texts(texts: Any, name: str = "inputs", owner: str = "this function") -> list[str]:
+    """Return ``texts`` as a non-empty list of strings, or raise naming the argument.
+
+    Example:
+        >>> check_texts(("a", "b"))
+        ['a', 'b']
+    """
+    if isinstance(texts, str):
+        raise invalid(name, owner, "a list of strings", "a single string", f"Wrap it in a list: [{name}].")
+    if not isinstance(texts, Iterable):
+        raise invalid(name, owner, "a list of strings", type(texts).__name__)
+    texts = list(texts)
+    if not texts:
+        raise invalid(name, owner, "a non-empty list of strings", "an empty list", "Pass at least one text.")
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise invalid(name, owner, "a list of strings", f"{type(text).__name__} at position {i}")
+    return texts
+
+
+def check_positive_int(value: Any, name: str, owner: str, *, minimum: int = 1) -> int:
+    """Return ``value`` if it is an integer ≥ ``minimum`` (bools are rejected)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise invalid(name, owner, f"an integer ≥ {minimum}", value)
+    return int(value)
+
+
+def check_in_range(value: Any, name: str, owner: str, low: float, high: float) -> float:
+    """Return ``value`` as a float if ``low <= value <= high``."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        raise invalid(name, owner, f"a number in [{low}, {high}]", value)
+    return float(value)
+
+
+def check_choice(value: Any, name: str, owner: str, choices: Sequence[str]) -> str:
+    """Return ``value`` if it is one of ``choices``."""
+    if value not in choices:
+        raise invalid(name, owner, "one of " + ", ".join(repr(c) for c in choices), value)
+    return value
+
+
+def check_same_length(first: Sequence[Any], second: Sequence[Any], names: tuple[str, str], owner: str) -> None:
+    """Raise if two sequences differ in length."""
+    if len(first) != len(second):
+        raise InvalidParameterError(
+            f"'{names[0]}' and '{names[1]}' of {owner} must have the same length. "
+            f"Got {len(first)} and {len(second)}. Pass one {names[1][:-1] if names[1].endswith('s') else names[1]} "
+            f"per {names[0][:-1] if names[0].endswith('s') else names[0]}."
+        )

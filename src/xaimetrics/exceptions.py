@@ -1,0 +1,45 @@
+"""The exceptions raised by xaimetrics.
+
+Every class also subclasses the builtin it refines, so ``except ValueError`` keeps working for callers that
+do not know about xaimetrics (the httpx / scikit-learn convention).
+
+Example:
+    >>> from xaimetrics.exceptions import InvalidParameterError
+    >>> issubclass(InvalidParameterError, ValueError)
+    True
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AssetError",
+    "InvalidParameterError",
+    "MissingDependencyError",
+    "NotFittedError",
+    "SimulatorError",
+    "XaimetricsError",
+]
+
+
+class XaimetricsError(Exception):
+    """Base class of every error raised on purpose by xaimetrics."""
+
+
+class InvalidParameterError(XaimetricsError, ValueError):
+    """An argument has the wrong value, type or shape. The message names the argument and the fix."""
+
+
+class NotFittedError(XaimetricsError, ValueError, AttributeError):
+    """An estimator was used before ``fit``."""
+
+
+class MissingDependencyError(XaimetricsError, ImportError):
+    """An optional dependency is not installed. The message names the extra to install."""
+
+
+class AssetError(XaimetricsError, RuntimeError):
+    """An offline asset (dataset file, model weights) is missing or does not match its pinned checksum."""
+
+
+class SimulatorError(XaimetricsError, RuntimeError):
+    """A simulator failed for good (after its retries)."""
