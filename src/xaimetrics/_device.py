@@ -34,7 +34,11 @@ def resolve_device(device: DeviceLike = "auto", owner: str = "this function") ->
     try:
         resolved = torch.device(device)
     except (RuntimeError, TypeError) as error:
-        raise invalid("device", owner, "'auto', 'cpu', 'cuda', 'cuda:N', 'mps' or a torch.device", device) from error
+        raise invalid(
+            "device", owner, "'auto', 'cpu', 'cuda', 'cuda:N', 'mps' or a torch.device", device
+        ) from error
     if resolved.type == "cuda" and not torch.cuda.is_available():
-        raise invalid("device", owner, "an available device", device, "No CUDA GPU is visible; use 'cpu' or 'auto'.")
+        raise invalid(
+            "device", owner, "an available device", device, "No CUDA GPU is visible; use 'cpu' or 'auto'."
+        )
     return resolved

@@ -78,7 +78,9 @@ def check_choice(value: Any, name: str, owner: str, choices: Sequence[str]) -> s
     return value
 
 
-def check_same_length(first: Sequence[Any], second: Sequence[Any], names: tuple[str, str], owner: str) -> None:
+def check_same_length(
+    first: Sequence[Any], second: Sequence[Any], names: tuple[str, str], owner: str
+) -> None:
     """Raise if two sequences differ in length."""
     if len(first) != len(second):
         raise InvalidParameterError(

@@ -1,0 +1,53 @@
+"""The ``xaimetrics`` command: a thin client of the public API.
+
+Each sub-command lives in the family it belongs to, in a ``_command.py`` module exposing
+``register(subparsers)``, which adds an ``argparse`` parser whose ``func`` default takes the parsed
+arguments and returns an exit code. User mistakes (:class:`~xaimetrics.exceptions.XaimetricsError`) print as
+one ``Type: message`` line and exit with code 1, without a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from xaimetrics import __version__
+from xaimetrics.exceptions import XaimetricsError
+
+__all__ = ["build_parser", "main"]
+
+#: sub-command modules, in the order ``--help`` lists them
+COMMAND_MODULES: tuple[str, ...] = ("xaimetrics._demo",)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="xaimetrics", description="Evaluate explanations of machine-learning models."
+    )
+    parser.add_argument("--version", action="version", version=f"xaimetrics {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in COMMAND_MODULES:
+        importlib.import_module(module).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except XaimetricsError as error:
+        print(f"{type(error).__name__}: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("Interrupted.", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
