@@ -1,0 +1,192 @@
+"""Durable results store for experiment grids (SQLite).
+
+Every finished setting is one row, committed in its own transaction with ``synchronous=FULL`` before the
+runner moves on, so a crash or ``kill -9`` loses at most the setting in flight and never leaves half a row.
+A setting is identified by a *key* (a stable hash of its parameters): re-running a grid skips the keys
+already stored, which is how runs resume, and ``INSERT`` on an existing key is refused, so no setting is ever
+stored twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from xaimetrics._validation import invalid
+
+__all__ = ["ResultsStore", "setting_key"]
+
+#: the columns every row has, besides ``key`` and the JSON ``payload``
+COLUMNS: tuple[str, ...] = (
+    "dataset",
+    "model",
+    "method",
+    "n_concepts",
+    "interpretation",
+    "prompt_type",
+    "anonymized",
+    "seed",
+    "simulator",
+    "is_upper_bound",
+    "score",
+    "n_samples",
+    "n_parsed",
+    "n_missing",
+    "n_invalid",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost_usd",
+    "latency_s",
+    "cached",
+    "error",
+)
+
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS results (
+    key TEXT PRIMARY KEY,
+    {", ".join(f"{c}" for c in COLUMNS)},
+    payload TEXT NOT NULL,
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+def setting_key(parameters: Mapping[str, Any]) -> str:
+    """A stable identifier of a setting: the SHA-256 of its parameters as canonical JSON.
+
+    Example:
+        >>> setting_key({"seed": 0, "method": "NMF"}) == setting_key({"method": "NMF", "seed": 0})
+        True
+    """
+    canonical = json.dumps(parameters, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:32]
+
+
+class ResultsStore:
+    """An append-only SQLite table of finished settings.
+
+    Args:
+        path: the database file (created with its folder if needed).
+
+    Example:
+        >>> import tempfile, os
+        >>> store = ResultsStore(os.path.join(tempfile.mkdtemp(), "results.sqlite"))
+        >>> store.add("k1", {"method": "NMF", "score": 0.75}, payload={"answer": "Sample_0: a"})
+        True
+        >>> store.add("k1", {"method": "NMF", "score": 0.75})
+        False
+        >>> store.keys(), store.to_frame()["score"].tolist()
+        ({'k1'}, [0.75])
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._connection = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._connection.execute("PRAGMA journal_mode=WAL")
+        self._connection.execute("PRAGMA synchronous=FULL")
+        self._connection.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._connection.close()
+
+    def __enter__(self) -> ResultsStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def keys(self) -> set[str]:
+        with self._lock:
+            return {row[0] for row in self._connection.execute("SELECT key FROM results")}
+
+    def __contains__(self, key: str) -> bool:
+        with self._lock:
+            found = self._connection.execute("SELECT 1 FROM results WHERE key = ?", (key,)).fetchone()
+        return found is not None
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._connection.execute("SELECT COUNT(*) FROM results").fetchone()[0])
+
+    def add(self, key: str, row: Mapping[str, Any], payload: Mapping[str, Any] | None = None) -> bool:
+        """Store one finished setting; ``False`` (and nothing written) when the key is already stored."""
+        unknown = set(row) - set(COLUMNS)
+        if unknown:
+            raise invalid("row", "ResultsStore.add", f"columns among {COLUMNS}", sorted(unknown))
+        values = [_to_sql(row.get(c)) for c in COLUMNS]
+        text = json.dumps(dict(payload or {}), default=str, ensure_ascii=False)
+        placeholders = ", ".join("?" for _ in range(len(COLUMNS) + 2))
+        with self._lock:
+            cursor = self._connection.execute(
+                f"INSERT OR IGNORE INTO results (key, {', '.join(COLUMNS)}, payload) VALUES ({placeholders})",
+                [key, *values, text],
+            )
+        return cursor.rowcount == 1
+
+    def payload(self, key: str) -> dict[str, Any]:
+        with self._lock:
+            found = self._connection.execute("SELECT payload FROM results WHERE key = ?", (key,)).fetchone()
+        if found is None:
+            raise invalid("key", "ResultsStore.payload", "a stored key", key)
+        return json.loads(found[0])
+
+    def rows(self) -> Iterator[dict[str, Any]]:
+        with self._lock:
+            cursor = self._connection.execute(f"SELECT key, {', '.join(COLUMNS)}, created_at FROM results")
+            names = [d[0] for d in cursor.description]
+            fetched = cursor.fetchall()
+        for values in fetched:
+            yield dict(zip(names, values, strict=True))
+
+    def to_frame(self) -> pd.DataFrame:
+        """All rows, ordered by key (so two stores with the same results give equal frames)."""
+        frame = pd.DataFrame(list(self.rows()), columns=["key", *COLUMNS, "created_at"])
+        return frame.sort_values("key", kind="stable").reset_index(drop=True)
+
+    def export(self, path: str | Path) -> Path:
+        """Write the rows to ``.csv`` or ``.parquet`` (needs ``pyarrow``), chosen by the suffix."""
+        path = Path(path)
+        frame = self.to_frame()
+        if path.suffix == ".csv":
+            frame.to_csv(path, index=False)
+        elif path.suffix == ".parquet":
+            frame.to_parquet(path, index=False)
+        else:
+            raise invalid("path", "ResultsStore.export", "a file ending in .csv or .parquet", str(path))
+        return path
+
+    def set_meta(self, name: str, value: Any) -> None:
+        with self._lock:
+            self._connection.execute(
+                "INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)",
+                (name, json.dumps(value, default=str)),
+            )
+
+    def get_meta(self, name: str, default: Any = None) -> Any:
+        with self._lock:
+            found = self._connection.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
+        return default if found is None else json.loads(found[0])
+
+    def add_many(self, items: Iterable[tuple[str, Mapping[str, Any], Mapping[str, Any] | None]]) -> int:
+        return sum(self.add(key, row, payload) for key, row, payload in items)
+
+
+def _to_sql(value: Any) -> Any:
+    if isinstance(value, bool):
+        return int(value)
+    if value is None or isinstance(value, str | int | float):
+        return value
+    if hasattr(value, "item"):  # numpy scalars
+        return value.item()
+    return json.dumps(value, default=str)
