@@ -1,0 +1,37 @@
+"""Concept metrics for concept-based models (concept bottleneck models and the like), on torchmetrics.
+
+- :class:`Annotations`: concept names, types (binary / categorical / continuous), cardinalities and the logit
+  layout (one block per concept, in label order).
+- :class:`ConceptMetrics`: torchmetrics metrics routed by concept type, with summary and per-concept results,
+  an ``nn.Module`` usable in Lightning and under DDP (PyC-compatible API).
+- :class:`ConceptAlignmentScore` / :func:`concept_alignment_score`: mean per-concept binary accuracy.
+
+The definitions, result keys and the guide to writing a new concept metric are in ``docs/conceptmetrics.md``.
+
+Example:
+    >>> import torch
+    >>> from xaimetrics.conceptmetrics import Annotations, ConceptAlignmentScore, ConceptMetrics
+    >>> ann = Annotations(["has_wings", "is_red"])
+    >>> metrics = ConceptMetrics(ann, binary={"cas": ConceptAlignmentScore})
+    >>> metrics.update(torch.tensor([[1.2, -0.4], [-0.7, 0.3]]), torch.tensor([[1, 1], [0, 1]]))
+    >>> metrics.compute()
+    {'SUMMARY-binary_cas': tensor(0.7500)}
+"""
+
+from __future__ import annotations
+
+from xaimetrics.conceptmetrics._alignment import ConceptAlignmentScore, concept_alignment_score
+from xaimetrics.conceptmetrics._annotations import CONCEPT_TYPES, Annotations, Concept
+from xaimetrics.conceptmetrics._concept_metrics import ConceptMetrics
+from xaimetrics.conceptmetrics._specs import INJECTED_ARGUMENTS, MetricSpec
+
+__all__ = [
+    "CONCEPT_TYPES",
+    "INJECTED_ARGUMENTS",
+    "Annotations",
+    "Concept",
+    "ConceptAlignmentScore",
+    "ConceptMetrics",
+    "MetricSpec",
+    "concept_alignment_score",
+]
