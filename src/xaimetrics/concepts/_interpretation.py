@@ -1,0 +1,270 @@
+"""Concept interpretation (ConSim paper §3.2): Concept Maximally Activating Words (CMAW, eq. 1) and top
+activating examples.
+
+An interpretation maps each concept id to a :class:`ConceptInterpretation`: the strings that activate the
+concept most (``aligned``), those that activate it most negatively (``opposed``, only when negative
+activations exist) and an optional ``label`` (filled by label-based methods such as o1CA). Every
+interpretation method of xaimetrics returns this shape, so prompts and reports treat them alike.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from xaimetrics._validation import check_positive_int, check_same_length, check_texts, invalid
+from xaimetrics.concepts._concept_model import check_matrix, to_numpy
+from xaimetrics.exceptions import NotFittedError
+
+if TYPE_CHECKING:
+    from xaimetrics._typing import Array
+
+__all__ = ["ConceptInterpretation", "TopWords", "top_activating_examples"]
+
+#: The word tokenizer of :class:`TopWords`: runs of letters or digits, possibly joined by an apostrophe or a
+#: hyphen ("don't", "well-made"); words made of digits only are then dropped.
+WORD_PATTERN = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
+
+
+@dataclass(frozen=True)
+class ConceptInterpretation:
+    """How one concept is shown to a reader.
+
+    Attributes:
+        aligned: strings (words, examples) that activate the concept most, strongest first.
+        opposed: strings that activate it most negatively, most negative first; empty when the concept
+            has no negative activation.
+        label: a short name for the concept, when the method gives one (e.g. o1CA), else ``None``.
+        aligned_scores, opposed_scores: the concept activation of each string, in the same order.
+
+    Example:
+        >>> ConceptInterpretation(aligned=("great", "superb"), opposed=("dull",)).to_dict()
+        {'aligned': ['great', 'superb'], 'opposed': ['dull'], 'label': None}
+    """
+
+    aligned: tuple[str, ...] = ()
+    opposed: tuple[str, ...] = ()
+    label: str | None = None
+    aligned_scores: tuple[float, ...] = field(default=(), compare=False, repr=False)
+    opposed_scores: tuple[float, ...] = field(default=(), compare=False, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict with ``aligned``, ``opposed`` and ``label``."""
+        return {"aligned": list(self.aligned), "opposed": list(self.opposed), "label": self.label}
+
+
+def _select(scores: np.ndarray, items: Sequence[str], n: int) -> dict[int, ConceptInterpretation]:
+    """Per concept (column of ``scores``, shape ``(n_items, k)``): the ``n`` items with the highest positive
+    scores and the ``n`` with the lowest negative scores. Ties keep the order of ``items``."""
+    result: dict[int, ConceptInterpretation] = {}
+    for concept in range(scores.shape[1]):
+        column = scores[:, concept]
+        high = np.argsort(-column, kind="stable")[:n]
+        high = high[column[high] > 0]
+        low = np.argsort(column, kind="stable")[:n]
+        low = low[column[low] < 0]
+        result[concept] = ConceptInterpretation(
+            aligned=tuple(items[i] for i in high),
+            opposed=tuple(items[i] for i in low),
+            aligned_scores=tuple(float(column[i]) for i in high),
+            opposed_scores=tuple(float(column[i]) for i in low),
+        )
+    return result
+
+
+def top_activating_examples(
+    concepts: Array, inputs: Sequence[str], n: int = 5
+) -> dict[int, ConceptInterpretation]:
+    """The ``n`` inputs that activate each concept most (and most negatively, when negatives exist).
+
+    Only strictly positive activations count as aligned and strictly negative ones as opposed, so a concept
+    that never fires gets an empty interpretation. Ties keep the order of ``inputs``; duplicate texts are
+    kept as given.
+
+    Args:
+        concepts: concept activations ``U = f_ic(inputs)``, shape ``(n_samples, n_concepts)``.
+        inputs: the texts behind each row of ``concepts``.
+        n: how many examples per side.
+
+    Returns:
+        ``{concept_id: ConceptInterpretation(aligned=..., opposed=...)}`` for every concept ``0 … k−1``.
+
+    Example:
+        >>> import numpy as np
+        >>> U = np.array([[0.9, -0.2], [0.1, 0.7], [0.0, -0.5]])
+        >>> out = top_activating_examples(U, ["a fine film", "so dull", "meh"], n=2)
+        >>> out[0].aligned, out[0].opposed
+        (('a fine film', 'so dull'), ())
+        >>> out[1].aligned, out[1].opposed
+        (('so dull',), ('meh', 'a fine film'))
+    """
+    owner = "top_activating_examples"
+    texts = check_texts(inputs, "inputs", owner)
+    concepts = check_matrix(concepts, "concepts", owner, what="(n_samples, n_concepts)")
+    check_same_length(range(concepts.shape[0]), texts, ("concepts", "inputs"), owner)
+    n = check_positive_int(n, "n", owner)
+    return _select(to_numpy(concepts).astype(np.float64), texts, n)
+
+
+class TopWords:
+    """Concept Maximally Activating Words (CMAW, ConSim paper eq. 1): ``topk_{x ∈ words} f_ic(x)_i``.
+
+    :meth:`fit` tokenises the dataset, keeps the words frequent enough in it as the vocabulary, and passes
+    each word **alone as a text** through the model and the extractor, ``f_ic(word) = t(h(word))``. Each
+    concept is then interpreted by the ``n_words`` words with the highest (positive) activation and, when
+    some words activate it negatively, the ``n_words`` with the lowest (negative) activation.
+
+    Tokenisation: :data:`WORD_PATTERN` (letters/digits, with inner apostrophes or hyphens), lower-cased
+    when ``lowercase``; numbers and stop words are dropped. The vocabulary is ordered by frequency (then
+    alphabetically), which also breaks ties between equal activations.
+
+    Args:
+        model: the split classifier, with ``activations(texts)`` (``h``), or a callable ``texts → activations``.
+        extractor: the fitted concept extractor (``encode``, ``t``).
+        n_words: words per side and concept (the paper uses 5).
+        min_frequency: a word enters the vocabulary if it occurs at least this many times in the texts.
+        max_vocabulary: keep at most this many of the most frequent words (``None``: no limit).
+        lowercase: lower-case texts before tokenising.
+        stop_words: words to leave out: ``None`` (keep all), ``"english"`` (scikit-learn's list) or a
+            collection of words.
+
+    Attributes (after :meth:`fit`):
+        vocabulary_ (list[str]): the candidate words, most frequent first.
+        word_counts_ (numpy.ndarray): occurrences of each vocabulary word, shape ``(n_words_in_vocabulary,)``.
+        scores_ (numpy.ndarray): ``f_ic(word)``, shape ``(n_words_in_vocabulary, n_concepts)``.
+        interpretations_ (dict[int, ConceptInterpretation]): the result, as returned by :meth:`interpret`.
+
+    Example:
+        >>> import numpy as np
+        >>> class Lexicon:  # h(text): two features, "good"/"great" push one way, "bad" the other
+        ...     weights = {"good": (1.0, 0.0), "great": (2.0, 0.0), "bad": (-1.0, 0.5), "plot": (0.0, 1.0)}
+        ...     def activations(self, texts):
+        ...         return np.array([self.weights.get(t, (0.0, 0.0)) for t in texts])
+        >>> class Identity:
+        ...     def encode(self, A):
+        ...         return A
+        >>> texts = ["good plot", "great plot, bad acting", "bad good great", "plot"]
+        >>> top = TopWords(Lexicon(), Identity(), n_words=2, min_frequency=2).fit(texts)
+        >>> top.vocabulary_
+        ['plot', 'bad', 'good', 'great']
+        >>> top.interpret()[0]
+        ConceptInterpretation(aligned=('great', 'good'), opposed=('bad',), label=None)
+        >>> top.interpret()[1].aligned
+        ('plot', 'bad')
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        extractor: Any,
+        *,
+        n_words: int = 5,
+        min_frequency: int = 5,
+        max_vocabulary: int | None = 5000,
+        lowercase: bool = True,
+        stop_words: str | Iterable[str] | None = None,
+    ) -> None:
+        self.model = model
+        self.extractor = extractor
+        self.n_words = n_words
+        self.min_frequency = min_frequency
+        self.max_vocabulary = max_vocabulary
+        self.lowercase = lowercase
+        self.stop_words = stop_words
+
+    def tokenize(self, text: str) -> list[str]:
+        """Split one text into the words counted by :meth:`fit`.
+
+        Example:
+            >>> TopWords(None, None).tokenize("Don't miss it: 2 well-made acts!")
+            ["don't", 'miss', 'it', 'well-made', 'acts']
+        """
+        if self.lowercase:
+            text = text.lower()
+        return [word for word in WORD_PATTERN.findall(text) if not word.isdigit()]
+
+    def fit(self, inputs: Sequence[str]) -> TopWords:
+        """Build the vocabulary from ``inputs`` (a list of texts), score every word, keep the top words.
+
+        Raises:
+            InvalidParameterError: empty ``inputs``, bad parameters, or no word reaching ``min_frequency``.
+        """
+        owner = "TopWords"
+        texts = check_texts(inputs, "inputs", "TopWords.fit")
+        n_words = check_positive_int(self.n_words, "n_words", owner)
+        min_frequency = check_positive_int(self.min_frequency, "min_frequency", owner)
+        if self.max_vocabulary is not None:
+            check_positive_int(self.max_vocabulary, "max_vocabulary", owner)
+        stop_words = self._stop_words()
+
+        counts = Counter(word for text in texts for word in self.tokenize(text) if word not in stop_words)
+        frequent = sorted(
+            ((word, count) for word, count in counts.items() if count >= min_frequency),
+            key=lambda item: (-item[1], item[0]),
+        )[: self.max_vocabulary]
+        if not frequent:
+            top = max(counts.values(), default=0)
+            raise invalid(
+                "min_frequency",
+                owner,
+                f"at most the highest word count of the texts ({top})",
+                min_frequency,
+                "Lower min_frequency or pass more texts.",
+            )
+        self.vocabulary_ = [word for word, _ in frequent]
+        self.word_counts_ = np.array([count for _, count in frequent], dtype=np.int64)
+        scores = to_numpy(self.extractor.encode(self._activations(self.vocabulary_)))
+        if scores.ndim != 2 or scores.shape[0] != len(self.vocabulary_):
+            raise invalid(
+                "extractor",
+                owner,
+                f"an encoder returning one concept vector per word, shape ({len(self.vocabulary_)}, n_concepts)",
+                f"shape {tuple(scores.shape)}",
+            )
+        self.scores_ = scores.astype(np.float64)
+        self.interpretations_ = _select(self.scores_, self.vocabulary_, n_words)
+        return self
+
+    def interpret(self) -> dict[int, ConceptInterpretation]:
+        """``{concept_id: ConceptInterpretation(aligned=top words, opposed=bottom words)}`` for every concept.
+
+        Raises:
+            NotFittedError: before :meth:`fit`.
+        """
+        if not hasattr(self, "interpretations_"):
+            raise NotFittedError("This TopWords is not fitted yet. Call 'fit' with the dataset texts first.")
+        return dict(self.interpretations_)
+
+    def _activations(self, words: list[str]) -> Any:
+        if hasattr(self.model, "activations"):
+            return self.model.activations(words)
+        if callable(self.model):
+            return self.model(words)
+        raise invalid(
+            "model",
+            "TopWords",
+            "a split classifier with activations(texts) or a callable texts → activations",
+            self.model,
+        )
+
+    def _stop_words(self) -> frozenset[str]:
+        if self.stop_words is None:
+            return frozenset()
+        if isinstance(self.stop_words, str):
+            if self.stop_words != "english":
+                raise invalid(
+                    "stop_words",
+                    "TopWords",
+                    "None, 'english' or a collection of words",
+                    repr(self.stop_words),
+                )
+            from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+            return frozenset(ENGLISH_STOP_WORDS)
+        words = frozenset(self.stop_words)
+        return frozenset(word.lower() for word in words) if self.lowercase else words

@@ -1,0 +1,445 @@
+"""Concept extractors against their reference definitions (ConSim paper App. A.3, scikit-learn, numpy)."""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+from xaimetrics import concepts
+from xaimetrics.concepts import ICA, NMF, PCA, SAE, SVD, ConceptExtractor, NoProjection
+from xaimetrics.exceptions import InvalidParameterError, NotFittedError
+
+N_SAMPLES, N_FEATURES, RANK = 60, 23, 6
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_torch_thread() -> object:
+    """Tiny SAE fits are much faster on one thread when the 2 cores are shared; restore afterwards."""
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(previous)
+
+
+def low_rank(seed: int = 0, *, non_negative: bool = False) -> np.ndarray:
+    """A seeded rank-6 matrix plus noise, 60 × 23 (asymmetric: n ≠ p)."""
+    rng = np.random.default_rng(seed)
+    if non_negative:
+        return rng.random((N_SAMPLES, RANK)) @ rng.random((RANK, N_FEATURES)) + 0.01 * rng.random(
+            (N_SAMPLES, N_FEATURES)
+        )
+    return (
+        rng.normal(size=(N_SAMPLES, RANK)) @ rng.normal(size=(RANK, N_FEATURES))
+        + 0.1 * rng.normal(size=(N_SAMPLES, N_FEATURES))
+        + rng.normal(size=N_FEATURES)
+    )
+
+
+def relative_error(estimate: np.ndarray, target: np.ndarray) -> float:
+    return float(np.linalg.norm(estimate - target) / np.linalg.norm(target))
+
+
+def make(name: str, **kwargs: object) -> ConceptExtractor:
+    """Every extractor, small and fast; NMF gets non-negative data in the tests that use this."""
+    defaults: dict[str, dict[str, object]] = {
+        "NoProjection": {},
+        "PCA": {"n_concepts": 5},
+        "SVD": {"n_concepts": 5},
+        "ICA": {"n_concepts": RANK, "random_state": 0, "max_iter": 1000},
+        "NMF": {"n_concepts": 5, "random_state": 0, "max_iter": 500},
+        "SAE": {"n_concepts": 8, "random_state": 0, "max_steps": 60, "batch_size": 32, "device": "cpu"},
+    }
+    return getattr(concepts, name)(**{**defaults[name], **kwargs})
+
+
+ALL = ["NoProjection", "PCA", "SVD", "ICA", "NMF", "SAE"]
+
+
+def data_for(name: str) -> np.ndarray:
+    return low_rank(non_negative=name == "NMF")
+
+
+def test_extractors_are_exported() -> None:
+    public = {"ICA", "NMF", "PCA", "SAE", "SVD", "NoProjection", "ConceptExtractor"}
+    assert public <= set(concepts.__all__)  # ruff (RUF022) keeps __all__ sorted
+    assert len(set(concepts.__all__)) == len(concepts.__all__)
+    assert all(hasattr(concepts, name) for name in concepts.__all__)
+
+
+# --------------------------------------------------------------------------------------------- references
+@pytest.mark.parametrize("cls", [PCA, SVD])
+def test_full_rank_reconstruction_float64(cls: type[ConceptExtractor]) -> None:
+    A = low_rank()
+    extractor = cls().fit(A)
+    assert extractor.n_concepts_ == min(A.shape) == N_FEATURES
+    assert relative_error(extractor.decode(extractor.encode(A)), A) <= 1e-5
+    assert extractor.encode(A).dtype == np.float64
+
+
+@pytest.mark.parametrize("cls", [PCA, SVD])
+def test_full_rank_reconstruction_float32(cls: type[ConceptExtractor]) -> None:
+    A = low_rank().astype(np.float32)
+    extractor = cls().fit(A)
+    encoded = extractor.encode(A)
+    assert encoded.dtype == np.float32
+    assert relative_error(extractor.decode(encoded), A) <= 1e-5 * 10  # single precision
+    assert relative_error(extractor.decode(encoded), A) > 0  # it did go through float32 arithmetic
+
+
+def test_full_rank_with_more_features_than_samples() -> None:
+    A = low_rank()[:15]  # 15 × 23: the limit is n_samples
+    for cls in (PCA, SVD):
+        extractor = cls().fit(A)
+        assert extractor.n_concepts_ == 15
+        assert relative_error(extractor.decode(extractor.encode(A)), A) <= 1e-5
+
+
+def test_svd_randomized_matches_exact() -> None:
+    A = low_rank()
+    exact = SVD(n_concepts=RANK, algorithm="full").fit(A)
+    randomized = SVD(n_concepts=RANK, algorithm="randomized", random_state=0).fit(A)
+    assert exact.algorithm_ == "full" and randomized.algorithm_ == "randomized"
+    np.testing.assert_allclose(randomized.singular_values_, exact.singular_values_, rtol=1e-6)
+    np.testing.assert_allclose(np.abs(randomized.encode(A)), np.abs(exact.encode(A)), atol=1e-6)
+    full = SVD(algorithm="randomized", random_state=0).fit(A)
+    assert relative_error(full.decode(full.encode(A)), A) <= 1e-5
+
+
+def test_pca_matches_sklearn() -> None:
+    from sklearn.decomposition import PCA as SklearnPCA
+
+    A, B = low_rank(0), low_rank(1)
+    ours = PCA(n_concepts=4).fit(A)
+    theirs = SklearnPCA(n_components=4).fit(A)
+    np.testing.assert_allclose(ours.encode(B), theirs.transform(B), atol=1e-10)
+    U = ours.encode(B)
+    np.testing.assert_allclose(ours.decode(U), theirs.inverse_transform(U), atol=1e-10)
+    np.testing.assert_allclose(ours.bias_, A.mean(axis=0))
+    np.testing.assert_allclose(ours.components_ @ ours.components_.T, np.eye(4), atol=1e-10)
+
+
+def test_svd_concepts_are_u_sigma() -> None:
+    A = low_rank()
+    svd = SVD(n_concepts=4).fit(A)
+    left, singular, _ = np.linalg.svd(A, full_matrices=False)
+    expected = left[:, :4] * singular[:4]
+    encoded = svd.encode(A)
+    signs = np.sign((encoded * expected).sum(axis=0))
+    assert set(signs) <= {-1.0, 1.0}
+    np.testing.assert_allclose(encoded, expected * signs, atol=1e-9)
+    np.testing.assert_allclose(svd.singular_values_, singular[:4])
+    np.testing.assert_array_equal(svd.bias_, np.zeros(N_FEATURES))  # no centring
+
+
+def test_ica_decodes_with_the_pseudo_inverse() -> None:
+    A = low_rank()
+    ica = ICA(n_concepts=4, random_state=0, max_iter=1000).fit(A)
+    W, mu = ica.unmixing_, ica.mean_
+    by_hand = (np.linalg.pinv(W) @ W @ (A - mu).T).T + mu
+    np.testing.assert_allclose(ica.decode(ica.encode(A)), by_hand, atol=1e-10)
+    np.testing.assert_allclose(ica.encode(A), (W @ (A - mu).T).T, atol=1e-10)
+    # a projection onto 4 directions, not the identity: the formula matters
+    assert relative_error(by_hand, A) > 1e-3
+
+
+def test_ica_matches_sklearn_fastica() -> None:
+    from sklearn.decomposition import FastICA
+
+    A = low_rank()
+    ica = ICA(n_concepts=4, random_state=3, max_iter=1000).fit(A)
+    reference = FastICA(n_components=4, random_state=3, max_iter=1000, whiten="unit-variance").fit(A)
+    np.testing.assert_allclose(ica.encode(A), reference.transform(A), atol=1e-8)
+    np.testing.assert_allclose(ica.components_, reference.mixing_.T, atol=1e-8)
+
+
+def test_nmf_non_negative_and_matches_sklearn() -> None:
+    from sklearn.decomposition import NMF as SklearnNMF
+
+    A = low_rank(non_negative=True)
+    nmf = NMF(n_concepts=RANK, random_state=0, max_iter=2000, tol=1e-5)
+    U_fit = nmf.fit_encode(A)
+    assert (U_fit >= 0).all() and (nmf.components_ >= 0).all()
+    U = nmf.encode(A)
+    assert (U >= 0).all()
+    assert relative_error(U, U_fit) < 0.05  # re-solving with W fixed lands close to the joint solution
+    reference = SklearnNMF(n_components=RANK, random_state=0, max_iter=2000, tol=1e-5)
+    reference.fit(A)
+    ours = relative_error(nmf.decode(U), A)
+    theirs = relative_error(reference.inverse_transform(reference.transform(A)), A)
+    assert ours == pytest.approx(theirs, rel=1e-6)
+    assert ours < 0.02
+    assert nmf.reconstruction_err_ == pytest.approx(reference.reconstruction_err_)
+
+
+def test_nmf_encode_solves_non_negative_least_squares() -> None:
+    from scipy.optimize import nnls
+
+    A = low_rank(non_negative=True)
+    nmf = NMF(n_concepts=4, random_state=0, max_iter=3000, tol=1e-8).fit(A)
+    B = low_rank(1, non_negative=True)[:5]
+    expected = np.stack([nnls(nmf.components_.T, row)[0] for row in B])
+    np.testing.assert_allclose(nmf.encode(B), expected, atol=1e-3)
+
+
+@pytest.mark.parametrize("method", ["fit", "encode"])
+def test_nmf_rejects_negative_activations_with_the_fix(method: str) -> None:
+    A = low_rank()
+    assert (A < 0).any()
+    nmf = NMF(n_concepts=3)
+    if method == "encode":
+        nmf.fit(np.abs(A))
+    pattern = (
+        rf"The 'A' parameter of NMF\.{method} must be non-negative .*"
+        r"load_demo_classifier\(\.\.\., positive=True\).*NoProjection, ICA or SAE"
+    )
+    with pytest.raises(InvalidParameterError, match=pattern):
+        getattr(nmf, method)(A)
+
+
+def test_no_projection_is_identity() -> None:
+    A = low_rank()
+    extractor = NoProjection().fit(A)
+    encoded = extractor.encode(A)
+    np.testing.assert_array_equal(encoded, A)
+    encoded[0, 0] = 1e6
+    assert A[0, 0] != 1e6  # a copy, not a view
+    np.testing.assert_array_equal(extractor.components_, np.eye(N_FEATURES))
+    assert NoProjection(n_concepts=N_FEATURES).fit(A).n_concepts_ == N_FEATURES
+
+
+# --------------------------------------------------------------------------------------------- contract
+@pytest.mark.parametrize("name", ALL)
+def test_decode_is_the_affine_dictionary(name: str) -> None:
+    A = data_for(name)
+    extractor = make(name).fit(A)
+    k = extractor.n_concepts_
+    assert extractor.n_features_in_ == N_FEATURES
+    assert extractor.components_.shape == (k, N_FEATURES)
+    assert extractor.bias_.shape == (N_FEATURES,)
+    U = np.random.default_rng(5).random((7, k))
+    np.testing.assert_allclose(extractor.decode(U), U @ extractor.components_ + extractor.bias_, rtol=1e-6)
+    assert extractor.encode(A).shape == (N_SAMPLES, k)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_torch_in_torch_out(name: str) -> None:
+    A = data_for(name)
+    extractor = make(name).fit(A)
+    for dtype in (torch.float32, torch.float64):
+        tensor = torch.tensor(A, dtype=dtype)
+        encoded = extractor.encode(tensor)
+        assert isinstance(encoded, torch.Tensor) and encoded.dtype == dtype
+        np.testing.assert_allclose(
+            encoded.numpy(), extractor.encode(A.astype(tensor.numpy().dtype)), atol=1e-5
+        )
+        decoded = extractor.decode(encoded)
+        assert isinstance(decoded, torch.Tensor) and decoded.dtype == dtype
+        np.testing.assert_allclose(decoded.numpy(), extractor.decode(encoded.numpy()), atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["NoProjection", "PCA", "SVD", "ICA", "NMF"])
+def test_fit_on_torch_equals_fit_on_numpy(name: str) -> None:
+    A = data_for(name)
+    from_numpy = make(name).fit(A)
+    from_torch = make(name).fit(torch.tensor(A))
+    assert isinstance(from_torch.components_, np.ndarray)
+    np.testing.assert_allclose(from_torch.components_, from_numpy.components_, atol=1e-8)
+    encoded = make(name).fit_encode(torch.tensor(A))
+    assert isinstance(encoded, torch.Tensor)
+    np.testing.assert_allclose(encoded.numpy(), make(name).fit_encode(A), atol=1e-8)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_decode_gradient_is_components_times_gradient(name: str) -> None:
+    A = data_for(name)
+    extractor = make(name).fit(A)
+    U = torch.tensor(np.random.default_rng(1).random((4, extractor.n_concepts_)), requires_grad=True)
+    decoded = extractor.decode(U)
+    (torch.sin(decoded) * torch.arange(N_FEATURES, dtype=torch.float64)).sum().backward()
+    grad_activations = torch.cos(decoded.detach()) * torch.arange(N_FEATURES, dtype=torch.float64)
+    expected = grad_activations.numpy() @ extractor.components_.T  # row-wise: components_ @ ∇_a
+    np.testing.assert_allclose(U.grad.numpy(), expected, rtol=1e-5, atol=1e-8)
+
+
+@pytest.mark.parametrize("name", ["NoProjection", "PCA", "SVD", "ICA"])
+def test_linear_encode_is_differentiable(name: str) -> None:
+    A = low_rank()
+    extractor = make(name).fit(A)
+    tensor = torch.tensor(A[:5], requires_grad=True)
+    weights = torch.tensor(np.random.default_rng(2).normal(size=(5, extractor.n_concepts_)))
+    (extractor.encode(tensor) * weights).sum().backward()
+    # encode(a) = (a − offset) @ E for a matrix E: the gradient is weights @ Eᵀ
+    zero = extractor.encode(np.zeros((1, N_FEATURES)))
+    basis = extractor.encode(np.eye(N_FEATURES)) - zero
+    np.testing.assert_allclose(tensor.grad.numpy(), weights.numpy() @ basis.T, atol=1e-8)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_not_fitted(name: str) -> None:
+    extractor = make(name)
+    with pytest.raises(
+        NotFittedError, match=rf"This {name} is not fitted yet\. Call 'fit'.* before 'encode'"
+    ):
+        extractor.encode(low_rank())
+    with pytest.raises(AttributeError, match="before 'decode'"):
+        extractor.decode(np.ones((2, 3)))
+
+
+def test_integer_and_list_inputs_become_float() -> None:
+    A = np.rint(low_rank() * 10).astype(np.int64)
+    pca = PCA(n_concepts=3).fit(A)
+    assert pca.encode(A).dtype == np.float64
+    encoded = pca.encode(A[:2].tolist())
+    assert isinstance(encoded, np.ndarray) and encoded.shape == (2, 3)
+    assert pca.encode(torch.tensor(A)).dtype == torch.get_default_dtype()
+
+
+def test_estimator_params_and_clone() -> None:
+    from sklearn.base import clone
+
+    svd = SVD(n_concepts=3, random_state=1, algorithm="full")
+    assert svd.get_params() == {"n_concepts": 3, "random_state": 1, "algorithm": "full"}
+    assert repr(svd) == "SVD(n_concepts=3, random_state=1, algorithm='full')"
+    assert repr(PCA()) == "PCA()"
+    svd.fit(low_rank())
+    copy = clone(svd)
+    assert copy.get_params() == svd.get_params() and not hasattr(copy, "components_")
+    assert svd.set_params(n_concepts=2) is svd and svd.n_concepts == 2
+    with pytest.raises(InvalidParameterError, match="The 'n_components' parameter of SVD must be one of"):
+        svd.set_params(n_components=2)
+
+
+def test_refit_resets_the_torch_cache() -> None:
+    pca = PCA(n_concepts=3).fit(low_rank(0))
+    first = pca.decode(torch.ones(1, 3, dtype=torch.float64))
+    pca.fit(low_rank(1))
+    second = pca.decode(torch.ones(1, 3, dtype=torch.float64))
+    np.testing.assert_allclose(second.numpy(), pca.decode(np.ones((1, 3))))
+    assert not torch.allclose(first, second)
+
+
+# --------------------------------------------------------------------------------------------- errors
+@pytest.mark.parametrize(
+    ("name", "limit"),
+    [("PCA", N_FEATURES), ("SVD", N_FEATURES), ("ICA", N_FEATURES), ("NMF", N_FEATURES)],
+)
+def test_too_many_concepts(name: str, limit: int) -> None:
+    message = (
+        f"The 'n_concepts' parameter of {name} must be ≤ {limit} (min(n_samples, n_features)). Got 500. "
+        "Use a smaller value or NoProjection."
+    )
+    with pytest.raises(InvalidParameterError, match=re.escape(message)):
+        make(name, n_concepts=500).fit(data_for(name))
+
+
+def test_too_many_concepts_for_few_samples() -> None:
+    with pytest.raises(InvalidParameterError, match=re.escape("must be ≤ 10 (min(n_samples, n_features))")):
+        PCA(n_concepts=11).fit(low_rank()[:10])
+
+
+@pytest.mark.parametrize("name", ["PCA", "SVD", "ICA", "NMF", "SAE"])
+@pytest.mark.parametrize("value", [0, -3, 2.5, True, "5"])
+def test_invalid_n_concepts(name: str, value: object) -> None:
+    with pytest.raises(
+        InvalidParameterError, match=rf"The 'n_concepts' parameter of {name} must be None or an integer ≥ 1"
+    ):
+        make(name, n_concepts=value).fit(data_for(name))
+
+
+def test_no_projection_rejects_another_width() -> None:
+    message = r"The 'n_concepts' parameter of NoProjection must be None or 23 \(the activation width.*Got 10\. Use PCA"
+    with pytest.raises(InvalidParameterError, match=message):
+        NoProjection(n_concepts=10).fit(low_rank())
+
+
+@pytest.mark.parametrize("value", [-1, 2**32, 1.5, "seed"])
+def test_invalid_random_state(value: object) -> None:
+    with pytest.raises(
+        InvalidParameterError, match="The 'random_state' parameter of PCA must be None or an integer"
+    ):
+        PCA(random_state=value).fit(low_rank())
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_bad_arrays(name: str) -> None:
+    A = data_for(name)
+    extractor = make(name)
+    with pytest.raises(
+        InvalidParameterError,
+        match=rf"'A' parameter of {name}\.fit must be a 2-D array.*Got an array of shape \(23,\)\. Reshape",
+    ):
+        extractor.fit(A[0])
+    with pytest.raises(InvalidParameterError, match=r"Got an array of shape \(2, 30, 23\)\. Token-level"):
+        extractor.fit(A[:60].reshape(2, 30, N_FEATURES))
+    with pytest.raises(InvalidParameterError, match="at least 2 samples"):
+        extractor.fit(A[:1])
+    with pytest.raises(
+        InvalidParameterError, match=r"must be a non-empty 2-D array\. Got an array of shape \(0, 23\)"
+    ):
+        extractor.fit(A[:0])
+    bad = A.copy()
+    bad[3, 4], bad[5, 6] = np.nan, np.inf
+    with pytest.raises(
+        InvalidParameterError, match=r"must be finite \(no NaN or infinity\)\. Got 2 NaN or infinite entries"
+    ):
+        extractor.fit(bad)
+    tensor = torch.tensor(A[:5])
+    tensor[1, 2] = float("nan")
+    with pytest.raises(InvalidParameterError, match="Got 1 NaN or infinite entries"):
+        extractor.fit(tensor)
+    with pytest.raises(InvalidParameterError, match="must be a 2-D array of real numbers"):
+        extractor.fit(np.array([["a", "b"], ["c", "d"]]))
+    extractor.fit(A)
+    with pytest.raises(
+        InvalidParameterError,
+        match=rf"'A' parameter of {name}\.encode must be an array with 23 columns \(the width {name} was fitted on\)\. Got 22 columns",
+    ):
+        extractor.encode(A[:, :-1])
+    with pytest.raises(
+        InvalidParameterError,
+        match=rf"'U' parameter of {name}\.decode must be an array with {extractor.n_concepts_} columns",
+    ):
+        extractor.decode(np.ones((2, extractor.n_concepts_ + 1)))
+    with pytest.raises(InvalidParameterError, match=rf"'U' parameter of {name}\.decode must be finite"):
+        extractor.decode(np.full((2, extractor.n_concepts_), np.nan))
+
+
+def test_complex_tensor_rejected() -> None:
+    with pytest.raises(InvalidParameterError, match="must be a real-valued array"):
+        PCA().fit(torch.ones(3, 2, dtype=torch.complex64))
+
+
+@pytest.mark.parametrize(
+    ("cls", "kwargs", "match"),
+    [
+        (
+            SVD,
+            {"algorithm": "arpack"},
+            "The 'algorithm' parameter of SVD must be one of 'auto', 'full', 'randomized'",
+        ),
+        (ICA, {"max_iter": 0}, "The 'max_iter' parameter of ICA must be an integer ≥ 1"),
+        (NMF, {"tol": -1.0}, "The 'tol' parameter of NMF must be a positive number"),
+    ],
+)
+def test_invalid_method_parameters(
+    cls: type[ConceptExtractor], kwargs: dict[str, object], match: str
+) -> None:
+    with pytest.raises(InvalidParameterError, match=match):
+        cls(n_concepts=2, **kwargs).fit(np.abs(low_rank()))
+
+
+def test_convergence_warnings_pass_through() -> None:
+    from sklearn.exceptions import ConvergenceWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ICA(n_concepts=5, random_state=0, max_iter=1).fit(low_rank())
+    assert any(issubclass(w.category, ConvergenceWarning) for w in caught)
+
+
+def test_sae_is_exported() -> None:
+    assert SAE().get_params()["l1_coefficient"] == 1e-3

