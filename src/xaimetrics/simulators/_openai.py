@@ -1,0 +1,360 @@
+"""A simulator talking to any OpenAI-compatible chat server (OpenAI, vLLM, llama.cpp server, Ollama)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+import weakref
+from collections.abc import Mapping
+from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
+
+from xaimetrics._optional import import_optional
+from xaimetrics._validation import check_positive_int, invalid
+from xaimetrics.simulators._base import AnswerSchema, BaseSimulator, ChatMessage, SimulatorResponse
+from xaimetrics.simulators._grammar import answer_grammar
+from xaimetrics.simulators._retry import RETRYABLE_STATUSES, RetryPolicy, parse_retry_after
+
+__all__ = ["OpenAICompatibleSimulator"]
+
+_OWNER = "OpenAICompatibleSimulator"
+_DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+class _Secret:
+    """Holds a credential; its repr never shows it."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "_Secret('***')"
+
+
+def _public_url(url: str) -> str:
+    """The URL without credentials, query or fragment (what may appear in logs and cache keys)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+
+
+class OpenAICompatibleSimulator(BaseSimulator):
+    """Chat completions over HTTP with retries, a concurrency limit and accounting.
+
+    Uses the official ``openai`` client (extra ``openai``) with its own retries disabled: this class retries
+    HTTP 408/409/429/5xx, timeouts, connection errors and malformed bodies with exponential backoff and jitter
+    (:class:`~xaimetrics.simulators.RetryPolicy`), honouring ``Retry-After``. A call that still fails returns a
+    :class:`SimulatorResponse` whose ``error`` is set and ``text`` empty (or raises
+    :class:`~xaimetrics.exceptions.SimulatorError` with ``raise_on_error=True``), so one bad request does not
+    end a long run. The API key is read once and kept only inside the HTTP clients: it never appears in
+    ``repr``, error messages, cache keys or results.
+
+    Args:
+        model: the model name the server knows (``"gpt-4o-mini"``, ``"Qwen/Qwen2.5-7B-Instruct"``, ...).
+        base_url: server URL ending in ``/v1`` (default: ``$OPENAI_BASE_URL`` or the OpenAI API).
+        api_key: the key itself; by default it is read from the environment variable ``api_key_env``. Local
+            servers without authentication get a placeholder.
+        api_key_env: environment variable holding the key (default ``OPENAI_API_KEY``).
+        temperature, seed, max_tokens: sampling parameters (greedy and seeded by default).
+        timeout: seconds before a request is abandoned (then retried).
+        max_retries: retries after the first attempt.
+        backoff: ``(base, max)`` seconds of the exponential backoff.
+        max_retry_after: cap on a server-requested ``Retry-After`` wait.
+        max_concurrency: requests in flight in :meth:`generate_batch`.
+        price_per_1k_tokens: ``(input, output)`` USD per 1,000 tokens, to fill ``cost_usd``.
+        raise_on_error: raise instead of returning an error response after the last retry.
+        extra_body: extra JSON fields for the request (server-specific options).
+        grammar_field: when set (``"grammar"`` for a llama.cpp server), an :class:`AnswerSchema` is sent as a
+            GBNF grammar in this request field; otherwise the schema is ignored.
+        max_tokens_param: ``"max_completion_tokens"`` for OpenAI reasoning models.
+
+    Example:
+        >>> sim = OpenAICompatibleSimulator("qwen2.5", base_url="http://127.0.0.1:8080/v1", api_key="sk-x")
+        >>> sim
+        OpenAICompatibleSimulator(model='qwen2.5', base_url='http://127.0.0.1:8080/v1', temperature=0.0, seed=0)
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        temperature: float = 0.0,
+        seed: int | None = 0,
+        max_tokens: int = 512,
+        timeout: float = 60.0,
+        max_retries: int = 4,
+        backoff: tuple[float, float] = (0.5, 20.0),
+        max_retry_after: float = 120.0,
+        max_concurrency: int = 8,
+        price_per_1k_tokens: tuple[float, float] | None = None,
+        raise_on_error: bool = False,
+        extra_body: Mapping[str, Any] | None = None,
+        grammar_field: str | None = None,
+        max_tokens_param: Literal["max_tokens", "max_completion_tokens"] = "max_tokens",
+    ) -> None:
+        if not isinstance(model, str) or not model:
+            raise invalid("model", _OWNER, "a non-empty model name", model)
+        if isinstance(temperature, bool) or not isinstance(temperature, int | float) or temperature < 0:
+            raise invalid("temperature", _OWNER, "a number ≥ 0", temperature)
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise invalid("seed", _OWNER, "an integer or None", seed)
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+            raise invalid("timeout", _OWNER, "a number of seconds > 0", timeout)
+        if not (isinstance(backoff, tuple | list) and len(backoff) == 2):
+            raise invalid("backoff", _OWNER, "a (base, max) pair of seconds", backoff)
+        if price_per_1k_tokens is not None and not (
+            isinstance(price_per_1k_tokens, tuple | list)
+            and len(price_per_1k_tokens) == 2
+            and all(
+                isinstance(p, int | float) and not isinstance(p, bool) and p >= 0 for p in price_per_1k_tokens
+            )
+        ):
+            raise invalid(
+                "price_per_1k_tokens",
+                _OWNER,
+                "an (input, output) pair of prices ≥ 0 or None",
+                price_per_1k_tokens,
+            )
+        if max_tokens_param not in ("max_tokens", "max_completion_tokens"):
+            raise invalid(
+                "max_tokens_param", _OWNER, "'max_tokens' or 'max_completion_tokens'", max_tokens_param
+            )
+        self.model = model
+        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or _DEFAULT_BASE_URL).rstrip("/")
+        self.temperature = float(temperature)
+        self.seed = seed
+        self.max_tokens = check_positive_int(max_tokens, "max_tokens", _OWNER)
+        self.timeout = float(timeout)
+        self.retry = RetryPolicy(
+            max_retries=max_retries,
+            backoff_base=float(backoff[0]),
+            backoff_max=float(backoff[1]),
+            max_retry_after=max_retry_after,
+        )
+        self.max_concurrency = check_positive_int(max_concurrency, "max_concurrency", _OWNER)
+        self.price_per_1k_tokens = (
+            None if price_per_1k_tokens is None else tuple(map(float, price_per_1k_tokens))
+        )
+        self.raise_on_error = bool(raise_on_error)
+        self.extra_body = dict(extra_body or {})
+        self.grammar_field = grammar_field
+        self.max_tokens_param = max_tokens_param
+        self.name = f"openai:{model}"
+        self._key = _Secret(self._resolve_key(api_key, api_key_env))
+        self._openai = import_optional("openai", extra="openai", caller=_OWNER)
+        self._client: Any = None
+        self._client_lock = threading.Lock()
+        self._async_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def _resolve_key(self, api_key: str | None, api_key_env: str) -> str:
+        if api_key is not None:
+            if not isinstance(api_key, str) or not api_key:
+                raise invalid("api_key", _OWNER, "a non-empty string or None", "an empty or non-string value")
+            return api_key
+        from_env = os.environ.get(api_key_env, "")
+        if from_env:
+            return from_env
+        if self.base_url == _DEFAULT_BASE_URL:
+            raise invalid(
+                "api_key",
+                _OWNER,
+                f"given, or set in the environment variable {api_key_env}",
+                "nothing",
+                f"Run `export {api_key_env}=...` or pass base_url= for a local server.",
+            )
+        return "not-needed"  # local servers (vLLM, llama.cpp, Ollama) without authentication
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(model={self.model!r}, base_url={_public_url(self.base_url)!r}, "
+            f"temperature={self.temperature}, seed={self.seed})"
+        )
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        for name in ("_client", "_client_lock", "_async_clients", "_openai", "_model_lock_obj"):
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._openai = import_optional("openai", extra="openai", caller=_OWNER)
+        self._client = None
+        self._client_lock = threading.Lock()
+        self._async_clients = weakref.WeakKeyDictionary()
+
+    def cache_identity(self) -> dict[str, Any]:
+        return {
+            "simulator": "openai-compatible",
+            "base_url": _public_url(self.base_url),
+            "model": self.model,
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "max_tokens": self.max_tokens,
+            "extra_body": self.extra_body,
+            "grammar_field": self.grammar_field,
+        }
+
+    # -- clients ---------------------------------------------------------------------------------------------
+    def _sync_client(self) -> Any:
+        with self._client_lock:
+            if self._client is None:
+                self._client = self._openai.OpenAI(
+                    base_url=self.base_url, api_key=self._key.reveal(), timeout=self.timeout, max_retries=0
+                )
+            return self._client
+
+    def _new_async_client(self) -> Any:
+        return self._openai.AsyncOpenAI(
+            base_url=self.base_url, api_key=self._key.reveal(), timeout=self.timeout, max_retries=0
+        )
+
+    async def _aopen_loop_resources(self) -> None:
+        # one pooled async client per batch (its connections belong to this event loop)
+        loop = asyncio.get_running_loop()
+        if loop not in self._async_clients:
+            self._async_clients[loop] = self._new_async_client()
+
+    async def _aclose_loop_resources(self) -> None:
+        client = self._async_clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.close()
+
+    # -- request / response ----------------------------------------------------------------------------------
+    def _request(self, messages: tuple[ChatMessage, ...], schema: AnswerSchema | None) -> dict[str, Any]:
+        body = dict(self.extra_body)
+        if schema is not None and self.grammar_field:
+            body[self.grammar_field] = answer_grammar(schema)
+        request: dict[str, Any] = {
+            "model": self.model,
+            "messages": [m.as_dict() for m in messages],
+            "temperature": self.temperature,
+            self.max_tokens_param: self.max_tokens,
+        }
+        if self.seed is not None:
+            request["seed"] = self.seed
+        if body:
+            request["extra_body"] = body
+        return request
+
+    def _success(self, completion: Any, started: float, attempts: int) -> SimulatorResponse | None:
+        choices = getattr(completion, "choices", None)
+        if not choices:
+            return None
+        message = choices[0].message
+        usage = getattr(completion, "usage", None)
+        prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+        completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+        cost = 0.0
+        if self.price_per_1k_tokens is not None:
+            cost = (
+                prompt_tokens * self.price_per_1k_tokens[0] + completion_tokens * self.price_per_1k_tokens[1]
+            ) / 1000
+        return SimulatorResponse(
+            text=message.content or "",
+            model=str(getattr(completion, "model", "") or self.model),
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            latency_s=time.perf_counter() - started,
+            cost_usd=cost,
+            attempts=attempts,
+            metadata={"finish_reason": choices[0].finish_reason, "id": getattr(completion, "id", None)},
+        )
+
+    def _classify(self, error: Exception) -> tuple[bool, float | None, str]:
+        """(retryable, server-requested wait, safe message) for one failed attempt."""
+        openai = self._openai
+        if isinstance(error, openai.APIStatusError):
+            status = error.status_code
+            retry_after = parse_retry_after(getattr(error.response, "headers", None))
+            return status in RETRYABLE_STATUSES, retry_after, self._scrub(f"HTTP {status}: {error.message}")
+        if isinstance(error, openai.APITimeoutError):
+            return True, None, f"timeout after {self.timeout:g} s"
+        if isinstance(error, openai.APIConnectionError):
+            return True, None, self._scrub(f"connection error: {error}")
+        if isinstance(error, openai.APIResponseValidationError | ValueError):
+            return True, None, self._scrub(f"malformed response ({type(error).__name__}: {error})")
+        return False, None, self._scrub(f"{type(error).__name__}: {error}")
+
+    def _scrub(self, text: str) -> str:
+        key = self._key.reveal()
+        return text.replace(key, "***") if len(key) >= 4 else text
+
+    def _failure(self, message: str, started: float, attempts: int) -> SimulatorResponse:
+        summary = f"{self.name} failed after {attempts} attempt{'s' if attempts > 1 else ''}: {message}"
+        return SimulatorResponse(
+            text="",
+            model=self.model,
+            latency_s=time.perf_counter() - started,
+            attempts=attempts,
+            error=summary,
+        )
+
+    # -- generation ------------------------------------------------------------------------------------------
+    def _generate(
+        self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
+    ) -> SimulatorResponse:
+        request = self._request(messages, answer_schema)
+        started = time.perf_counter()
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                completion = self._sync_client().chat.completions.create(**request)
+            except Exception as error:
+                retryable, retry_after, message = self._classify(error)
+            else:
+                response = self._success(completion, started, attempt)
+                if response is not None:
+                    return response
+                retryable, retry_after, message = True, None, "malformed response (no choices)"
+            if not retryable or attempt > self.retry.max_retries:
+                return self._failure(message, started, attempt)
+            time.sleep(self.retry.wait(attempt, retry_after=retry_after))
+
+    async def _agenerate(
+        self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
+    ) -> SimulatorResponse:
+        shared = self._async_clients.get(asyncio.get_running_loop())
+        if shared is not None:  # inside generate_batch
+            return await self._agenerate_with(shared, messages, answer_schema)
+        client = self._new_async_client()  # a lone call: a client that cannot outlive the caller's loop
+        try:
+            return await self._agenerate_with(client, messages, answer_schema)
+        finally:
+            await client.close()
+
+    async def _agenerate_with(
+        self, client: Any, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
+    ) -> SimulatorResponse:
+        request = self._request(messages, answer_schema)
+        started = time.perf_counter()
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                completion = await client.chat.completions.create(**request)
+            except Exception as error:
+                retryable, retry_after, message = self._classify(error)
+            else:
+                response = self._success(completion, started, attempt)
+                if response is not None:
+                    return response
+                retryable, retry_after, message = True, None, "malformed response (no choices)"
+            if not retryable or attempt > self.retry.max_retries:
+                return self._failure(message, started, attempt)
+            await asyncio.sleep(self.retry.wait(attempt, retry_after=retry_after))

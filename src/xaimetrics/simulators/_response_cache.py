@@ -1,0 +1,205 @@
+"""A persistent SQLite response cache in front of any simulator."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from xaimetrics._validation import invalid
+from xaimetrics.simulators._base import AnswerSchema, BaseSimulator, ChatMessage, Simulator, SimulatorResponse
+
+__all__ = ["CachedSimulator", "cache_key"]
+
+_SCHEMA_VERSION = 1
+_CREATE = """
+CREATE TABLE IF NOT EXISTS responses (
+    key TEXT PRIMARY KEY,
+    identity TEXT NOT NULL,
+    text TEXT NOT NULL,
+    model TEXT NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    latency_s REAL NOT NULL,
+    cost_usd REAL NOT NULL,
+    created_at REAL NOT NULL
+)
+"""
+
+
+def _identity(simulator: Any) -> dict[str, Any]:
+    identity = getattr(simulator, "cache_identity", None)
+    if callable(identity):
+        return dict(identity())
+    return {"simulator": type(simulator).__name__, "name": str(getattr(simulator, "name", ""))}
+
+
+def cache_key(
+    identity: dict[str, Any], messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
+) -> str:
+    """SHA-256 of the simulator identity (model and sampling parameters), the messages and the answer schema.
+
+    Example:
+        >>> key = cache_key({"model": "m", "temperature": 0.0}, (ChatMessage("user", "hi"),), None)
+        >>> len(key), key == cache_key({"temperature": 0.0, "model": "m"}, (ChatMessage("user", "hi"),), None)
+        (64, True)
+    """
+    payload = {
+        "version": _SCHEMA_VERSION,
+        "simulator": identity,
+        "messages": [m.as_dict() for m in messages],
+        "answer_schema": None if answer_schema is None else answer_schema.as_dict(),
+    }
+    text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class CachedSimulator(BaseSimulator):
+    """Serve repeated prompts from a persistent SQLite cache; ask ``inner`` only on a miss.
+
+    The key is :func:`cache_key` of the inner simulator's ``cache_identity()`` (model, base URL without
+    credentials, sampling parameters), the messages and the answer schema: never an API key or a header.
+    Failed responses are not stored. The database uses WAL journaling and one connection guarded by a lock,
+    so threads, asyncio batches and several processes can share it.
+
+    Args:
+        inner: any simulator (``generate(messages, *, answer_schema=None)``).
+        path: the SQLite file (created with its parent folders).
+
+    Example:
+        >>> import tempfile, os
+        >>> from xaimetrics.simulators import ScriptedSimulator
+        >>> inner = ScriptedSimulator(lambda messages: "Sample_1: yes")
+        >>> sim = CachedSimulator(inner, os.path.join(tempfile.mkdtemp(), "cache.sqlite"))
+        >>> [sim.generate([ChatMessage("user", "Sample_1: ok?")]).cached for _ in range(2)]
+        [False, True]
+        >>> len(inner.calls)
+        1
+    """
+
+    def __init__(self, inner: Simulator, path: str | os.PathLike[str]) -> None:
+        if not callable(getattr(inner, "generate", None)):
+            raise invalid(
+                "inner", "CachedSimulator", "a simulator with a generate method", type(inner).__name__
+            )
+        self.inner = inner
+        self.path = Path(path)
+        self.name = f"cached:{getattr(inner, 'name', type(inner).__name__)}"
+        self.max_concurrency = int(getattr(inner, "max_concurrency", 1) or 1)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._connection = sqlite3.connect(
+            self.path, timeout=60.0, check_same_thread=False, isolation_level=None
+        )
+        with self._lock:
+            self._connection.execute("PRAGMA journal_mode=WAL")
+            self._connection.execute("PRAGMA synchronous=NORMAL")
+            self._connection.execute(_CREATE)
+
+    def __repr__(self) -> str:
+        return f"CachedSimulator({self.inner!r}, path={str(self.path)!r})"
+
+    def cache_identity(self) -> dict[str, Any]:
+        return _identity(self.inner)
+
+    def close(self) -> None:
+        """Close the database connection."""
+        with self._lock:
+            self._connection.close()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._connection.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+
+    def clear(self) -> None:
+        """Delete every stored response."""
+        with self._lock:
+            self._connection.execute("DELETE FROM responses")
+
+    # -- storage ---------------------------------------------------------------------------------------------
+    def _lookup(self, key: str, started: float) -> SimulatorResponse | None:
+        with self._lock:
+            row = self._connection.execute(
+                "SELECT text, model, prompt_tokens, completion_tokens, latency_s, cost_usd FROM responses WHERE key=?",
+                (key,),
+            ).fetchone()
+        if row is None:
+            return None
+        text, model, prompt_tokens, completion_tokens, latency_s, cost_usd = row
+        return SimulatorResponse(
+            text=text,
+            model=model,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            latency_s=time.perf_counter() - started,
+            cost_usd=0.0,
+            cached=True,
+            attempts=0,
+            metadata={"original_latency_s": latency_s, "original_cost_usd": cost_usd, "cache_key": key},
+        )
+
+    def _store(self, key: str, identity: dict[str, Any], response: SimulatorResponse) -> None:
+        if response.error is not None or response.cached:
+            return
+        with self._lock:
+            self._connection.execute(
+                "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    key,
+                    json.dumps(identity, sort_keys=True, default=str),
+                    response.text,
+                    response.model,
+                    int(response.prompt_tokens),
+                    int(response.completion_tokens),
+                    float(response.latency_s),
+                    float(response.cost_usd),
+                    time.time(),
+                ),
+            )
+
+    async def _aopen_loop_resources(self) -> None:
+        open_ = getattr(self.inner, "_aopen_loop_resources", None)
+        if open_ is not None:
+            await open_()
+
+    async def _aclose_loop_resources(self) -> None:
+        close = getattr(self.inner, "_aclose_loop_resources", None)
+        if close is not None:
+            await close()
+
+    # -- generation ------------------------------------------------------------------------------------------
+    def _generate(
+        self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
+    ) -> SimulatorResponse:
+        started = time.perf_counter()
+        identity = _identity(self.inner)
+        key = cache_key(identity, messages, answer_schema)
+        hit = self._lookup(key, started)
+        if hit is not None:
+            return hit
+        response = self.inner.generate(messages, answer_schema=answer_schema)
+        self._store(key, identity, response)
+        return response
+
+    async def _agenerate(
+        self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
+    ) -> SimulatorResponse:
+        started = time.perf_counter()
+        identity = _identity(self.inner)
+        key = cache_key(identity, messages, answer_schema)
+        hit = self._lookup(key, started)
+        if hit is not None:
+            return hit
+        agenerate = getattr(self.inner, "agenerate", None)
+        if agenerate is not None:
+            response = await agenerate(messages, answer_schema=answer_schema)
+        else:
+            response = await asyncio.to_thread(self.inner.generate, messages, answer_schema=answer_schema)
+        await asyncio.to_thread(self._store, key, identity, response)
+        return response

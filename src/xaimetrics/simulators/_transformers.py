@@ -1,0 +1,218 @@
+"""A local Hugging Face chat model as a simulator (greedy, with optional answer-format constraint)."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from xaimetrics._device import resolve_device
+from xaimetrics._typing import DeviceLike
+from xaimetrics._validation import check_positive_int, invalid
+from xaimetrics.simulators._base import (
+    AnswerSchema,
+    BaseSimulator,
+    ChatMessage,
+    SimulatorResponse,
+    _LocalModelMixin,
+)
+
+__all__ = ["TransformersChatSimulator", "answer_continuations"]
+
+_OWNER = "TransformersChatSimulator"
+
+
+def answer_continuations(schema: AnswerSchema, text: str) -> list[str] | None:
+    """The ways ``text`` (an answer being generated) can be completed to the end of its current line.
+
+    Returns a list of non-empty continuations, plus ``""`` when ``text`` may stop here (the full answer is
+    written); ``None`` when ``text`` already left the ``Sample_{id}: {class}`` format.
+
+    Example:
+        >>> schema = AnswerSchema(sample_ids=("3", "1"), classes=("yes", "no"))
+        >>> answer_continuations(schema, "Sample_3: y")
+        ['es\\n']
+        >>> answer_continuations(schema, "Sample_3: yes\\nSample_1: ")
+        ['yes', 'no']
+        >>> answer_continuations(schema, "Sample_3: yes\\nSample_1: no")
+        ['']
+        >>> answer_continuations(AnswerSchema(("1",), ("prime", "prime time")), "Sample_1: prime")
+        ['', ' time']
+        >>> answer_continuations(schema, "Sure! Sample_3") is None
+        True
+    """
+    position = 0
+    last = len(schema.sample_ids) - 1
+    for k, sample_id in enumerate(schema.sample_ids):
+        ending = "" if k == last else "\n"
+        lines = [schema.line(sample_id, label) + ending for label in schema.classes]
+        remaining = text[position:]
+        complete = [line for line in lines if remaining.startswith(line)]
+        if k < last and complete:
+            position += len(complete[0])  # unique: every line ends with a newline
+            continue
+        if k == last and remaining.endswith("\n") and remaining[:-1] in lines:
+            return [""]  # the answer is complete, with a final newline
+        options = [line[len(remaining) :] for line in lines if line.startswith(remaining)]
+        return options or None
+    return None  # unreachable: the last id always returns
+
+
+class _AnswerConstraint:
+    """``prefix_allowed_tokens_fn`` for ``generate``: keep the answer inside an :class:`AnswerSchema`."""
+
+    def __init__(self, tokenizer: Any, schema: AnswerSchema, prompt_length: int, eos_ids: list[int]) -> None:
+        self.tokenizer = tokenizer
+        self.schema = schema
+        self.prompt_length = prompt_length
+        self.eos_ids = eos_ids
+        self.vocabulary = list(range(len(tokenizer)))
+
+    def __call__(self, batch_id: int, input_ids: Any) -> list[int]:
+        generated = input_ids[self.prompt_length :].tolist()
+        text = self.tokenizer.decode(generated, skip_special_tokens=True)
+        options = answer_continuations(self.schema, text)
+        if options is None:
+            return self.vocabulary  # the decode did not round-trip: leave the model free
+        allowed: set[int] = set()
+        for option in options:
+            if option == "":
+                allowed.update(self.eos_ids)
+            else:
+                ids = self.tokenizer.encode(option, add_special_tokens=False)
+                if ids:
+                    allowed.add(int(ids[0]))
+        return sorted(allowed) or self.vocabulary
+
+
+class TransformersChatSimulator(_LocalModelMixin, BaseSimulator):
+    """A Hugging Face causal LM with a chat template, decoding greedily on a local device.
+
+    The prompt is built with ``tokenizer.apply_chat_template``; with an :class:`AnswerSchema` each generated
+    token is restricted to continue a valid ``Sample_{id}: {class}`` line (a prefix constraint, exact for
+    byte-level BPE tokenizers; set ``constrain=False`` to let the model answer freely). Models are loaded
+    lazily from local files only.
+
+    Args:
+        model_name_or_path: a local model directory or a hub id already in the local cache.
+        model, tokenizer: already loaded objects (instead of ``model_name_or_path``).
+        device: ``"auto"``, ``"cpu"``, ``"cuda"``, ...
+        max_new_tokens: answer length cap.
+        constrain: apply the answer schema when one is given.
+
+    Example:
+        >>> sim = TransformersChatSimulator("path/to/Qwen2.5-0.5B-Instruct", max_new_tokens=64)
+        >>> sim.name, sim.max_concurrency
+        ('transformers:Qwen2.5-0.5B-Instruct', 1)
+    """
+
+    def __init__(
+        self,
+        model_name_or_path: str | os.PathLike[str] | None = None,
+        *,
+        model: Any = None,
+        tokenizer: Any = None,
+        device: DeviceLike = "auto",
+        max_new_tokens: int = 256,
+        constrain: bool = True,
+        torch_dtype: Any = None,
+    ) -> None:
+        if (model_name_or_path is None) == (model is None):
+            raise invalid(
+                "model_name_or_path",
+                _OWNER,
+                "given, or else 'model' and 'tokenizer' objects (exactly one of the two)",
+                "both" if model is not None else "neither",
+            )
+        if model is not None and tokenizer is None:
+            raise invalid("tokenizer", _OWNER, "given together with 'model'", None)
+        self.model_name_or_path = None if model_name_or_path is None else str(model_name_or_path)
+        self.max_new_tokens = check_positive_int(max_new_tokens, "max_new_tokens", _OWNER)
+        self.constrain = bool(constrain)
+        self.device = resolve_device(device, _OWNER)
+        self.torch_dtype = torch_dtype
+        self._model_obj = model
+        self._tokenizer = tokenizer
+        if self.model_name_or_path is not None:
+            label = os.path.basename(self.model_name_or_path.rstrip("/\\")) or self.model_name_or_path
+        else:
+            label = str(getattr(getattr(model, "config", None), "_name_or_path", "") or type(model).__name__)
+        self.name = f"transformers:{label}"
+        self.max_concurrency = 1
+
+    def __repr__(self) -> str:
+        return f"TransformersChatSimulator({self.name!r}, device={str(self.device)!r}, max_new_tokens={self.max_new_tokens})"
+
+    def cache_identity(self) -> dict[str, Any]:
+        return {
+            "simulator": "transformers",
+            "model": self.model_name_or_path or self.name,
+            "max_new_tokens": self.max_new_tokens,
+            "decoding": "greedy",
+            "constrain": self.constrain,
+        }
+
+    def _load(self) -> tuple[Any, Any]:
+        if self._model_obj is None:
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+
+            path = self.model_name_or_path
+            self._tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+            kwargs = {} if self.torch_dtype is None else {"dtype": self.torch_dtype}
+            self._model_obj = AutoModelForCausalLM.from_pretrained(path, local_files_only=True, **kwargs)
+        self._model_obj.to(self.device).eval()
+        if getattr(self._tokenizer, "chat_template", None) is None:
+            raise invalid(
+                "tokenizer",
+                _OWNER,
+                "a tokenizer with a chat template",
+                "a tokenizer without one",
+                "Use an instruct model.",
+            )
+        return self._model_obj, self._tokenizer
+
+    def _generate(
+        self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
+    ) -> SimulatorResponse:
+        import torch
+
+        with self._model_lock:
+            started = time.perf_counter()
+            model, tokenizer = self._load()
+            encoded = tokenizer.apply_chat_template(
+                [m.as_dict() for m in messages],
+                add_generation_prompt=True,
+                return_tensors="pt",
+                return_dict=True,
+            )
+            encoded = {key: value.to(self.device) for key, value in encoded.items()}
+            prompt_length = int(encoded["input_ids"].shape[1])
+            eos = model.generation_config.eos_token_id
+            if eos is None:
+                eos = tokenizer.eos_token_id
+            eos_ids = [int(e) for e in (eos if isinstance(eos, list | tuple) else [eos]) if e is not None]
+            pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else (eos_ids or [0])[0]
+            kwargs: dict[str, Any] = {}
+            if answer_schema is not None and self.constrain:
+                kwargs["prefix_allowed_tokens_fn"] = _AnswerConstraint(
+                    tokenizer, answer_schema, prompt_length, eos_ids
+                )
+            with torch.inference_mode():
+                output = model.generate(
+                    **encoded,
+                    max_new_tokens=self.max_new_tokens,
+                    do_sample=False,
+                    pad_token_id=pad_id,
+                    eos_token_id=eos_ids or None,
+                    **kwargs,
+                )
+            new_tokens = output[0, prompt_length:]
+            text = tokenizer.decode(new_tokens, skip_special_tokens=True)
+            latency = time.perf_counter() - started
+        return SimulatorResponse(
+            text=text.strip(),
+            model=self.name,
+            prompt_tokens=prompt_length,
+            completion_tokens=int(new_tokens.shape[0]),
+            latency_s=latency,
+        )
