@@ -1,0 +1,44 @@
+"""ConSim: concept-based simulatability (Poché et al., ACL 2025).
+
+How much does a concept explanation help a simulator (an LLM) predict **the model's** outputs? The pieces,
+each usable alone:
+
+- :func:`select_examples` — learning-phase (LP) and evaluation-phase (EP) samples: classes uniform, half
+  predicted wrongly by f, without replacement, seeded (paper App. B.1);
+- :class:`PromptType` — the six prompt types (NE1/L1, E1, NE2/L2, E2, E3 and the U1 upper bound), each
+  with an anonymised variant; :func:`render_prompt` renders one (paper App. E);
+- :func:`parse_answers` — answers matched by sample id, robust to formatting noise;
+- :func:`score_response` → :class:`ConSimResult` — accuracy against f's EP predictions (eq. 5);
+- :class:`ConSim` — the façade that computes predictions and concept importances, renders, calls a
+  simulator (one call or a batch) and scores;
+- :class:`LLMLabels` / :func:`o1ca` — concept labels proposed by an LLM and aligned to concepts (eq. 2).
+"""
+
+from __future__ import annotations
+
+from xaimetrics.consim._consim import ConSim, ConSimSamples
+from xaimetrics.consim._llm_labels import LLMLabels, o1ca, parse_label_proposals
+from xaimetrics.consim._parsing import ParsedAnswers, parse_answers
+from xaimetrics.consim._prompt_types import PromptContent, PromptType, resolve_prompt_type
+from xaimetrics.consim._rendering import ConSimPrompt, render_prompt
+from xaimetrics.consim._scoring import ConSimResult, score_response
+from xaimetrics.consim._selection import ExampleSelection, select_examples
+
+__all__ = [
+    "ConSim",
+    "ConSimPrompt",
+    "ConSimResult",
+    "ConSimSamples",
+    "ExampleSelection",
+    "LLMLabels",
+    "ParsedAnswers",
+    "PromptContent",
+    "PromptType",
+    "o1ca",
+    "parse_answers",
+    "parse_label_proposals",
+    "render_prompt",
+    "resolve_prompt_type",
+    "score_response",
+    "select_examples",
+]

@@ -1,0 +1,108 @@
+"""What a concept-based method puts in a ConSim prompt, and how ConSim computes it from the model.
+
+- Global importances ``Φ`` (eq. 4): gradient×input ``φ`` (eq. 3) of every concept-fit sample for the class
+  ``f_co`` predicts, averaged per predicted class (:func:`xaimetrics.concepts.global_importance`).
+- Local importances of the LP samples (E3, U1) and of the EP samples (U1 only): ``φ`` for the class **f
+  predicted** — the one the prompt shows — through the real ``g∘t⁻¹`` (Interpreto 0.5 crashed on this path).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from xaimetrics._validation import invalid
+
+__all__ = ["Explanation", "global_importances_of", "local_importances_of"]
+
+_OWNER = "ConSim"
+
+
+@dataclass
+class Explanation:
+    """The parts of one method's explanation; missing importances are computed on demand."""
+
+    extractor: Any = None
+    interpretation: Any = None
+    activations: Any = None
+    global_importances: Any = None
+    lp_local: Any = None
+    ep_local: Any = None
+    concept_ids: Sequence[int] | None = None
+
+    def __post_init__(self) -> None:
+        value = self.interpretation
+        if not (value is None or isinstance(value, Mapping) or callable(getattr(value, "interpret", None))):
+            raise invalid(
+                "interpretation",
+                _OWNER,
+                "a mapping {concept_id: description} or a fitted TopWords/LLMLabels",
+                type(value).__name__,
+            )
+
+    def interpretation_mapping(self) -> Mapping[int, Any] | None:
+        """The interpretation as ``{concept_id: description}`` (calls ``interpret()`` on fitted objects)."""
+        if self.interpretation is not None and not isinstance(self.interpretation, Mapping):
+            self.interpretation = self.interpretation.interpret()
+        return self.interpretation
+
+
+def _encode(extractor: Any, activations: Any, what: str) -> Any:
+    if extractor is None or not callable(getattr(extractor, "encode", None)):
+        raise invalid(
+            "extractor",
+            _OWNER,
+            f"given to compute the {what}",
+            None if extractor is None else type(extractor).__name__,
+            f"Pass extractor=<fitted concept extractor> or the {what} explicitly.",
+        )
+    return extractor.encode(activations)
+
+
+def _model(model: Any, what: str) -> Any:
+    if model is None:
+        raise invalid("model", _OWNER, f"given to compute the {what}", None, f"Pass the model or the {what}.")
+    return model
+
+
+def global_importances_of(
+    model: Any, extractor: Any, activations: Any, n_classes: int, batch_size: int
+) -> Any:
+    """``Φ`` of shape ``(n_classes, n_concepts)`` on the concept-fit ``activations`` (eq. 3–4)."""
+    from xaimetrics.concepts import global_importance, local_importance
+
+    what = "global importances"
+    if activations is None:
+        raise invalid(
+            "activations",
+            _OWNER,
+            "given to compute the global importances (eq. 4 averages over them)",
+            None,
+            "Pass the activations the extractor was fitted on, or global_importances explicitly.",
+        )
+    concepts = _encode(extractor, activations, what)
+    phi, f_co_predictions = local_importance(
+        _model(model, what), concepts, extractor=extractor, batch_size=batch_size, return_predictions=True
+    )
+    return global_importance(phi, f_co_predictions, n_classes=n_classes)
+
+
+def local_importances_of(
+    model: Any, extractor: Any, texts: Sequence[str], targets: Any, batch_size: int, phase: str
+) -> Any:
+    """``φ`` of shape ``(n_texts, n_concepts)`` for the classes ``targets`` (f's predictions) (eq. 3)."""
+    from xaimetrics.concepts import local_importance
+
+    what = f"{phase} local importances"
+    if not texts:
+        raise invalid("samples", _OWNER, f"{phase} samples to explain", "none")
+    if extractor is None:
+        _encode(extractor, None, what)
+    activations = _model(model, what).activations(list(texts))
+    concepts = _encode(extractor, activations, what)
+    return local_importance(
+        model, concepts, np.asarray(targets, dtype=np.int64), extractor=extractor, batch_size=batch_size
+    )

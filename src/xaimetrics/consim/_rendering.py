@@ -1,0 +1,479 @@
+"""Render a ConSim prompt from explicit inputs (paper App. E), for any of the six prompt types.
+
+The system message holds the initial and learning phases, the user message the evaluation phase:
+
+- **task description**, adapted to the parts present, ending with the answer format ``Sample_{i}: {class}``;
+- ``The classes are: [...]`` (``Class_0``, ``Class_1``… when anonymised);
+- **global explanation** (E1, E2, E3, U1): one line per *shown* concept, ``concept_<id>: aligned: [...],
+  opposed: [...]`` (or its label), then per class the important concepts with their sign bucket;
+- **LP** (NE2, E2, E3, U1): the LP samples, their local contributions (E3, U1), then f's predictions on them;
+- **EP** (user message): the EP samples, and for U1 only their local contributions.
+
+Concepts keep their **real ids**. A concept is shown when its normalised global importance (eq. 9) exceeds
+``importance_threshold`` in absolute value for at least one class; a class lists the shown concepts with
+``|Φ̂| > threshold``, and a local explanation the shown concepts with ``|φ̂| > threshold`` (eq. 10). Signs follow
+Tab. 4 (``--``, ``-``, ``+``, ``++``); with a threshold below 0.05, values between it and 0.05 show as ``+``/``-``.
+
+Samples are numbered ``Sample_0 … Sample_{n_lp-1}`` in LP and ``Sample_{n_lp} …`` in EP, as in App. E, so an id
+never names two samples. Sample texts are put on one line (runs of whitespace become one space).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from xaimetrics._validation import check_in_range, check_texts, invalid
+from xaimetrics.concepts import ConceptInterpretation, importance_bucket, normalize_importance
+from xaimetrics.consim._parsing import words_of
+from xaimetrics.consim._prompt_types import PromptType, resolve_prompt_type
+from xaimetrics.simulators import AnswerSchema, ChatMessage
+
+if TYPE_CHECKING:
+    from xaimetrics.consim._scoring import ConSimResult
+    from xaimetrics.simulators import SimulatorResponse
+
+__all__ = ["ConSimPrompt", "render_prompt"]
+
+_OWNER = "render_prompt"
+_WHITESPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class ConSimPrompt:
+    """A rendered ConSim prompt and what its answer is scored against.
+
+    Attributes:
+        messages: ``(system, user)`` chat messages.
+        prompt_type: the :class:`PromptType`.
+        anonymized: whether classes are shown as ``Class_i``.
+        class_names: the real class names, index = class id.
+        shown_classes: the names the simulator sees and must answer with (real or ``Class_i``).
+        lp_sample_ids, sample_ids: the ids (strings, ``"20"`` for ``Sample_20``) of the LP and EP samples.
+        references: f's prediction (class id) for each EP sample, in ``sample_ids`` order — the targets of
+            eq. 5.
+        concept_ids: the concepts shown in the global explanation (empty for baselines).
+    """
+
+    messages: tuple[ChatMessage, ...]
+    prompt_type: PromptType
+    anonymized: bool
+    class_names: tuple[str, ...]
+    shown_classes: tuple[str, ...]
+    lp_sample_ids: tuple[str, ...]
+    sample_ids: tuple[str, ...]
+    references: tuple[int, ...]
+    concept_ids: tuple[int, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """Short name of the setting, e.g. ``"E3-a"``."""
+        return self.prompt_type.label(self.anonymized)
+
+    @property
+    def answer_schema(self) -> AnswerSchema:
+        """The expected answer: one ``Sample_{id}: {class}`` line per EP id, with the shown class names."""
+        return AnswerSchema(sample_ids=self.sample_ids, classes=self.shown_classes)
+
+    @property
+    def reference_answer(self) -> str:
+        """The perfect answer (f's predictions, with the shown class names), one line per EP sample."""
+        return "\n".join(
+            f"Sample_{i}: {self.shown_classes[c]}"
+            for i, c in zip(self.sample_ids, self.references, strict=True)
+        )
+
+    @property
+    def text(self) -> str:
+        """The whole prompt as plain text (roles as headers), for ``--dry-run`` and reports."""
+        return "\n\n".join(f"[{message.role}]\n{message.content}" for message in self.messages)
+
+    def score(self, response: SimulatorResponse | str | None, *, seed: int | None = None) -> ConSimResult:
+        """Parse an answer to this prompt and score it (see :func:`~xaimetrics.consim.score_response`)."""
+        from xaimetrics.consim._scoring import score_response
+
+        return score_response(self, response, seed=seed)
+
+
+def render_prompt(
+    prompt_type: PromptType | str,
+    *,
+    class_names: Sequence[str],
+    ep_samples: Sequence[str],
+    ep_predictions: Any,
+    lp_samples: Sequence[str] = (),
+    lp_predictions: Any = (),
+    interpretation: Mapping[int, Any] | None = None,
+    global_importances: Any = None,
+    lp_local_importances: Any = None,
+    ep_local_importances: Any = None,
+    concept_ids: Sequence[int] | None = None,
+    anonymize_classes: bool | None = None,
+    importance_threshold: float = 0.05,
+    max_sample_chars: int | None = None,
+) -> ConSimPrompt:
+    """Render the ConSim prompt of ``prompt_type`` from explicit inputs (paper App. E).
+
+    Inputs a prompt type does not use are ignored, so one set of inputs renders every type.
+
+    Args:
+        prompt_type: a :class:`PromptType` or a name such as ``"E3"`` or ``"E3-a"``.
+        class_names: class names, index = class id.
+        ep_samples: evaluation-phase texts.
+        ep_predictions: f's predicted class ids on them, shape ``(n_ep,)`` (the answer key).
+        lp_samples: learning-phase texts (NE2, E2, E3, U1).
+        lp_predictions: f's predicted class ids on them, shape ``(n_lp,)``.
+        interpretation: ``{concept_id: description}``; a description is a
+            :class:`~xaimetrics.concepts.ConceptInterpretation`, a list of aligned words, a label string,
+            a mapping with ``aligned``/``opposed``/``label`` keys, or Interpreto's ``{word: activation}``.
+        global_importances: ``Φ`` (raw or normalised), array of shape ``(n_classes, n_concepts)``, or
+            Interpreto's ``{class name or id: {concept_id: value}}``.
+        lp_local_importances: ``φ`` of the LP samples (E3, U1), shape ``(n_lp, n_concepts)``, or one
+            ``{concept_id: value}`` per sample. They should explain the class f predicted (the one shown).
+        ep_local_importances: ``φ`` of the EP samples (U1 only), shape ``(n_ep, n_concepts)``.
+        concept_ids: the concept id of each array column (default ``0 … n_concepts-1``).
+        anonymize_classes: show ``Class_0``… instead of the names (also selected by an ``-a`` suffix).
+        importance_threshold: ``τ`` on normalised importances, in ``[0, 1)`` (paper: 0.05).
+        max_sample_chars: cut longer sample texts to this many characters (adding ``"..."``).
+
+    Returns:
+        A :class:`ConSimPrompt`.
+
+    Raises:
+        InvalidParameterError: an input the prompt type needs is missing or has the wrong shape.
+
+    Example:
+        >>> prompt = render_prompt(
+        ...     "NE2", class_names=["negative", "positive"], lp_samples=["a dull plot"], lp_predictions=[0],
+        ...     ep_samples=["a fine cast", "too long"], ep_predictions=[1, 0])
+        >>> print(prompt.messages[1].content)
+        Sample_1: a fine cast
+        Sample_2: too long
+        >>> prompt.sample_ids, prompt.references
+        (('1', '2'), (1, 0))
+    """
+    kind, anonymized = resolve_prompt_type(prompt_type, anonymize_classes)
+    content = kind.content
+    names = _check_class_names(class_names)
+    shown = tuple(f"Class_{i}" for i in range(len(names))) if anonymized else names
+    threshold = check_in_range(importance_threshold, "importance_threshold", _OWNER, 0.0, 1.0)
+    if threshold >= 1.0:
+        raise invalid("importance_threshold", _OWNER, "a number in [0, 1)", importance_threshold)
+    if max_sample_chars is not None and (
+        isinstance(max_sample_chars, bool) or not isinstance(max_sample_chars, int) or max_sample_chars < 4
+    ):
+        raise invalid("max_sample_chars", _OWNER, "None or an integer ≥ 4", max_sample_chars)
+
+    ep_texts = _check_samples(ep_samples, "ep_samples", max_sample_chars)
+    ep_refs = _check_predictions(ep_predictions, "ep_predictions", len(ep_texts), len(names))
+    lp_texts: list[str] = []
+    lp_refs: tuple[int, ...] = ()
+    if content.lp_samples:
+        lp_texts = _check_samples(lp_samples, "lp_samples", max_sample_chars)
+        lp_refs = _check_predictions(lp_predictions, "lp_predictions", len(lp_texts), len(names))
+    n_lp = len(lp_texts) if content.lp_samples else _length(lp_samples)
+    lp_ids = tuple(str(i) for i in range(n_lp))
+    ep_ids = tuple(str(n_lp + i) for i in range(len(ep_texts)))
+
+    system: list[str] = [_task_description(kind), "The classes are: [" + ", ".join(shown) + "]"]
+    user: list[str] = ["\n".join(f"Sample_{i}: {text}" for i, text in zip(ep_ids, ep_texts, strict=True))]
+    shown_concepts: tuple[int, ...] = ()
+    if content.global_explanations:
+        if interpretation is None or global_importances is None:
+            raise invalid(
+                "interpretation" if interpretation is None else "global_importances",
+                _OWNER,
+                f"given for the {kind.value} prompt type (it shows the global explanation)",
+                None,
+                "Pass the concept interpretation and the global importances, or use a baseline (NE1, NE2).",
+            )
+        phi_hat, ids = _as_matrix(global_importances, "global_importances", len(names), concept_ids, names)
+        keep = np.abs(phi_hat) > threshold
+        shown_mask = keep.any(axis=0)
+        shown_concepts = tuple(int(ids[j]) for j in np.flatnonzero(shown_mask))
+        system.append(_concept_block(interpretation, shown_concepts))
+        system.append(_class_block(phi_hat, ids, keep, shown))
+    shown_set = set(shown_concepts)
+    if content.lp_samples:
+        system.append(
+            "Here are examples of samples:\n"
+            + "\n".join(f"Sample_{i}: {text}" for i, text in zip(lp_ids, lp_texts, strict=True))
+        )
+        if content.lp_local:
+            local, local_ids = _local(
+                lp_local_importances, "lp_local_importances", len(lp_texts), concept_ids, kind
+            )
+            system.append(
+                "The concepts contributions for each example are:\n"
+                + _local_block(local, local_ids, lp_ids, shown_set, threshold)
+            )
+        system.append(
+            "The classes predicted for these examples are:\n"
+            + "\n".join(f"Sample_{i}: {shown[c]}" for i, c in zip(lp_ids, lp_refs, strict=True))
+        )
+    if content.ep_local:
+        local, local_ids = _local(
+            ep_local_importances, "ep_local_importances", len(ep_texts), concept_ids, kind
+        )
+        user.append(_local_block(local, local_ids, ep_ids, shown_set, threshold))
+    messages = (ChatMessage("system", "\n\n".join(system)), ChatMessage("user", "\n\n".join(user)))
+    return ConSimPrompt(
+        messages=messages,
+        prompt_type=kind,
+        anonymized=anonymized,
+        class_names=names,
+        shown_classes=shown,
+        lp_sample_ids=lp_ids,
+        sample_ids=ep_ids,
+        references=ep_refs,
+        concept_ids=shown_concepts,
+    )
+
+
+def _task_description(kind: PromptType) -> str:
+    content = kind.content
+    parts = ["You are a classifier. For each sample, you have to predict the class."]
+    if content.global_explanations:
+        parts.append(
+            "To complete the task, you will be given the concepts and their importance for each class."
+        )
+    if content.lp_local:
+        parts.append(
+            "You will have examples of samples, labels, and concepts' contributions to labels as references "
+            "for the task."
+        )
+    elif content.lp_samples:
+        parts.append("You will have examples of samples and labels as references for the task.")
+    if content.ep_local:
+        parts.append("The samples to classify also come with their concepts' contributions.")
+    parts.append("Each sample class prediction should be in the format: 'Sample_{i}: {predicted_class}'.")
+    parts.append("Answer with one such line for every sample to classify, and nothing else.")
+    return " ".join(parts)
+
+
+def _check_class_names(class_names: Any) -> tuple[str, ...]:
+    if isinstance(class_names, str) or not isinstance(class_names, Iterable):
+        raise invalid("class_names", _OWNER, "a list of at least two class names", class_names)
+    names = tuple(class_names)
+    if len(names) < 2:
+        raise invalid("class_names", _OWNER, "a list of at least two class names", names)
+    for name in names:
+        if not isinstance(name, str) or not words_of(name) or "\n" in name or "\r" in name:
+            raise invalid("class_names", _OWNER, "one-line strings containing letters or digits", repr(name))
+    if len({tuple(words_of(name)) for name in names}) != len(names):
+        raise invalid(
+            "class_names",
+            _OWNER,
+            "names that differ in their letters or digits (answers are matched on them)",
+            names,
+            "Rename the classes, e.g. 'Sci/Tech' and 'sci-tech' cannot both be classes.",
+        )
+    return tuple(name.strip() for name in names)
+
+
+def _clean(text: str, max_chars: int | None) -> str:
+    text = _WHITESPACE.sub(" ", text).strip()
+    if max_chars is not None and len(text) > max_chars:
+        text = text[: max_chars - 3].rstrip() + "..."
+    return text
+
+
+def _length(values: Any) -> int:
+    try:
+        return len(values)
+    except TypeError:
+        return 0
+
+
+def _check_samples(samples: Any, name: str, max_chars: int | None) -> list[str]:
+    return [_clean(text, max_chars) for text in check_texts(samples, name, _OWNER)]
+
+
+def _check_predictions(values: Any, name: str, length: int, n_classes: int) -> tuple[int, ...]:
+    array = np.asarray(values.detach().cpu() if hasattr(values, "detach") else values)
+    if array.ndim != 1 or len(array) != length or (array.size and not np.issubdtype(array.dtype, np.integer)):
+        raise invalid(
+            name,
+            _OWNER,
+            f"{length} integer class ids (one per sample)",
+            f"shape {array.shape}, dtype {array.dtype}",
+        )
+    if array.size and (array.min() < 0 or array.max() >= n_classes):
+        raise invalid(name, _OWNER, f"class ids in [0, {n_classes})", array.tolist())
+    return tuple(int(v) for v in array)
+
+
+def _as_matrix(
+    values: Any,
+    name: str,
+    n_rows: int,
+    concept_ids: Sequence[int] | None,
+    row_names: Sequence[str] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Normalised matrix ``(n_rows, n_concepts)`` and the concept id of each column."""
+    if isinstance(values, Mapping) or (
+        isinstance(values, Sequence) and values and isinstance(values[0], Mapping)
+    ):
+        rows = _mapping_rows(values, name, n_rows, row_names)
+        ids = np.array(sorted({int(i) for row in rows for i in row}), dtype=np.int64)
+        position = {int(i): j for j, i in enumerate(ids)}
+        matrix = np.zeros((n_rows, len(ids)), dtype=np.float64)
+        for r, row in enumerate(rows):
+            for i, value in row.items():
+                matrix[r, position[int(i)]] = float(value)
+    else:
+        matrix = np.asarray(values.detach().cpu() if hasattr(values, "detach") else values, dtype=np.float64)
+        if matrix.ndim != 2 or matrix.shape[0] != n_rows or matrix.shape[1] == 0:
+            raise invalid(name, _OWNER, f"an array of shape ({n_rows}, n_concepts)", f"shape {matrix.shape}")
+        if concept_ids is None:
+            ids = np.arange(matrix.shape[1], dtype=np.int64)
+        else:
+            ids = np.asarray(list(concept_ids), dtype=np.int64)
+            if ids.shape != (matrix.shape[1],) or len(set(ids.tolist())) != len(ids):
+                raise invalid(
+                    "concept_ids",
+                    _OWNER,
+                    f"{matrix.shape[1]} distinct ids, one per column of {name}",
+                    list(concept_ids),
+                )
+    if not np.all(np.isfinite(matrix)):
+        raise invalid(
+            name, _OWNER, "finite numbers", "NaN or infinite values", "Check the importance computation."
+        )
+    return np.asarray(normalize_importance(matrix)), ids
+
+
+def _mapping_rows(
+    values: Any, name: str, n_rows: int, row_names: Sequence[str] | None
+) -> list[Mapping[Any, Any]]:
+    if isinstance(values, Mapping):  # {class name or id: {concept id: value}}
+        rows: list[Mapping[Any, Any]] = [{} for _ in range(n_rows)]
+        lookup = {n.casefold(): i for i, n in enumerate(row_names or ())}
+        for key, row in values.items():
+            index = lookup.get(key.strip().casefold()) if isinstance(key, str) else key
+            if not isinstance(index, int | np.integer) or not 0 <= int(index) < n_rows:
+                raise invalid(name, _OWNER, "keys that are class names or class ids", key)
+            rows[int(index)] = row
+    else:
+        rows = list(values)
+        if len(rows) != n_rows:
+            raise invalid(name, _OWNER, f"{n_rows} mappings (one per sample)", f"{len(rows)} mappings")
+    for row in rows:
+        if not isinstance(row, Mapping) or not all(
+            isinstance(i, int | np.integer) and not isinstance(i, bool) for i in row
+        ):
+            raise invalid(name, _OWNER, "mappings {concept_id (int): importance}", row)
+    return rows
+
+
+def _local(
+    values: Any, name: str, n_rows: int, concept_ids: Sequence[int] | None, kind: PromptType
+) -> tuple[np.ndarray, np.ndarray]:
+    if values is None:
+        raise invalid(
+            name,
+            _OWNER,
+            f"given for the {kind.value} prompt type (it shows local explanations)",
+            None,
+            "Pass the local concept importances of these samples (see xaimetrics.concepts.local_importance).",
+        )
+    return _as_matrix(values, name, n_rows, concept_ids)
+
+
+def _sign(value: float) -> str:
+    return importance_bucket(value) or ("+" if value > 0 else "-")
+
+
+def _describe(entry: Any) -> tuple[tuple[str, ...], tuple[str, ...], str | None]:
+    """``(aligned, opposed, label)`` from any accepted interpretation entry."""
+    if entry is None:
+        return (), (), None
+    if isinstance(entry, ConceptInterpretation):
+        return tuple(entry.aligned), tuple(entry.opposed), entry.label
+    if isinstance(entry, str):
+        return (), (), entry
+    if isinstance(entry, Mapping):
+        if any(key in entry for key in ("aligned", "opposed", "label")):
+            return tuple(entry.get("aligned") or ()), tuple(entry.get("opposed") or ()), entry.get("label")
+        scored = [(str(word), float(value)) for word, value in entry.items()]
+        aligned = tuple(w for w, v in sorted(scored, key=lambda p: -p[1]) if v > 0)
+        opposed = tuple(w for w, v in sorted(scored, key=lambda p: p[1]) if v < 0)
+        return aligned, opposed, None
+    if hasattr(entry, "aligned"):
+        return tuple(entry.aligned), tuple(getattr(entry, "opposed", ()) or ()), getattr(entry, "label", None)
+    if isinstance(entry, Sequence):
+        return tuple(str(word) for word in entry), (), None
+    raise invalid(
+        "interpretation",
+        _OWNER,
+        "ConceptInterpretation, word lists, labels or {word: score} values",
+        type(entry).__name__,
+    )
+
+
+def _concept_block(interpretation: Mapping[int, Any], shown: tuple[int, ...]) -> str:
+    if not isinstance(interpretation, Mapping):
+        raise invalid(
+            "interpretation", _OWNER, "a mapping {concept_id: description}", type(interpretation).__name__
+        )
+    keys = {int(k) for k in interpretation if isinstance(k, int | np.integer) and not isinstance(k, bool)}
+    if shown and not keys & set(shown):
+        raise invalid(
+            "interpretation",
+            _OWNER,
+            f"keyed by the concept ids of the importances (shown: {list(shown)[:8]})",
+            f"keys {sorted(interpretation, key=str)[:8]}",
+            "Key the interpretation by concept id, not by position.",
+        )
+    described = [(cid, *_describe(interpretation.get(cid))) for cid in shown]
+    labels_only = all(label and not aligned and not opposed for _, aligned, opposed, label in described)
+    with_labels = any(label for *_, label in described)
+    if not shown:
+        header = "No concept passes the importance threshold, so no concept is described."
+    elif labels_only:
+        header = "For each concept, its label is:"
+    elif with_labels:
+        header = "For each concept, its label and the most aligned and opposed words are:"
+    else:
+        header = "For each concept, the most aligned and opposed words are:"
+    lines = [header]
+    for cid, aligned, opposed, label in described:
+        parts = []
+        if label:
+            parts.append(
+                repr(_clean(str(label), None)) if labels_only else "label: " + repr(_clean(str(label), None))
+            )
+        if aligned or not (label or opposed):
+            parts.append("aligned: " + repr([_clean(str(w), None) for w in aligned]))
+        if opposed:
+            parts.append("opposed: " + repr([_clean(str(w), None) for w in opposed]))
+        lines.append(f"concept_{cid}: " + ", ".join(parts))
+    return "\n".join(lines)
+
+
+def _class_block(phi_hat: np.ndarray, ids: np.ndarray, keep: np.ndarray, shown: Sequence[str]) -> str:
+    lines = ["The most important concepts and their importance for each class are:"]
+    for c, name in enumerate(shown):
+        columns = [j for j in np.argsort(ids, kind="stable") if keep[c, j]]
+        entries = ", ".join(f"'concept_{ids[j]}': '{_sign(phi_hat[c, j])}'" for j in columns)
+        lines.append(f"{name}: {entries or 'none'}")
+    return "\n".join(lines)
+
+
+def _local_block(
+    local: np.ndarray, ids: np.ndarray, sample_ids: Sequence[str], shown: set[int], threshold: float
+) -> str:
+    lines = []
+    order = np.argsort(ids, kind="stable")
+    for r, sample_id in enumerate(sample_ids):
+        entries = ", ".join(
+            f"'concept_{ids[j]}': '{_sign(local[r, j])}'"
+            for j in order
+            if int(ids[j]) in shown and abs(local[r, j]) > threshold
+        )
+        lines.append(f"Concepts contributions for Sample_{sample_id}: {entries or 'none'}")
+    return "\n".join(lines)

