@@ -11,7 +11,7 @@ from scipy.spatial.distance import cosine as cosine_distance
 from scipy.stats import entropy
 
 from xaimetrics.concepts import (
-    ConceptMetrics,
+    ConceptSpaceMetrics,
     completeness,
     concept_activation_ratio,
     concept_l0,
@@ -249,7 +249,7 @@ def test_full_rank_pca_is_perfectly_faithful(classifier) -> None:
     A = classifier.activations(TEXTS)
     extractor = PCA().fit(A)
     metrics = concept_metrics(classifier, extractor, A)
-    assert isinstance(metrics, ConceptMetrics)
+    assert isinstance(metrics, ConceptSpaceMetrics)
     assert metrics.n_concepts == extractor.n_concepts_
     assert metrics.latent_relative_l2 < 1e-10
     assert metrics.logits_l2 < 1e-10 and metrics.logits_kl < 1e-10

@@ -28,7 +28,7 @@ from xaimetrics.concepts._importance import (
     normalize_importance,
 )
 from xaimetrics.concepts._interpretation import ConceptInterpretation, TopWords, top_activating_examples
-from xaimetrics.concepts._metrics import ConceptMetrics, concept_metrics
+from xaimetrics.concepts._metrics import ConceptSpaceMetrics, concept_metrics
 from xaimetrics.concepts._nmf import NMF
 from xaimetrics.concepts._no_projection import NoProjection
 from xaimetrics.concepts._pca import PCA
@@ -44,8 +44,8 @@ __all__ = [
     "SVD",
     "ConceptExtractor",
     "ConceptInterpretation",
-    "ConceptMetrics",
     "ConceptModel",
+    "ConceptSpaceMetrics",
     "NoProjection",
     "TopWords",
     "completeness",

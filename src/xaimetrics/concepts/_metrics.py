@@ -1,4 +1,4 @@
-"""All App. D metrics of a concept space in one call: :func:`concept_metrics` → :class:`ConceptMetrics`.
+"""All App. D metrics of a concept space in one call: :func:`concept_metrics` → :class:`ConceptSpaceMetrics`.
 
 One pass does everything: the activations ``A = h(X)`` (one forward of ``h`` when texts are given), the
 model's logits ``f(X) = g(A)``, the concepts ``U = t(A)``, and one forward/backward of ``f_co = g∘t⁻¹`` that
@@ -38,11 +38,11 @@ from xaimetrics.concepts._importance import (
     normalize_importance,
 )
 
-__all__ = ["ConceptMetrics", "concept_metrics"]
+__all__ = ["ConceptSpaceMetrics", "concept_metrics"]
 
 
 @dataclass(frozen=True)
-class ConceptMetrics:
+class ConceptSpaceMetrics:
     """The complexity (App. D.1) and faithfulness (App. D.2) metrics of one concept space.
 
     Attributes:
@@ -87,7 +87,7 @@ def concept_metrics(
     threshold: float = IMPORTANCE_THRESHOLD,
     atol: float = 0.0,
     batch_size: int = 256,
-) -> ConceptMetrics:
+) -> ConceptSpaceMetrics:
     """Compute every App. D metric of a fitted concept extractor on a set of samples.
 
     Args:
@@ -102,7 +102,7 @@ def concept_metrics(
         batch_size: samples per forward/backward pass of the head.
 
     Returns:
-        A :class:`ConceptMetrics` (``.to_dict()`` for a table row).
+        A :class:`ConceptSpaceMetrics` (``.to_dict()`` for a table row).
 
     Example:
         >>> import torch
@@ -163,7 +163,7 @@ def concept_metrics(
     predictions = logits.argmax(dim=1).numpy()
     concept_predictions = concept_logits.argmax(dim=1).numpy()
     importance = normalize_importance(global_importance(phi.double(), concept_predictions, n_classes))
-    return ConceptMetrics(
+    return ConceptSpaceMetrics(
         n_concepts=int(concepts.shape[1]),
         l0=concept_l0(concepts, atol),
         activation_ratio=concept_activation_ratio(concepts, atol),
