@@ -19,7 +19,11 @@ from xaimetrics.exceptions import XaimetricsError
 __all__ = ["build_parser", "main"]
 
 #: sub-command modules, in the order ``--help`` lists them
-COMMAND_MODULES: tuple[str, ...] = ("xaimetrics._demo",)
+COMMAND_MODULES: tuple[str, ...] = (
+    "xaimetrics._demo",
+    "xaimetrics.consim._command",
+    "xaimetrics.representation._command",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

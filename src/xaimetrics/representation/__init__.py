@@ -1,0 +1,121 @@
+"""Interpretability of representation dimensions, after the Atlas interpretability-metrics document.
+
+Works on the dimensions of any text encoder: concept spaces (NMF, ICA, SAE concepts), sentence embeddings,
+or a small semantic vector model.
+
+- Dim-Coherence@k: :func:`dim_coherence` (NPMI of each dimension's top words over a :class:`ReferenceCorpus`,
+  vectorised; :func:`topic_coherence` with ``mode="gensim"`` reproduces gensim's ``c_npmi``).
+- Counterfactual consistency: :func:`counterfactual_consistency` (generic) and
+  :func:`concept_counterfactual_consistency` (concept space, with the classifier head as scorer).
+- Stability: :func:`clustering_stability`, :func:`representation_stability` (ARI / NMI) and
+  :func:`dictionary_stability` (Hungarian-matched concept atoms against a random baseline).
+- Purity: :func:`dimension_purity`. Human ratings: :func:`krippendorff_alpha`, :func:`analyze_ratings`.
+- :func:`evaluate_interpretability` runs them all; :func:`composite_score`, :func:`check_regression`, :class:`InterpretabilityReport` (Markdown / HTML / JSON),
+  :func:`log_to_mlflow`, :func:`log_to_wandb`; bands and targets in :data:`BANDS`, :data:`DEFAULT_TARGETS`.
+
+Example:
+    >>> from xaimetrics.representation import ReferenceCorpus, topic_coherence
+    >>> corpus = ReferenceCorpus.from_texts(["good fun film", "good fun", "dull plot", "dull slow plot"])
+    >>> topic_coherence([["good", "fun"], ["good", "plot"]], corpus).round(3).tolist()
+    [1.0, -1.0]
+"""
+
+from xaimetrics.representation._agreement import (
+    AlphaResult,
+    HumanEvaluation,
+    analyze_ratings,
+    krippendorff_alpha,
+)
+from xaimetrics.representation._bands import (
+    BANDS,
+    DEFAULT_TARGETS,
+    Target,
+    TargetCheck,
+    band,
+    check_targets,
+    status_mark,
+)
+from xaimetrics.representation._coherence import (
+    CoherenceResult,
+    dim_coherence,
+    encode_words,
+    npmi_matrix,
+    top_words,
+    topic_coherence,
+)
+from xaimetrics.representation._composite import DEFAULT_WEIGHTS, CompositeScore, composite_score
+from xaimetrics.representation._cooccurrence import WindowCounts, count_windows
+from xaimetrics.representation._corpus import ReferenceCorpus, tokenize
+from xaimetrics.representation._counterfactual import (
+    ConsistencyResult,
+    concept_counterfactual_consistency,
+    counterfactual_consistency,
+)
+from xaimetrics.representation._evaluate import evaluate_interpretability
+from xaimetrics.representation._purity import PurityResult, dimension_purity
+from xaimetrics.representation._regression import (
+    DEFAULT_DIRECTIONS,
+    Regression,
+    RegressionReport,
+    check_regression,
+    flatten_metrics,
+    load_metrics,
+)
+from xaimetrics.representation._report import InterpretabilityReport
+from xaimetrics.representation._stability import (
+    ClusteringStability,
+    DictionaryStability,
+    clustering_stability,
+    dictionary_stability,
+    match_atoms,
+    representation_stability,
+)
+from xaimetrics.representation._tracking import log_to_mlflow, log_to_wandb
+
+__all__ = [
+    "BANDS",
+    "DEFAULT_DIRECTIONS",
+    "DEFAULT_TARGETS",
+    "DEFAULT_WEIGHTS",
+    "AlphaResult",
+    "ClusteringStability",
+    "CoherenceResult",
+    "CompositeScore",
+    "ConsistencyResult",
+    "DictionaryStability",
+    "HumanEvaluation",
+    "InterpretabilityReport",
+    "PurityResult",
+    "ReferenceCorpus",
+    "Regression",
+    "RegressionReport",
+    "Target",
+    "TargetCheck",
+    "WindowCounts",
+    "analyze_ratings",
+    "band",
+    "check_regression",
+    "check_targets",
+    "clustering_stability",
+    "composite_score",
+    "concept_counterfactual_consistency",
+    "count_windows",
+    "counterfactual_consistency",
+    "dictionary_stability",
+    "dim_coherence",
+    "dimension_purity",
+    "encode_words",
+    "evaluate_interpretability",
+    "flatten_metrics",
+    "krippendorff_alpha",
+    "load_metrics",
+    "log_to_mlflow",
+    "log_to_wandb",
+    "match_atoms",
+    "npmi_matrix",
+    "representation_stability",
+    "status_mark",
+    "tokenize",
+    "top_words",
+    "topic_coherence",
+]

@@ -1,0 +1,407 @@
+"""Dim-Coherence@k: NPMI of the top-k words of each dimension over a reference corpus.
+
+For each dimension, the ``k`` vocabulary words whose encoding has the largest absolute value (or the largest
+/ smallest value for the positive / negative pole) are its top words; the dimension's coherence is the mean
+NPMI over the pairs of its top words (Bouma 2009; Röder et al. 2015, boolean sliding windows of 10 tokens):
+
+    NPMI(a, b) = log(p(a, b) / (p(a) p(b))) / -log p(a, b),   p(·) = windows containing · / all windows.
+
+Zero-count policy (``mode="xaimetrics"``, the default):
+
+- ``p(a, b) = 0`` while ``p(a), p(b) > 0``: NPMI = -1, the limit of the formula (never co-occur).
+- ``p(a) = 0`` or ``p(b) = 0`` (a word absent from the corpus): the pair is undefined; it is left out of the
+  mean and the word is listed in ``missing_words``; a dimension with no defined pair scores NaN.
+- ``p(a, b) = 1`` (both words in every window): NPMI = 1, the limit (the formula is 0/0).
+
+``mode="gensim"`` reproduces gensim 4's ``CoherenceModel(coherence="c_npmi", processes=1)``: its counting
+(see :mod:`._cooccurrence`) and its ε = 1e-12 inside both logarithms, so a pair that never co-occurs
+scores ``log(ε / (p(a) p(b))) / -log ε``, not -1; words absent from the corpus are an error (as in gensim).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from xaimetrics._validation import check_choice, check_positive_int, invalid
+from xaimetrics.representation._bands import band
+from xaimetrics.representation._cooccurrence import COUNTING_MODES, WindowCounts, count_windows
+from xaimetrics.representation._corpus import ReferenceCorpus
+
+__all__ = [
+    "CoherenceResult",
+    "dim_coherence",
+    "encode_words",
+    "npmi_matrix",
+    "top_words",
+    "topic_coherence",
+]
+
+GENSIM_EPSILON = 1e-12
+Pole = Literal["abs", "positive", "negative"]
+
+
+def _as_numpy_2d(values: Any, name: str, owner: str) -> np.ndarray:
+    if hasattr(values, "detach"):
+        values = values.detach().cpu().numpy()
+    array = np.asarray(values, dtype=np.float64)
+    if array.ndim != 2:
+        raise invalid(name, owner, "a 2-D array", f"shape {array.shape}")
+    return array
+
+
+def encode_words(
+    encoder: Callable[[list[str]], Any], vocabulary: Sequence[str], *, batch_size: int = 256
+) -> np.ndarray:
+    """Encode each vocabulary word as a one-word text with ``encoder`` (texts → array ``(n, d)``).
+
+    Returns:
+        Array of shape ``(len(vocabulary), d)`` (numpy, float64).
+
+    Example:
+        >>> encode_words(lambda ws: [[len(w), w.count("a")] for w in ws], ["banana", "kiwi"]).tolist()
+        [[6.0, 3.0], [4.0, 0.0]]
+    """
+    batch_size = check_positive_int(batch_size, "batch_size", "encode_words")
+    words = list(vocabulary)
+    if not words:
+        raise invalid("vocabulary", "encode_words", "a non-empty list of words", "an empty list")
+    parts = []
+    for start in range(0, len(words), batch_size):
+        batch = words[start : start + batch_size]
+        part = _as_numpy_2d(encoder(batch), "encoder output", "encode_words")
+        if part.shape[0] != len(batch):
+            raise invalid(
+                "encoder", "encode_words", f"one row per word ({len(batch)})", f"{part.shape[0]} rows"
+            )
+        parts.append(part)
+    return np.concatenate(parts)
+
+
+def top_words(
+    word_vectors: Any, vocabulary: Sequence[str], k: int = 20, *, pole: Pole = "abs"
+) -> list[list[str]]:
+    """The ``k`` words that most activate each dimension, strongest first (ties: vocabulary order).
+
+    Args:
+        word_vectors: array of shape ``(n_words, n_dimensions)``, the encoding of each vocabulary word.
+        vocabulary: the ``n_words`` words.
+        k: words per dimension.
+        pole: ``"abs"`` (largest absolute value, the document's rule), ``"positive"`` (largest values) or
+            ``"negative"`` (smallest values).
+
+    Returns:
+        One list of ``k`` words per dimension.
+
+    Example:
+        >>> vectors = [[0.9, -0.1], [-0.8, 0.3], [0.1, 0.7], [0.2, -0.9]]
+        >>> top_words(vectors, ["good", "bad", "car", "tree"], 2)
+        [['good', 'bad'], ['tree', 'car']]
+        >>> top_words(vectors, ["good", "bad", "car", "tree"], 2, pole="negative")
+        [['bad', 'car'], ['tree', 'good']]
+    """
+    values = _as_numpy_2d(word_vectors, "word_vectors", "top_words")
+    pole = check_choice(pole, "pole", "top_words", ("abs", "positive", "negative"))
+    vocabulary = list(vocabulary)
+    if values.shape[0] != len(vocabulary):
+        raise invalid(
+            "vocabulary",
+            "top_words",
+            f"one word per row of word_vectors ({values.shape[0]})",
+            len(vocabulary),
+        )
+    k = check_positive_int(k, "k", "top_words")
+    if k > len(vocabulary):
+        raise invalid(
+            "k",
+            "top_words",
+            f"≤ the vocabulary size ({len(vocabulary)})",
+            k,
+            "Use a smaller k or a larger vocabulary.",
+        )
+    if not np.isfinite(values).all():
+        raise invalid("word_vectors", "top_words", "finite values", "NaN or infinite entries")
+    strength = {"abs": np.abs(values), "positive": values, "negative": -values}[pole]
+    order = np.argsort(-strength, axis=0, kind="stable")[:k]
+    return [[vocabulary[i] for i in order[:, d]] for d in range(values.shape[1])]
+
+
+def _npmi(joint: np.ndarray, first: np.ndarray, second: np.ndarray, n_windows: int, mode: str) -> np.ndarray:
+    """Elementwise NPMI from window counts (float64), with the zero policy of ``mode``."""
+    joint, first, second = (np.asarray(x, dtype=np.float64) for x in (joint, first, second))
+    n = float(n_windows)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if mode == "gensim":  # the same operations, in the same order, as gensim's log_ratio_measure
+            ratio = np.log(((joint / n) + GENSIM_EPSILON) / ((first / n) * (second / n)))
+            return ratio / (-np.log((joint / n) + GENSIM_EPSILON))
+        p_joint = joint / n
+        score = np.log(p_joint / ((first / n) * (second / n))) / -np.log(p_joint)
+    score = np.where(joint == 0, -1.0, score)
+    score = np.where(joint == n, 1.0, score)
+    return np.where((first == 0) | (second == 0), np.nan, score)
+
+
+def _checked_counts(
+    corpus: ReferenceCorpus, words: Sequence[str], window_size: int, mode: str, owner: str
+) -> WindowCounts:
+    if not isinstance(corpus, ReferenceCorpus):
+        raise invalid(
+            "corpus",
+            owner,
+            "a ReferenceCorpus",
+            type(corpus).__name__,
+            "Build one with ReferenceCorpus.from_texts(texts) or ReferenceCorpus.from_dataset(name).",
+        )
+    mode = check_choice(mode, "mode", owner, COUNTING_MODES)
+    if mode == "gensim":
+        absent = [w for w, i in zip(words, corpus.ids(words), strict=True) if i < 0]
+        if absent:
+            raise invalid(
+                "topics",
+                owner,
+                "words that all occur in the corpus in gensim mode",
+                f"absent words {absent[:10]}",
+                "gensim raises on them too; use mode='xaimetrics', which leaves their pairs out.",
+            )
+    return count_windows(corpus, words, window_size=window_size, mode=mode)
+
+
+def npmi_matrix(
+    words: Sequence[str], corpus: ReferenceCorpus, *, window_size: int = 10, mode: str = "xaimetrics"
+) -> np.ndarray:
+    """NPMI of every pair of ``words`` over the sliding windows of ``corpus``.
+
+    Returns:
+        Array of shape ``(len(words), len(words))``; the diagonal is NPMI(w, w) (1 for a present word).
+
+    Example:
+        >>> corpus = ReferenceCorpus.from_tokens([["a", "b"], ["a", "c"], ["b", "d"]])
+        >>> npmi_matrix(["a", "b", "c"], corpus, window_size=2).round(3).tolist()
+        [[1.0, -0.262, 0.369], [-0.262, 1.0, -1.0], [0.369, -1.0, 1.0]]
+    """
+    words = list(words)
+    counts = _checked_counts(corpus, words, window_size, mode, "npmi_matrix")
+    joint = counts.joint.toarray()
+    marginal = counts.marginals
+    return _npmi(joint, marginal[:, None], marginal[None, :], counts.n_windows, mode)
+
+
+def _validate_topics(topics: Sequence[Sequence[str]], owner: str) -> list[list[str]]:
+    if isinstance(topics, str) or not len(topics):
+        raise invalid("topics", owner, "a non-empty list of word lists", topics)
+    checked = []
+    for d, topic in enumerate(topics):
+        if isinstance(topic, str):
+            raise invalid("topics", owner, "a list of word lists", f"a string at position {d}")
+        topic = list(topic)
+        if len(topic) < 2:
+            raise invalid(
+                "topics",
+                owner,
+                "at least 2 words per topic (NPMI needs pairs)",
+                f"{len(topic)} at position {d}",
+            )
+        if len(set(topic)) != len(topic):
+            raise invalid("topics", owner, "distinct words inside each topic", f"duplicates at position {d}")
+        checked.append(topic)
+    return checked
+
+
+def _topic_scores(topics: list[list[str]], counts: WindowCounts, mode: str) -> tuple[np.ndarray, np.ndarray]:
+    index = {w: i for i, w in enumerate(counts.words)}
+    marginal = counts.marginals
+    scores, defined = [], []
+    for topic in topics:
+        t = np.array([index[w] for w in topic])
+        k = len(t)
+        rows, cols = np.repeat(t, k), np.tile(t, k)
+        off_diagonal = rows != cols  # ordered pairs (i, j), i ≠ j, in gensim's s_one_one order
+        rows, cols = rows[off_diagonal], cols[off_diagonal]
+        values = _npmi(counts.pair_counts(rows, cols), marginal[rows], marginal[cols], counts.n_windows, mode)
+        ok = ~np.isnan(values)
+        defined.append(int(ok.sum()) // 2)
+        if mode == "gensim":
+            scores.append(float(np.mean(values)))
+        else:
+            scores.append(float(np.mean(values[ok])) if ok.any() else float("nan"))
+    return np.asarray(scores), np.asarray(defined)
+
+
+def topic_coherence(
+    topics: Sequence[Sequence[str]],
+    corpus: ReferenceCorpus,
+    *,
+    window_size: int = 10,
+    mode: str = "xaimetrics",
+) -> np.ndarray:
+    """Mean pairwise NPMI of each word list (topic) over the sliding windows of ``corpus``.
+
+    With ``mode="gensim"`` this equals gensim's ``CoherenceModel(topics=topics, texts=corpus.documents(),
+    dictionary=..., coherence="c_npmi", window_size=window_size, processes=1).get_coherence_per_topic()``.
+
+    Returns:
+        Array of shape ``(len(topics),)``.
+
+    Example:
+        >>> corpus = ReferenceCorpus.from_tokens([["a", "b", "x"], ["a", "c"], ["b", "d", "c"]])
+        >>> topic_coherence([["a", "b"], ["c", "d"]], corpus, window_size=2).round(4).tolist()
+        [-0.1133, 0.1386]
+    """
+    topics = _validate_topics(topics, "topic_coherence")
+    words = list(dict.fromkeys(w for topic in topics for w in topic))
+    counts = _checked_counts(corpus, words, window_size, mode, "topic_coherence")
+    return _topic_scores(topics, counts, mode)[0]
+
+
+@dataclass
+class CoherenceResult:
+    """Dim-Coherence@k of every dimension.
+
+    Attributes:
+        scores: array of shape ``(n_dimensions,)``, mean NPMI of the top words (by absolute value).
+        top_words: per dimension, its ``k`` top words.
+        n_pairs: array of shape ``(n_dimensions,)``, defined word pairs behind each score.
+        missing_words: per dimension, top words absent from the reference corpus.
+        pole_scores: ``{"positive": scores, "negative": scores}`` when poles were requested; NaN for a
+            dimension with fewer than ``k`` words of that sign.
+        pole_words: the top words of each pole.
+    """
+
+    scores: np.ndarray
+    top_words: list[list[str]]
+    n_pairs: np.ndarray
+    missing_words: list[list[str]]
+    k: int
+    window_size: int
+    mode: str
+    n_windows: int
+    corpus_name: str
+    dimension_names: list[str]
+    pole_scores: dict[str, np.ndarray] = field(default_factory=dict)
+    pole_words: dict[str, list[list[str]]] = field(default_factory=dict)
+
+    @property
+    def mean(self) -> float:
+        """Mean over the dimensions with a defined score (NaN if none)."""
+        finite = self.scores[~np.isnan(self.scores)]
+        return float(finite.mean()) if finite.size else float("nan")
+
+    @property
+    def bands(self) -> list[str]:
+        return [band("coherence", s) for s in self.scores]
+
+    def to_frame(self) -> Any:
+        """A pandas DataFrame, one row per dimension."""
+        import pandas as pd
+
+        frame = pd.DataFrame(
+            {
+                "dimension": self.dimension_names,
+                "coherence": self.scores,
+                "band": self.bands,
+                "n_pairs": self.n_pairs,
+                "top_words": [" ".join(words) for words in self.top_words],
+            }
+        )
+        for pole, scores in self.pole_scores.items():
+            frame[f"coherence_{pole}"] = scores
+        return frame
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary (NaN becomes ``None``)."""
+        return {
+            "mean": _none_if_nan(self.mean),
+            "scores": [_none_if_nan(s) for s in self.scores],
+            "bands": self.bands,
+            "top_words": self.top_words,
+            "n_pairs": self.n_pairs.tolist(),
+            "missing_words": self.missing_words,
+            "k": self.k,
+            "window_size": self.window_size,
+            "mode": self.mode,
+            "n_windows": self.n_windows,
+            "corpus": self.corpus_name,
+            "dimension_names": self.dimension_names,
+            "pole_scores": {p: [_none_if_nan(s) for s in v] for p, v in self.pole_scores.items()},
+            "pole_words": self.pole_words,
+        }
+
+
+def _none_if_nan(value: float) -> float | None:
+    return None if value is None or np.isnan(value) else float(value)
+
+
+def dim_coherence(
+    word_vectors: Any,
+    vocabulary: Sequence[str],
+    corpus: ReferenceCorpus,
+    *,
+    k: int = 20,
+    window_size: int = 10,
+    poles: bool = False,
+    mode: str = "xaimetrics",
+    dimension_names: Sequence[str] | None = None,
+) -> CoherenceResult:
+    """Dim-Coherence@k of every dimension of an encoding of ``vocabulary``.
+
+    Args:
+        word_vectors: array of shape ``(n_words, n_dimensions)`` (e.g. :func:`encode_words` output, or the
+            concept activations of each word).
+        vocabulary: the ``n_words`` words (e.g. ``corpus.frequent_words()``).
+        corpus: the reference corpus the NPMI is counted in.
+        k: top words per dimension (the document's default is 20).
+        window_size: sliding-window size (10).
+        poles: also score the positive and negative poles separately (for signed dimensions).
+        mode: ``"xaimetrics"`` or ``"gensim"`` (see the module docstring for the zero-count policy).
+        dimension_names: labels for reports (default ``"0"``, ``"1"``, ...).
+
+    Returns:
+        :class:`CoherenceResult`.
+
+    Example:
+        >>> corpus = ReferenceCorpus.from_texts(["good great fun", "good fun", "bad awful", "awful bad boring"])
+        >>> vectors = [[0.9, 0.0], [0.8, 0.1], [0.7, 0.0], [0.0, 0.9], [0.1, 0.8], [0.0, 0.7]]
+        >>> words = ["good", "great", "fun", "bad", "awful", "boring"]
+        >>> result = dim_coherence(vectors, words, corpus, k=3, window_size=3)
+        >>> result.top_words, result.scores.round(3).tolist(), result.bands
+        ([['good', 'great', 'fun'], ['bad', 'awful', 'boring']], [0.667, 0.667], ['Excellent', 'Excellent'])
+    """
+    values = _as_numpy_2d(word_vectors, "word_vectors", "dim_coherence")
+    k = check_positive_int(k, "k", "dim_coherence", minimum=2)
+    window_size = check_positive_int(window_size, "window_size", "dim_coherence")
+    mode = check_choice(mode, "mode", "dim_coherence", COUNTING_MODES)
+    n_dimensions = values.shape[1]
+    if dimension_names is None:
+        dimension_names = [str(d) for d in range(n_dimensions)]
+    elif len(dimension_names) != n_dimensions:
+        raise invalid("dimension_names", "dim_coherence", f"{n_dimensions} names", len(dimension_names))
+    topics = {"abs": top_words(values, vocabulary, k)}
+    signed_ok: dict[str, np.ndarray] = {}
+    if poles:
+        for pole, sign in (("positive", 1.0), ("negative", -1.0)):
+            topics[pole] = top_words(values, vocabulary, k, pole=pole)  # type: ignore[arg-type]
+            signed_ok[pole] = ((sign * values) > 0).sum(axis=0) >= k
+    all_words = list(dict.fromkeys(w for lists in topics.values() for topic in lists for w in topic))
+    counts = _checked_counts(corpus, all_words, window_size, mode, "dim_coherence")
+    scores, n_pairs = _topic_scores(topics["abs"], counts, mode)
+    absent = {w for w, i in zip(all_words, corpus.ids(all_words), strict=True) if i < 0}
+    pole_scores = {}
+    for pole, ok in signed_ok.items():
+        pole_scores[pole] = np.where(ok, _topic_scores(topics[pole], counts, mode)[0], np.nan)
+    return CoherenceResult(
+        scores=scores,
+        top_words=topics["abs"],
+        n_pairs=n_pairs,
+        missing_words=[[w for w in topic if w in absent] for topic in topics["abs"]],
+        k=k,
+        window_size=window_size,
+        mode=mode,
+        n_windows=counts.n_windows,
+        corpus_name=corpus.name,
+        dimension_names=list(dimension_names),
+        pole_scores=pole_scores,
+        pole_words={p: topics[p] for p in signed_ok},
+    )
