@@ -1,0 +1,33 @@
+"""Attribution fidelity: Insertion, Deletion, AOPC comprehensiveness/sufficiency and MuFidelity.
+
+One perturbation engine serves tensors (images, tabular rows, time series) and texts (Hugging Face
+classifiers or ``xaimetrics.models.SplitClassifier``). ``attribute`` produces Captum attributions to compare,
+and ``plot_curves`` draws insertion/deletion curves.
+
+Example:
+    >>> import torch
+    >>> from xaimetrics.fidelity import Deletion
+    >>> model = torch.nn.Linear(3, 1, bias=False)
+    >>> _ = model.weight.data.copy_(torch.tensor([[3.0, 2.0, 1.0]]))
+    >>> round(Deletion(model, torch.ones(1, 3), steps=-1).evaluate(torch.tensor([[3.0, 2.0, 1.0]])), 4)
+    2.3333
+"""
+
+from __future__ import annotations
+
+from xaimetrics.fidelity._aopc import AOPCComprehensiveness, AOPCSufficiency
+from xaimetrics.fidelity._captum import attribute
+from xaimetrics.fidelity._insertion_deletion import Curves, Deletion, Insertion
+from xaimetrics.fidelity._mufidelity import MuFidelity
+from xaimetrics.fidelity._plot import plot_curves
+
+__all__ = [
+    "AOPCComprehensiveness",
+    "AOPCSufficiency",
+    "Curves",
+    "Deletion",
+    "Insertion",
+    "MuFidelity",
+    "attribute",
+    "plot_curves",
+]
