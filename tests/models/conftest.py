@@ -7,7 +7,23 @@ from typing import Any
 
 import pytest
 import torch
-from tiny_models import tiny_config
+
+
+def tiny_config(architecture: str, num_labels: int) -> Any:
+    from transformers import BertConfig, DistilBertConfig, RobertaConfig
+
+    labels = {"id2label": {i: f"class_{i}" for i in range(num_labels)}, "num_labels": num_labels}
+    if architecture == "bert":
+        return BertConfig(
+            vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=48,
+            **labels,
+        )  # fmt: skip
+    if architecture == "distilbert":
+        return DistilBertConfig(vocab_size=30522, dim=32, n_layers=2, n_heads=2, hidden_dim=48, **labels)
+    return RobertaConfig(
+        vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=48,
+        pad_token_id=0, bos_token_id=101, eos_token_id=102, type_vocab_size=2, **labels,
+    )  # fmt: skip
 
 
 @pytest.fixture(scope="session")

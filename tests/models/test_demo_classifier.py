@@ -105,7 +105,14 @@ def test_an_interrupted_save_leaves_no_model(
 
 @pytest.mark.slow
 def test_real_fine_tuning_is_cached_and_deterministic(tmp_path: Path) -> None:
-    recipe = {"n_train": 64, "max_length": 32, "n_eval": 64, "progress": False, "device": "cpu"}
+    recipe = {
+        "n_train": 64,
+        "batch_size": 32,
+        "max_length": 32,
+        "n_eval": 64,
+        "progress": False,
+        "device": "cpu",
+    }
     first = load_demo_classifier(cache_dir=tmp_path / "a", **recipe)
     (directory,) = (tmp_path / "a" / "models").iterdir()
     weights = directory / "model.safetensors"
@@ -125,7 +132,7 @@ def test_real_fine_tuning_is_cached_and_deterministic(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_default_demo_classifier_is_accurate() -> None:
-    """The demo's model (trained once into the user cache, ~1.5 min on 2 free cores)."""
+    """The demo's model (trained once into the user cache, ~2.5 min on 2 idle cores)."""
     clf = load_demo_classifier(progress=False)
     assert clf.test_accuracy is not None and clf.test_accuracy >= 0.78
     assert clf.positive and clf.class_names == ["negative", "positive"]

@@ -9,17 +9,33 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from tiny_models import ARCHITECTURES, TEXTS
 
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.models import SplitClassifier
 
-LAST_LAYER = {
-    "bert": "bert.encoder.layer.1",
-    "distilbert": "distilbert.transformer.layer.1",
-    "roberta": "roberta.encoder.layer.1",
+ARCHITECTURES = ("bert", "distilbert", "roberta")
+
+# Asymmetric lengths (1 to ~40 tokens) so that batches need padding and sorting matters.
+TEXTS = [
+    "a fine film",
+    "dull, predictable and far too long; the second half drags on without any reason to care",
+    "ok",
+    "what a wonderful, strange little movie",
+    "the actors try hard but the script gives them nothing to do except shout at each other in the rain",
+    "bad",
+    "funny, warm and surprisingly moving",
+    "i wanted to like it",
+    "",
+    "a masterpiece of tedium",
+    "the soundtrack is great. the rest is not.",
+    "two hours of my life i will never get back, although the cinematography is occasionally lovely",
+]
+
+FIRST_LAYER = {
+    "bert": "bert.encoder.layer.0",
+    "distilbert": "distilbert.transformer.layer.0",
+    "roberta": "roberta.encoder.layer.0",
 }
-FIRST_LAYER = {name: layer[:-1] + "0" for name, layer in LAST_LAYER.items()}
 
 
 def _encode_one(tokenizer, model, text: str) -> dict[str, torch.Tensor]:

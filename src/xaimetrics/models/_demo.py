@@ -35,10 +35,10 @@ def load_demo_classifier(
     dataset: str = "rotten_tomatoes",
     *,
     positive: bool = True,
-    n_train: int | None = 2000,
+    n_train: int | None = 3000,
     epochs: int = 1,
     max_length: int = 64,
-    batch_size: int = 32,
+    batch_size: int = 16,
     learning_rate: float = 1e-4,
     seed: int = 0,
     n_eval: int | None = 1000,
@@ -60,8 +60,9 @@ def load_demo_classifier(
     The model is cached under ``<cache>/models/demo-<dataset>-<positive|standard>-<hash>``, the hash
     covering every training parameter, the base-model package version and :data:`DEMO_RECIPE_VERSION`.
     It is trained in a temporary directory renamed into place at the end, so an interrupted run never
-    leaves a half-written model; later calls load it in seconds. With the defaults (2,000 Rotten Tomatoes
-    sentences, 1 epoch) training takes about 1.5 minutes on 2 CPU cores and reaches ≈ 0.8 test accuracy.
+    leaves a half-written model; later calls load it in seconds. With the defaults (3,000 Rotten Tomatoes
+    sentences, batch 16, 1 epoch, 188 steps) training takes about 2.5 minutes on 2 idle CPU cores and
+    reaches 0.81 test accuracy (0.78 validation); 2,000 sentences reach only ≈ 0.78.
 
     Args:
         dataset: an offline dataset name of :func:`xaimetrics.data.load_dataset`.
@@ -121,9 +122,7 @@ def load_demo_classifier(
     _remove_stale_temporaries(models_dir)
     if force or not (target / METADATA_FILE).is_file():
         _train(params, Path(base.get_model_path()), target, resolved_device, progress)
-    return SplitClassifier.from_pretrained(
-        target, device=resolved_device, max_length=max_length, batch_size=batch_size, progress=None
-    )
+    return SplitClassifier.from_pretrained(target, device=resolved_device, max_length=max_length)
 
 
 def _train(params: dict[str, Any], base_path: Path, target: Path, device: Any, progress: bool) -> None:

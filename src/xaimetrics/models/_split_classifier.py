@@ -6,9 +6,8 @@ import contextlib
 import difflib
 import json
 import os
-import re
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,12 @@ from xaimetrics._typing import Array, DeviceLike, Granularity, Texts
 from xaimetrics._validation import check_choice, check_positive_int, check_texts, invalid
 from xaimetrics.models._batching import Encoded, accepted_inputs, batches_by_length, collate, encode
 from xaimetrics.models._heads import HeadAdapter, detect_head
+from xaimetrics.models._module_io import (
+    as_float_tensor,
+    first_tensor,
+    last_layer_name,
+    run_with_replaced_output,
+)
 
 __all__ = ["POSITIVE_CONFIG_KEY", "SplitClassifier"]
 
@@ -164,7 +169,7 @@ class SplitClassifier:
                     "list the names with [name for name, _ in model.named_modules()].",
                 )  # fmt: skip
             if self.granularity != "cls":
-                suggestion = _last_layer_name(self.model)
+                suggestion = last_layer_name(self.model)
                 raise invalid(
                     "granularity", owner, "'cls' when split=None (the head input is one vector per text)",
                     self.granularity,
@@ -384,7 +389,7 @@ class SplitClassifier:
             module = self.model.get_submodule(adapter.module_name)
             return module.register_forward_pre_hook(lambda _m, args: store.append(adapter.extract(args)))
         module = self.model.get_submodule(self.split)
-        return module.register_forward_hook(lambda _m, _args, output: store.append(_first_tensor(output)))
+        return module.register_forward_hook(lambda _m, _args, output: store.append(first_tensor(output)))
 
     def _collect(
         self, store: list[torch.Tensor], mask: torch.Tensor, logits: torch.Tensor
@@ -450,7 +455,7 @@ class SplitClassifier:
                 activations of an intermediate module).
         """
         owner = "SplitClassifier.logits_from_activations"
-        tensor = _as_float_tensor(activations, owner)
+        tensor = as_float_tensor(activations, owner)
         width = self.hidden_size
         if tensor.ndim != 2 or tensor.shape[1] != width:
             rows = "n_tokens_total" if self.granularity == "token" and self._output_ndim == 3 else "n"
@@ -496,69 +501,8 @@ class SplitClassifier:
                 "activations", owner, f"one row per token of 'inputs' ({expected_rows} {unit})",
                 f"{tensor.shape[0]} rows", "Pass the texts the activations were computed from.",
             )  # fmt: skip
-        return self._run_replaced(encoded, chunks, grad)
-
-    def _run_replaced(
-        self, encoded: Encoded, chunks: list[torch.Tensor], grad: contextlib.AbstractContextManager[Any]
-    ) -> torch.Tensor:
-        out: list[torch.Tensor | None] = [None] * len(chunks)
-        module = self.model.get_submodule(self.split)  # type: ignore[arg-type]
-        current: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {}
-
-        def hook(_module: nn.Module, _args: Any, output: Any) -> Any:
-            return _replace_first_tensor(output, current["replace"](_first_tensor(output)))
-
-        handle = module.register_forward_hook(hook)
-        try:
-            with grad:
-                for indices, batch in self._batches(encoded, "SplitClassifier g"):
-                    mask = batch["attention_mask"].bool()
-                    rows = [chunks[i].to(self.device) for i in indices]
-                    if self._output_ndim == 3:
-                        padded = nn.utils.rnn.pad_sequence(rows, batch_first=True)
-                        current["replace"] = lambda raw, p=padded, m=mask: torch.where(
-                            m[..., None], p.to(raw.dtype), raw
-                        )
-                    else:
-                        stacked = torch.stack(rows, dim=0)
-                        current["replace"] = lambda raw, s=stacked: s.to(raw.dtype)
-                    logits = self.model(**batch, return_dict=True).logits.float().cpu()
-                    for row, index in enumerate(indices):
-                        out[index] = logits[row]
-        finally:
-            handle.remove()
-        return torch.stack(out, dim=0)  # type: ignore[arg-type]
-
-
-def _first_tensor(output: Any) -> torch.Tensor:
-    if isinstance(output, torch.Tensor):
-        return output
-    if isinstance(output, tuple | list | Mapping) and len(output) and isinstance(output[0], torch.Tensor):
-        return output[0]
-    raise invalid("split", "SplitClassifier", "a module that outputs a tensor", type(output).__name__)
-
-
-def _replace_first_tensor(output: Any, tensor: torch.Tensor) -> Any:
-    if isinstance(output, torch.Tensor):
-        return tensor
-    if isinstance(output, Mapping):  # a transformers ModelOutput
-        first = next(iter(output))
-        return type(output)(**{**output, first: tensor})
-    return type(output)([tensor, *output[1:]])
-
-
-def _as_float_tensor(activations: Any, owner: str) -> torch.Tensor:
-    if isinstance(activations, torch.Tensor):
-        return activations if activations.dtype == torch.float32 else activations.float()
-    try:
-        return torch.from_numpy(np.asarray(activations, dtype=np.float32))
-    except (TypeError, ValueError) as error:
-        raise invalid(
-            "activations", owner, "a numpy array or torch tensor of floats", type(activations).__name__
-        ) from error
-
-
-def _last_layer_name(model: nn.Module) -> str:
-    """The name of the last numbered transformer block (e.g. ``bert.encoder.layer.5``), for suggestions."""
-    numbered = [name for name, _ in model.named_modules() if re.search(r"\.(layer|layers|h)\.\d+$", name)]
-    return numbered[-1] if numbered else "<module name>"
+        with grad:
+            return run_with_replaced_output(
+                self.model, self.split, self._batches(encoded, "SplitClassifier g"), chunks,
+                sequence=self._output_ndim == 3,
+            )  # fmt: skip
