@@ -21,7 +21,7 @@ def cache_dir(subdir: str | None = None, root: str | os.PathLike[str] | None = N
         '/tmp/xm-doctest/models'
     """
     if root is None:
-        root = os.environ.get(CACHE_ENV_VAR)
+        root = os.environ.get(CACHE_ENV_VAR) or None  # an empty variable means "unset"
     if root is None:
         from platformdirs import user_cache_dir
 

@@ -1,4 +1,12 @@
-"""The ConSim evaluation framework: rankings across settings (Copeland voting, paired t-tests).
+"""The ConSim evaluation framework (paper §4.3, §5, App. B–D): grids of settings, a resumable runner, Copeland
+rankings with paired t-tests, Spearman correlations with the concept metrics, and an HTML/Markdown report.
+
+- :class:`Grid` / :func:`load_grid` — which settings to run (Python or TOML);
+- :func:`run_grid` — computes each artefact once, calls simulators concurrently, stores every finished setting
+  in a :class:`ResultsStore` (SQLite) and resumes after a crash; ``backend="ray"`` spreads it on Ray;
+- :func:`ranking_frame`, :func:`rankings_by`, :func:`rank_methods`, :func:`win_matrix`,
+  :func:`pairwise_differences`, :func:`spearman_with_metrics` — the statistics;
+- :func:`write_report` — the report.
 
 Example:
     >>> import pandas as pd
@@ -7,6 +15,25 @@ Example:
     [1, 2]
 """
 
+from xaimetrics.benchmark._analysis import (
+    RANKING_KEYS,
+    parse_statistics,
+    prompt_type_comparison,
+    ranking_frame,
+    rankings_by,
+    spearman_with_metrics,
+    subset_rankings,
+)
+from xaimetrics.benchmark._artefacts import Artefacts, Providers, make_extractor
+from xaimetrics.benchmark._grid import (
+    BASELINE_METHOD,
+    CONCEPT_METHODS,
+    Grid,
+    Setting,
+    grid_from_dict,
+    load_grid,
+    ranking_prompt,
+)
 from xaimetrics.benchmark._ranking import (
     PairwiseDifferences,
     copeland_ranks,
@@ -15,12 +42,39 @@ from xaimetrics.benchmark._ranking import (
     rank_methods,
     win_matrix,
 )
+from xaimetrics.benchmark._report import markdown_table, write_report
+from xaimetrics.benchmark._runner import RunSummary, choose_n_concepts, run_grid
+from xaimetrics.benchmark._store import ResultsStore, setting_key
 
 __all__ = [
+    "BASELINE_METHOD",
+    "CONCEPT_METHODS",
+    "RANKING_KEYS",
+    "Artefacts",
+    "Grid",
     "PairwiseDifferences",
+    "Providers",
+    "ResultsStore",
+    "RunSummary",
+    "Setting",
+    "choose_n_concepts",
     "copeland_ranks",
+    "grid_from_dict",
+    "load_grid",
+    "make_extractor",
+    "markdown_table",
     "pairwise_differences",
+    "parse_statistics",
     "pivot_scores",
+    "prompt_type_comparison",
     "rank_methods",
+    "ranking_frame",
+    "ranking_prompt",
+    "rankings_by",
+    "run_grid",
+    "setting_key",
+    "spearman_with_metrics",
+    "subset_rankings",
     "win_matrix",
+    "write_report",
 ]

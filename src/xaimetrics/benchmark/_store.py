@@ -34,6 +34,7 @@ COLUMNS: tuple[str, ...] = (
     "anonymized",
     "seed",
     "simulator",
+    "phase",
     "is_upper_bound",
     "score",
     "n_samples",

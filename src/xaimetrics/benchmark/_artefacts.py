@@ -1,0 +1,339 @@
+"""Expensive artefacts of a grid, computed once and reused (in memory, and on disk where it is cheap).
+
+Per dataset × model: the concept-fit texts and their activations ``A``, the LP/EP candidate pool with its
+activations and f's predictions (one forward of ``h`` each, saved as ``.npz``), and the activations of
+single words used by the top-words interpretation (saved too). Per dataset × model × method × k × seed: the
+fitted concept extractor (pickled) and its interpretations. Per dataset × model × seed: the LP/EP selection.
+
+Artefacts live under ``directory`` (by default ``<output>/artefacts``), named by a hash of what they depend
+on, so a changed grid never reads a stale one; deleting the folder only costs time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from xaimetrics._validation import invalid
+
+__all__ = ["Artefacts", "Providers"]
+
+DatasetLoader = Callable[[str], Any]  # split -> TextDataset-like (texts, labels, class_names, sample())
+ModelFactory = Callable[[str], Any]  # dataset name -> split classifier
+
+
+def _digest(*parts: Any) -> str:
+    text = json.dumps(parts, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _numpy(value: Any) -> np.ndarray:
+    if hasattr(value, "detach"):
+        value = value.detach().cpu().numpy()
+    return np.asarray(value, dtype=np.float32)
+
+
+class Providers:
+    """How the names of a grid become objects: dataset loaders, model factories and simulator factories.
+
+    Built-in names (offline datasets, ``minilm``/``minilm+``, ``local``/``openai:<model>``/``perfect``) are
+    always available; ``datasets``, ``models`` and ``simulators`` add (or override) names. Factories must
+    be picklable (module-level functions) for the Ray backend.
+
+    Args:
+        datasets: ``{name: loader(split) -> TextDataset}``.
+        models: ``{name: factory(dataset_name) -> split classifier}``.
+        simulators: ``{name: factory() -> simulator}``.
+    """
+
+    def __init__(
+        self,
+        datasets: Mapping[str, DatasetLoader] | None = None,
+        models: Mapping[str, ModelFactory] | None = None,
+        simulators: Mapping[str, Callable[[], Any]] | None = None,
+    ) -> None:
+        self.datasets = dict(datasets or {})
+        self.models = dict(models or {})
+        self.simulators = dict(simulators or {})
+
+    def grid_extras(self) -> dict[str, tuple[str, ...]]:
+        """The ``extra_*`` arguments of :class:`~xaimetrics.benchmark.Grid` for the registered names."""
+        return {
+            "extra_datasets": tuple(self.datasets),
+            "extra_models": tuple(self.models),
+            "extra_simulators": tuple(self.simulators),
+        }
+
+    def load_dataset(self, name: str, split: str) -> Any:
+        if name in self.datasets:
+            return self.datasets[name](split)
+        from xaimetrics.data import load_dataset
+
+        return load_dataset(name, split)
+
+    def load_model(self, name: str, dataset: str) -> Any:
+        if name in self.models:
+            return self.models[name](dataset)
+        if name in ("minilm", "minilm+"):
+            from xaimetrics.models import load_demo_classifier
+
+            return load_demo_classifier(dataset, positive=name.endswith("+"), progress=False)
+        raise invalid("models", "Providers", "a built-in or registered model name", name)
+
+
+class _WordActivations:
+    """``h`` with a memo: TopWords passes every vocabulary word alone; each word is computed once per model."""
+
+    def __init__(self, model: Any, path: Path | None) -> None:
+        self.model = model
+        self.path = path
+        self._lock = threading.Lock()
+        self._rows: dict[str, np.ndarray] = {}
+        self._dirty = False
+        if path is not None and path.is_file():
+            with np.load(path, allow_pickle=False) as stored:
+                self._rows = dict(zip(stored["words"].tolist(), stored["values"], strict=True))
+
+    def activations(self, texts: list[str]) -> np.ndarray:
+        with self._lock:
+            missing = sorted({t for t in texts if t not in self._rows})
+            if missing:
+                values = _numpy(self.model.activations(missing))
+                self._rows.update(zip(missing, values, strict=True))
+                self._dirty = True
+            return np.stack([self._rows[t] for t in texts]) if texts else np.zeros((0, 0), np.float32)
+
+    def save(self) -> None:
+        with self._lock:
+            if self.path is None or not self._dirty or not self._rows:
+                return
+            words = sorted(self._rows)
+            _atomic_savez(self.path, words=np.array(words), values=np.stack([self._rows[w] for w in words]))
+            self._dirty = False
+
+
+def _atomic_savez(path: Path, **arrays: np.ndarray) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.npz")
+    np.savez(tmp, **arrays)
+    os.replace(tmp, path)
+
+
+def _atomic_pickle(path: Path, value: Any) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    with open(tmp, "wb") as handle:
+        pickle.dump(value, handle)
+    os.replace(tmp, path)
+
+
+class Artefacts:
+    """The artefact store of one grid run (thread-safe; see the module docstring).
+
+    Args:
+        grid: the :class:`~xaimetrics.benchmark.Grid`.
+        providers: the :class:`Providers`.
+        directory: where artefacts are saved (``None``: memory only).
+    """
+
+    def __init__(self, grid: Any, providers: Providers, directory: str | Path | None) -> None:
+        self.grid = grid
+        self.providers = providers
+        self.directory = None if directory is None else Path(directory)
+        if self.directory is not None:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._memo: dict[tuple[Any, ...], Any] = {}
+
+    def _once(self, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
+        with self._lock:
+            if key not in self._memo:
+                self._memo[key] = compute()
+            return self._memo[key]
+
+    def _path(self, kind: str, *parts: Any, suffix: str) -> Path | None:
+        if self.directory is None:
+            return None
+        return self.directory / f"{kind}-{_digest(*parts)}{suffix}"
+
+    # -- data and model --------------------------------------------------------------------------------------
+    def data(self, dataset: str) -> tuple[Any, Any]:
+        """(concept-fit texts drawn from train, LP/EP candidate pool drawn from test), fixed seed 0."""
+
+        def load() -> tuple[Any, Any]:
+            train = self.providers.load_dataset(dataset, "train")
+            test = self.providers.load_dataset(dataset, "test")
+            fit = train.sample(self.grid.n_fit, seed=0)
+            pool = test if self.grid.pool_size is None else test.sample(self.grid.pool_size, seed=0)
+            return fit, pool
+
+        return self._once(("data", dataset), load)
+
+    def model(self, dataset: str, model: str) -> Any:
+        return self._once(("model", dataset, model), lambda: self.providers.load_model(model, dataset))
+
+    def model_id(self, dataset: str, model: str) -> str:
+        """What identifies the trained weights (the demo classifier's recipe and training time), so that
+        artefacts of a retrained model are never reused."""
+
+        def identify() -> str:
+            classifier = self.model(dataset, model)
+            metadata = getattr(classifier, "metadata", None)
+            return _digest(
+                model, dataset, metadata if isinstance(metadata, dict) else type(classifier).__name__
+            )
+
+        return self._once(("model_id", dataset, model), identify)
+
+    def activations(self, dataset: str, model: str) -> dict[str, np.ndarray]:
+        """``{"fit": A_fit, "pool": A_pool, "predictions": f(pool)}`` (one forward each, saved as .npz)."""
+
+        def compute() -> dict[str, np.ndarray]:
+            fit, pool = self.data(dataset)
+            path = self._path(
+                "activations", dataset, self.model_id(dataset, model), self.grid.n_fit, self.grid.pool_size,
+                len(fit), len(pool), suffix=".npz",
+            )  # fmt: skip
+            if path is not None and path.is_file():
+                with np.load(path, allow_pickle=False) as stored:
+                    return {name: stored[name] for name in ("fit", "pool", "predictions")}
+            classifier = self.model(dataset, model)
+            a_fit = _numpy(classifier.activations(list(fit.texts)))
+            a_pool = _numpy(classifier.activations(list(pool.texts)))
+            logits = classifier.logits_from_activations(_torch_like(classifier, a_pool))
+            predictions = _numpy(logits).argmax(axis=1).astype(np.int64)
+            arrays = {"fit": a_fit, "pool": a_pool, "predictions": predictions}
+            if path is not None:
+                _atomic_savez(path, **arrays)
+            return arrays
+
+        return self._once(("activations", dataset, model), compute)
+
+    def words(self, dataset: str, model: str) -> _WordActivations:
+        return self._once(
+            ("words", dataset, model),
+            lambda: _WordActivations(
+                self.model(dataset, model),
+                self._path("words", dataset, self.model_id(dataset, model), suffix=".npz"),
+            ),
+        )
+
+    def samples(self, dataset: str, model: str, seed: int) -> Any:
+        """The LP/EP selection of a seed (:class:`~xaimetrics.consim.ConSimSamples`)."""
+
+        def select() -> Any:
+            from xaimetrics.consim import ConSim
+
+            _, pool = self.data(dataset)
+            arrays = self.activations(dataset, model)
+            consim = ConSim(None, None, classes=list(pool.class_names))
+            return consim.select_examples(
+                list(pool.texts), pool.labels, arrays["predictions"], n_lp=self.grid.n_lp,
+                n_ep=self.grid.n_ep, seed=seed, balance=self.grid.balance,
+            )  # fmt: skip
+
+        return self._once(("samples", dataset, model, seed), select)
+
+    def prompts(self, settings: list[Any], build: Callable[[], list[Any]]) -> list[Any]:
+        """The rendered prompts of a group of settings, built once and pickled (a resumed run reuses them)."""
+        g = self.grid
+        path = self._path(
+            "prompts", sorted(s.key for s in settings), self.model_id(settings[0].dataset, settings[0].model),
+            g.n_lp, g.n_ep, g.n_fit, g.pool_size, g.max_sample_chars, g.balance, g.options(settings[0].method),
+            suffix=".pkl",
+        )  # fmt: skip
+        if path is not None and path.is_file():
+            with open(path, "rb") as handle:
+                return pickle.load(handle)
+        built = build()
+        if path is not None:
+            _atomic_pickle(path, built)
+        return built
+
+    # -- concepts --------------------------------------------------------------------------------------------
+    def extractor(self, dataset: str, model: str, method: str, n_concepts: int, seed: int) -> Any:
+        """The concept extractor fitted on the concept-fit activations (pickled beside the other artefacts)."""
+
+        def fit() -> Any:
+            options = self.grid.options(method)
+            path = self._path(
+                "fit", dataset, self.model_id(dataset, model), method, n_concepts, seed, self.grid.n_fit, options,
+                suffix=".pkl",
+            )  # fmt: skip
+            if path is not None and path.is_file():
+                with open(path, "rb") as handle:
+                    return pickle.load(handle)
+            extractor = make_extractor(method, n_concepts, seed, **options).fit(
+                self.activations(dataset, model)["fit"]
+            )
+            if path is not None:
+                _atomic_pickle(path, extractor)
+            return extractor
+
+        return self._once(("fit", dataset, model, method, n_concepts, seed), fit)
+
+    def interpretation(
+        self,
+        dataset: str,
+        model: str,
+        method: str,
+        n_concepts: int,
+        seed: int,
+        kind: str,
+        simulator: Any = None,
+        simulator_name: str = "",
+    ) -> Any:
+        """``top_words`` (CMAW, eq. 1) or ``llm_labels`` (o1CA, eq. 2, asked to ``simulator``)."""
+
+        def interpret() -> Any:
+            fit, _ = self.data(dataset)
+            extractor = self.extractor(dataset, model, method, n_concepts, seed)
+            if kind == "top_words":
+                from xaimetrics.concepts import TopWords
+
+                words = self.words(dataset, model)
+                top = TopWords(words, extractor, min_frequency=5, stop_words="english").fit(list(fit.texts))
+                words.save()
+                return top.interpret()
+            from xaimetrics.consim import LLMLabels
+
+            labels = LLMLabels(
+                simulator, self.model(dataset, model), extractor, classes=list(fit.class_names), seed=seed
+            )
+            return labels.fit(list(fit.texts)).interpret()
+
+        key = ("interpretation", dataset, model, method, n_concepts, seed, kind)
+        return self._once((*key, simulator_name if kind == "llm_labels" else ""), interpret)
+
+
+def make_extractor(method: str, n_concepts: int, seed: int, **options: Any) -> Any:
+    """A fresh concept extractor of the grid's method name.
+
+    Example:
+        >>> type(make_extractor("PCA", 3, 0)).__name__, make_extractor("PCA", 3, 0).n_concepts
+        ('PCA', 3)
+    """
+    from xaimetrics import concepts
+
+    if method == "NoProjection":
+        return concepts.NoProjection(**options)
+    classes = {"NMF": concepts.NMF, "SAE": concepts.SAE, "ICA": concepts.ICA, "PCA": concepts.PCA}
+    classes["SVD"] = concepts.SVD
+    if method not in classes:
+        raise invalid("method", "make_extractor", "one of " + ", ".join([*classes, "NoProjection"]), method)
+    return classes[method](n_concepts=n_concepts, random_state=seed, **options)
+
+
+def _torch_like(classifier: Any, array: np.ndarray) -> Any:
+    """Activations as the classifier's head expects them (torch for torch models)."""
+    try:
+        import torch
+    except ImportError:  # pragma: no cover
+        return array
+    return torch.as_tensor(array)

@@ -1,0 +1,125 @@
+"""``xaimetrics benchmark``: run a grid from a TOML file (resumable) and write its report.
+
+    xaimetrics benchmark run grid.toml --output results/      # run (or resume) and write the report
+    xaimetrics benchmark report --output results/             # rebuild the report from the stored results
+    xaimetrics benchmark export --output results/ rows.parquet
+
+``--providers module:attribute`` names a :class:`~xaimetrics.benchmark.Providers` object registering your own
+datasets, models or simulators (the module must be importable).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from pathlib import Path
+from typing import Any
+
+from xaimetrics._validation import invalid
+
+__all__ = ["register"]
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``benchmark`` sub-command (``run``, ``report``, ``export``)."""
+    parser = subparsers.add_parser(
+        "benchmark",
+        help="run a ConSim grid from a TOML file and write its ranking report",
+        description="Run a ConSim experiment grid (resumable), rank the methods and write an HTML/Markdown report.",
+    )
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    run = actions.add_parser("run", help="run (or resume) a grid, then write the report")
+    run.add_argument("grid", help="the grid's TOML file")
+    run.add_argument("--output", default="xaimetrics-benchmark", help="results folder (default: %(default)s)")
+    run.add_argument(
+        "--backend", default="local", choices=("local", "ray"), help="where to run (default: local)"
+    )
+    run.add_argument("--providers", default=None, help="'module:attribute' of a Providers object")
+    run.add_argument("--no-cache", action="store_true", help="do not use the simulator response cache")
+    run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.set_defaults(func=_run)
+    report = actions.add_parser("report", help="rebuild the report from the stored results")
+    report.add_argument(
+        "--output", default="xaimetrics-benchmark", help="results folder (default: %(default)s)"
+    )
+    report.set_defaults(func=_report)
+    export = actions.add_parser("export", help="export the stored results to .csv or .parquet")
+    export.add_argument("path", help="the file to write (.csv or .parquet)")
+    export.add_argument(
+        "--output", default="xaimetrics-benchmark", help="results folder (default: %(default)s)"
+    )
+    export.set_defaults(func=_export)
+    return parser
+
+
+def _providers(spec: str | None) -> Any:
+    from xaimetrics.benchmark import Providers
+
+    if spec is None:
+        return Providers()
+    module_name, _, attribute = spec.partition(":")
+    try:
+        value = getattr(importlib.import_module(module_name), attribute or "PROVIDERS")
+    except (ImportError, AttributeError) as error:
+        raise invalid("--providers", "xaimetrics benchmark run", "'module:attribute' of a Providers object", spec,
+                      f"It could not be loaded ({error}).") from error  # fmt: skip
+    if not isinstance(value, Providers):
+        raise invalid("--providers", "xaimetrics benchmark run", "a Providers object", type(value).__name__)
+    return value
+
+
+def _store_path(output: str) -> Path:
+    path = Path(output) / "results.sqlite"
+    if not path.is_file():
+        raise invalid("--output", "xaimetrics benchmark", "a folder holding results.sqlite", output,
+                      "Run 'xaimetrics benchmark run GRID.toml --output FOLDER' first.")  # fmt: skip
+    return path
+
+
+def _run(args: argparse.Namespace) -> int:
+    from xaimetrics._cache import cache_dir
+    from xaimetrics.benchmark import load_grid, run_grid
+
+    providers = _providers(args.providers)
+    grid = load_grid(args.grid, **providers.grid_extras())
+    output = Path(args.output)
+    output.mkdir(parents=True, exist_ok=True)
+    print(
+        f"{len(grid.settings())} evaluation settings; results in {output / 'results.sqlite'}", file=sys.stderr
+    )
+    summary = run_grid(
+        grid, output / "results.sqlite", providers=providers, artefact_dir=output / "artefacts",
+        response_cache=None if args.no_cache else cache_dir("simulators") / "responses.sqlite",
+        backend=args.backend, progress=not args.no_progress,
+    )  # fmt: skip
+    print(f"{summary.completed} run, {summary.skipped} already stored, {summary.failed} failed "
+          f"({summary.calls} calls, {summary.cached_calls} cached, {summary.total_tokens:,} tokens, "
+          f"${summary.cost_usd:.4f}) in {summary.wall_time_s:.1f} s")  # fmt: skip
+    for error in summary.errors[:5]:
+        print(f"  failed: {error}", file=sys.stderr)
+    _write(output, summary.as_dict())
+    return 0 if summary.failed == 0 else 1
+
+
+def _write(output: Path, run: dict[str, Any] | None) -> None:
+    from xaimetrics.benchmark import ResultsStore, write_report
+
+    with ResultsStore(output / "results.sqlite") as store:
+        frame, grid = store.to_frame(), store.get_meta("grid", {})
+    paths = write_report(frame, output, grid=grid, run=run)
+    print(f"Report: {paths['report_html']}")
+
+
+def _report(args: argparse.Namespace) -> int:
+    _store_path(args.output)
+    _write(Path(args.output), None)
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from xaimetrics.benchmark import ResultsStore
+
+    with ResultsStore(_store_path(args.output)) as store:
+        print(store.export(args.path))
+    return 0

@@ -1,0 +1,130 @@
+"""The report's figures (matplotlib, Agg backend, PNG): win and difference heatmaps, score distributions,
+Spearman correlations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from xaimetrics._optional import import_optional
+
+__all__ = ["plot_differences", "plot_score_distributions", "plot_spearman", "plot_win_matrix"]
+
+
+def _pyplot() -> Any:
+    matplotlib = import_optional("matplotlib", extra="report", caller="the benchmark report")
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _heatmap(ax: Any, values: np.ndarray, labels: list[str], cmap: str, vmin: float, vmax: float) -> Any:
+    image = ax.imshow(values, cmap=cmap, vmin=vmin, vmax=vmax)
+    ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right")
+    ax.set_yticks(range(len(labels)), labels)
+    ax.set_xlabel("method 2")
+    ax.set_ylabel("method 1")
+    return image
+
+
+def plot_win_matrix(wins: pd.DataFrame, path: str | Path) -> Path:
+    """Eq. 6 as a heatmap: the share (%) of shared settings where method 1 beats method 2."""
+    plt = _pyplot()
+    labels = [str(c) for c in wins.columns]
+    size = 1.0 + 0.75 * len(labels)
+    fig, ax = plt.subplots(figsize=(size + 1.5, size))
+    values = wins.to_numpy(dtype=float)
+    image = _heatmap(ax, values, labels, "RdBu", 0.0, 100.0)
+    for i in range(len(labels)):
+        for j in range(len(labels)):
+            if not np.isnan(values[i, j]):
+                color = "white" if abs(values[i, j] - 50.0) > 30.0 else "black"
+                ax.text(j, i, f"{values[i, j]:.0f}", ha="center", va="center", fontsize=8, color=color)
+    fig.colorbar(image, ax=ax, label="% of settings won (tie = ½)")
+    ax.set_title("Pairwise wins (ranked by Copeland)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return Path(path)
+
+
+def plot_differences(differences: Any, path: str | Path) -> Path:
+    """Eq. 8 as a heatmap: mean ± std of ``acc_1 − acc_2``; ``*`` marks a paired t-test with p < alpha."""
+    plt = _pyplot()
+    labels = [str(c) for c in differences.mean.columns]
+    mean = differences.mean.to_numpy(dtype=float)
+    std = differences.std.to_numpy(dtype=float)
+    significant = differences.significant.to_numpy()
+    bound = float(np.nanmax(np.abs(mean))) if np.isfinite(mean).any() else 1.0
+    bound = bound or 1.0
+    size = 1.0 + 0.9 * len(labels)
+    fig, ax = plt.subplots(figsize=(size + 1.5, size))
+    image = _heatmap(ax, mean, labels, "RdBu", -bound, bound)
+    for i in range(len(labels)):
+        for j in range(len(labels)):
+            if i == j or np.isnan(mean[i, j]):
+                continue
+            mark = "*" if significant[i, j] else ""
+            spread = "" if np.isnan(std[i, j]) else f"\n±{std[i, j]:.2f}"
+            weight = "bold" if significant[i, j] else "normal"
+            color = "white" if abs(mean[i, j]) > 0.6 * bound else "black"
+            ax.text(j, i, f"{mean[i, j]:+.2f}{mark}{spread}", ha="center", va="center", fontsize=7,
+                    fontweight=weight, color=color)  # fmt: skip
+    fig.colorbar(image, ax=ax, label="mean accuracy difference")
+    ax.set_title(f"Mean differences (* paired t-test p < {differences.alpha})")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return Path(path)
+
+
+def plot_score_distributions(results: pd.DataFrame, path: str | Path) -> Path:
+    """Box plots of the scores per prompt type (one panel per dataset), baselines included, U1 apart."""
+    plt = _pyplot()
+    rows = results[(results["phase"] == "evaluation")].copy()
+    rows["value"] = rows["score"].astype(float)
+    rows["prompt"] = rows["prompt_type"] + np.where(rows["anonymized"].astype(bool), "-a", "")
+    datasets = sorted(rows["dataset"].unique()) or [""]
+    fig, axes = plt.subplots(1, len(datasets), figsize=(6.5 * len(datasets), 4.0), squeeze=False)
+    order = ["NE1", "E1", "NE2", "E2", "E3", "U1"]
+    for ax, dataset in zip(axes[0], datasets, strict=True):
+        part = rows[rows["dataset"] == dataset]
+        prompts = sorted(part["prompt"].unique(), key=lambda p: (order.index(p.removesuffix("-a")), p))
+        data = [part.loc[part["prompt"] == p, "value"].dropna().to_numpy() for p in prompts]
+        if prompts:
+            ax.boxplot(data, showmeans=True)
+            ax.set_xticks(range(1, len(prompts) + 1), [p + (" (upper bound)" if "U1" in p else "") for p in prompts],
+                          rotation=30, ha="right")  # fmt: skip
+        ax.set_ylim(-0.05, 1.05)
+        ax.set_ylabel("simulator accuracy vs f (eq. 5)")
+        ax.set_title(f"Scores per prompt type — {dataset}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return Path(path)
+
+
+def plot_spearman(correlations: pd.DataFrame, path: str | Path) -> Path:
+    """Horizontal bars of Spearman's ρ between simulatability and each concept metric (paper Fig. 5)."""
+    plt = _pyplot()
+    table = correlations.dropna(subset=["rho"]) if len(correlations) else correlations
+    fig, ax = plt.subplots(figsize=(6.0, 0.4 * max(3, len(table)) + 1.0))
+    if len(table):
+        colors = ["#2b6cb0" if r > 0 else "#c53030" for r in table["rho"]]
+        ax.barh([str(i) for i in table.index], table["rho"], color=colors)
+        for y, (rho, p) in enumerate(zip(table["rho"], table["pvalue"], strict=True)):
+            ax.text(rho, y, f" {rho:+.2f}{'*' if p < 0.05 else ''}", va="center", fontsize=8)
+    else:
+        ax.text(0.5, 0.5, "not enough methods with metrics", ha="center", va="center", transform=ax.transAxes)
+    ax.axvline(0.0, color="black", linewidth=0.8)
+    ax.set_xlim(-1.15, 1.15)
+    ax.set_xlabel("Spearman ρ with simulatability (win share); * p < 0.05")
+    ax.set_title("Simulatability vs concept metrics (App. D)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return Path(path)

@@ -1,0 +1,461 @@
+"""The experiment grid: which settings a ConSim benchmark runs (paper §5.1), from Python or a TOML file.
+
+A *setting* fixes the dataset, the model, the concept method and its number of concepts, the
+interpretation, the prompt type (± anonymised classes), the seed and the simulator (paper §4.3). The grid is
+their product, with two rules of the paper:
+
+- ``NoExplanation`` is the no-explanation baseline: it only runs the baseline prompt types (NE1, NE2), once
+  per dataset × model × seed × simulator (its prompt shows no concept, so it does not depend on the concept
+  method, the number of concepts or the interpretation). In rankings it stands in the column of every
+  explanation prompt type whose baseline it is (NE1 for E1, NE2 for E2 and E3), see :func:`ranking_prompt`.
+- Concept methods only run the explanation prompt types (E1, E2, E3 and the U1 upper bound, which is
+  stored but never ranked).
+
+The number of concepts is one integer, one per method (``{"NMF": 20, "PCA": 10}``), or a list of
+candidates chosen per dataset–method pair on the validation seeds (paper §5.1: two extra 40-sample sets).
+
+The TOML file mirrors the dataclass fields (``tomllib``, Python ≥ 3.11; ``tomli`` on 3.10)::
+
+    datasets = ["rotten_tomatoes"]
+    models = ["minilm+"]
+    methods = ["NMF", "PCA", "NoExplanation"]
+    n_concepts = { NMF = [10, 20], PCA = 10 }
+    prompt_types = ["NE1-a", "E1-a", "NE2-a", "E2-a", "E3-a"]
+    seeds = [0, 1, 2]
+    simulators = ["local"]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from xaimetrics._validation import invalid
+from xaimetrics.benchmark._store import setting_key
+
+__all__ = [
+    "BASELINE_METHOD",
+    "CONCEPT_METHODS",
+    "Grid",
+    "Setting",
+    "load_grid",
+    "ranking_prompt",
+]
+
+#: concept extraction methods the runner knows (``xaimetrics.concepts`` classes)
+CONCEPT_METHODS: tuple[str, ...] = ("NMF", "SAE", "ICA", "PCA", "SVD", "NoProjection")
+#: the no-explanation baseline
+BASELINE_METHOD = "NoExplanation"
+#: built-in models: the demo MiniLM classifier, standard or with a ReLU at the split ("+", needed by NMF)
+BUILTIN_MODELS: tuple[str, ...] = ("minilm", "minilm+")
+INTERPRETATIONS: tuple[str, ...] = ("top_words", "llm_labels")
+PROMPT_NAMES: tuple[str, ...] = ("NE1", "E1", "NE2", "E2", "E3", "U1")
+_OWNER = "Grid"
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One cell of the grid: one prompt sent to one simulator, one row of the results store.
+
+    ``phase`` is ``"evaluation"`` for the reported seeds and ``"validation"`` for the runs that choose the
+    number of concepts. ``n_concepts`` and ``interpretation`` are ``0`` and ``""`` for ``NoExplanation``.
+
+    Example:
+        >>> s = Setting("rotten_tomatoes", "minilm+", "NMF", 20, "top_words", "E2", True, 0, "local")
+        >>> s.label, len(s.key)
+        ('E2-a', 32)
+    """
+
+    dataset: str
+    model: str
+    method: str
+    n_concepts: int
+    interpretation: str
+    prompt_type: str
+    anonymized: bool
+    seed: int
+    simulator: str
+    phase: str = "evaluation"
+
+    @property
+    def label(self) -> str:
+        """The prompt type with the paper's ``-a`` suffix for anonymised classes."""
+        return self.prompt_type + ("-a" if self.anonymized else "")
+
+    def params(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @property
+    def key(self) -> str:
+        """The store key (stable hash of every field)."""
+        return setting_key(self.params())
+
+
+def ranking_prompt(prompt_type: str) -> tuple[str, ...]:
+    """The explanation prompt types whose ranking a prompt type's score enters.
+
+    A concept method's E1/E2/E3 score enters its own column; the NoExplanation baseline NE1 enters E1 and NE2
+    enters E2 and E3 (the paper compares E1 to NE1 and the LP prompts to NE2). U1 enters none.
+
+    Example:
+        >>> ranking_prompt("NE2"), ranking_prompt("E1"), ranking_prompt("U1")
+        (('E2', 'E3'), ('E1',), ())
+    """
+    return {"NE1": ("E1",), "NE2": ("E2", "E3"), "E1": ("E1",), "E2": ("E2",), "E3": ("E3",)}.get(
+        prompt_type, ()
+    )
+
+
+def _tuple_of(name: str, value: Any, kind: type, allow_empty: bool = False) -> tuple[Any, ...]:
+    if isinstance(value, kind) and not isinstance(value, bool):
+        value = (value,)
+    if isinstance(value, str | bytes) or not isinstance(value, Iterable):
+        raise invalid(name, _OWNER, f"a list of {kind.__name__}", value)
+    items = tuple(value)
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, kind):
+            raise invalid(name, _OWNER, f"a list of {kind.__name__}", items)
+    if not items and not allow_empty:
+        raise invalid(name, _OWNER, f"a non-empty list of {kind.__name__}", "an empty list")
+    if len(set(items)) != len(items):
+        raise invalid(name, _OWNER, "a list without duplicates", items)
+    return items
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A ConSim benchmark grid (paper §5.1): the product of every listed choice.
+
+    Args:
+        datasets: offline dataset names (``rotten_tomatoes``, ``imdb``, ``bbc_news``) or extra ones registered
+            with the runner.
+        models: ``"minilm"`` / ``"minilm+"`` (the demo MiniLM classifier; ``+`` adds a ReLU at the split, as
+            NMF needs) or names registered with the runner.
+        methods: among :data:`CONCEPT_METHODS` and ``"NoExplanation"``.
+        n_concepts: one integer for all methods, or ``{method: int or [candidates]}`` (missing methods get
+            ``default_n_concepts``). Candidates are chosen on ``validation_seeds``.
+        interpretations: ``"top_words"`` (CMAW, eq. 1) and/or ``"llm_labels"`` (o1CA, eq. 2).
+        prompt_types: paper names with an optional ``-a`` suffix (anonymised classes): NE1, E1, NE2, E2, E3,
+            U1. Baselines (NE1/NE2) are run by ``NoExplanation`` only, the others by concept methods only.
+        seeds: evaluation seeds (LP/EP selection and concept fits).
+        simulators: ``"local"`` (offline GGUF), ``"openai:<model>"`` (with ``base_url``), ``"perfect"``
+            (answers the model's predictions: a pipeline check) or names registered with the runner.
+        base_url: server URL of ``openai:`` simulators.
+        n_lp, n_ep: learning- and evaluation-phase samples per selection (paper: 20 + 20).
+        concurrency: simulator calls in flight.
+        n_fit: training texts the concepts are fitted on (drawn once per dataset).
+        pool_size: test texts LP/EP samples are drawn from (``None``: the whole test split).
+        validation_seeds: seeds of the runs choosing the number of concepts (paper: two).
+        max_sample_chars: cut longer sample texts in prompts.
+        balance: ``"strict"`` or ``"relaxed"`` LP/EP selection (see :func:`xaimetrics.consim.select_examples`).
+        default_n_concepts: the number of concepts of methods ``n_concepts`` does not name.
+        extractor_options: ``{method: {keyword: value}}`` passed to the extractors (e.g. ``{"SAE":
+            {"max_steps": 200}}``).
+
+    Example:
+        >>> grid = Grid(methods=("NMF", "PCA", "NoExplanation"), prompt_types=("NE2", "E2"), seeds=(0, 1),
+        ...             simulators=("perfect",))
+        >>> len(grid.settings())  # 2 methods × E2 × 2 seeds + NoExplanation × NE2 × 2 seeds
+        6
+    """
+
+    datasets: tuple[str, ...] = ("rotten_tomatoes",)
+    models: tuple[str, ...] = ("minilm+",)
+    methods: tuple[str, ...] = (*CONCEPT_METHODS, BASELINE_METHOD)
+    n_concepts: Any = 20
+    interpretations: tuple[str, ...] = ("top_words",)
+    prompt_types: tuple[str, ...] = ("NE1-a", "E1-a", "NE2-a", "E2-a", "E3-a")
+    seeds: tuple[int, ...] = (0, 1, 2)
+    simulators: tuple[str, ...] = ("local",)
+    base_url: str | None = None
+    n_lp: int = 20
+    n_ep: int = 20
+    concurrency: int = 4
+    n_fit: int = 2000
+    pool_size: int | None = None
+    validation_seeds: tuple[int, ...] = (1000, 1001)
+    max_sample_chars: int | None = None
+    balance: str = "strict"
+    default_n_concepts: int = 20
+    extractor_options: Any = None
+    extra_datasets: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    extra_models: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    extra_simulators: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for name in ("datasets", "models", "methods", "interpretations", "prompt_types", "simulators"):
+            object.__setattr__(self, name, _tuple_of(name, getattr(self, name), str))
+        for name in ("seeds", "validation_seeds"):
+            object.__setattr__(self, name, _tuple_of(name, getattr(self, name), int, allow_empty=True))
+        for name in ("extra_datasets", "extra_models", "extra_simulators"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+        if isinstance(self.n_concepts, Mapping):
+            object.__setattr__(self, "n_concepts", dict(self.n_concepts))
+        if isinstance(self.extractor_options, Mapping):
+            object.__setattr__(
+                self, "extractor_options", {k: dict(v) for k, v in self.extractor_options.items()}
+            )
+        self.validate()
+
+    # -- validation ------------------------------------------------------------------------------------------
+    def validate(self) -> None:
+        """Check every field; raise :class:`~xaimetrics.exceptions.InvalidParameterError` naming the bad key."""
+        from xaimetrics.data import OFFLINE_DATASETS
+
+        _choices("datasets", self.datasets, (*OFFLINE_DATASETS, *self.extra_datasets))
+        _choices("models", self.models, (*BUILTIN_MODELS, *self.extra_models))
+        _choices("methods", self.methods, (*CONCEPT_METHODS, BASELINE_METHOD))
+        _choices("interpretations", self.interpretations, INTERPRETATIONS)
+        for simulator in self.simulators:
+            if simulator in ("local", "perfect", *self.extra_simulators):
+                continue
+            if simulator.startswith("openai:") and len(simulator) > len("openai:"):
+                continue
+            known = ", ".join(repr(s) for s in ("local", "openai:<model>", "perfect", *self.extra_simulators))
+            raise invalid("simulators", _OWNER, f"among {known}", simulator)
+        labels = [_split_label(p) for p in self.prompt_types]
+        if not any(kind in ("E1", "E2", "E3") for kind, _ in labels) and self.concept_methods:
+            raise invalid(
+                "prompt_types",
+                _OWNER,
+                "at least one explanation prompt type (E1, E2 or E3) when concept methods are listed",
+                self.prompt_types,
+            )
+        if BASELINE_METHOD in self.methods and not any(kind in ("NE1", "NE2") for kind, _ in labels):
+            raise invalid(
+                "prompt_types",
+                _OWNER,
+                "at least one baseline prompt type (NE1 or NE2) when 'NoExplanation' is listed",
+                self.prompt_types,
+            )
+        if not self.seeds:
+            raise invalid("seeds", _OWNER, "a non-empty list of int", "an empty list")
+        overlap = set(self.seeds) & set(self.validation_seeds)
+        if overlap:
+            raise invalid("validation_seeds", _OWNER, "disjoint from 'seeds'", sorted(overlap))
+        for name in ("n_lp", "n_ep", "concurrency", "n_fit", "default_n_concepts"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise invalid(name, _OWNER, "an integer ≥ 1", value)
+        if self.pool_size is not None and (
+            isinstance(self.pool_size, bool) or not isinstance(self.pool_size, int) or self.pool_size < 2
+        ):
+            raise invalid("pool_size", _OWNER, "None or an integer ≥ 2", self.pool_size)
+        if self.balance not in ("strict", "relaxed"):
+            raise invalid("balance", _OWNER, "'strict' or 'relaxed'", self.balance)
+        self._check_n_concepts()
+        options = self.extractor_options
+        if options is not None:
+            if not isinstance(options, Mapping) or not all(isinstance(v, Mapping) for v in options.values()):
+                raise invalid("extractor_options", _OWNER, "a mapping {method: {keyword: value}}", options)
+            unknown = sorted(set(options) - set(self.concept_methods))
+            if unknown:
+                raise invalid(
+                    "extractor_options", _OWNER, f"keys among the listed concept methods {self.concept_methods}",
+                    unknown,
+                )  # fmt: skip
+        if "NMF" in self.methods:
+            standard = [m for m in self.models if m in BUILTIN_MODELS and not m.endswith("+")]
+            if standard:
+                raise invalid(
+                    "models",
+                    _OWNER,
+                    "'+' (non-negative) variants when NMF is listed",
+                    standard,
+                    "Use 'minilm+' or drop NMF.",
+                )
+        openai = any(s.startswith("openai:") for s in self.simulators)
+        if (
+            openai
+            and self.base_url is not None
+            and not str(self.base_url).startswith(("http://", "https://"))
+        ):
+            raise invalid("base_url", _OWNER, "an http(s):// URL", self.base_url)
+        if self.needs_validation and not self.validation_seeds:
+            raise invalid(
+                "validation_seeds",
+                _OWNER,
+                "at least one seed when 'n_concepts' lists candidates",
+                self.validation_seeds,
+            )
+
+    def _check_n_concepts(self) -> None:
+        value = self.n_concepts
+        if isinstance(value, Mapping):
+            unknown = sorted(set(value) - set(self.concept_methods))
+            if unknown:
+                raise invalid(
+                    "n_concepts",
+                    _OWNER,
+                    f"keys among the listed concept methods {self.concept_methods}",
+                    unknown,
+                )
+            for method, count in value.items():
+                _check_counts(f"n_concepts.{method}", count)
+        else:
+            _check_counts("n_concepts", value)
+
+    # -- derived ---------------------------------------------------------------------------------------------
+    @property
+    def concept_methods(self) -> tuple[str, ...]:
+        return tuple(m for m in self.methods if m != BASELINE_METHOD)
+
+    def candidates(self, method: str) -> tuple[int, ...]:
+        """The numbers of concepts tried for ``method`` (one value: no validation run)."""
+        if method == "NoProjection":
+            return (0,)  # C = H: the width is the model's
+        value = self.n_concepts
+        if isinstance(value, Mapping):
+            value = value.get(method, self.default_n_concepts)
+        return (value,) if isinstance(value, int) else tuple(value)
+
+    @property
+    def needs_validation(self) -> bool:
+        return any(len(self.candidates(m)) > 1 for m in self.concept_methods)
+
+    def options(self, method: str) -> dict[str, Any]:
+        """Extra keyword arguments of ``method``'s extractor."""
+        return dict((self.extractor_options or {}).get(method, {}))
+
+    def prompt_labels(self, *, baseline: bool) -> list[tuple[str, bool]]:
+        """``(paper name, anonymised)`` of the baseline (or explanation) prompt types, in grid order."""
+        labels = [_split_label(p) for p in self.prompt_types]
+        return [(k, a) for k, a in labels if (k in ("NE1", "NE2")) == baseline]
+
+    def settings(
+        self, *, phase: str = "evaluation", chosen: Mapping[tuple[str, str, str], int] | None = None
+    ) -> list[Setting]:
+        """Every setting of a phase, in a deterministic order.
+
+        ``phase="validation"`` lists the concept-method runs on ``validation_seeds`` for methods with
+        several candidates; ``"evaluation"`` the reported runs, with the number of concepts taken from
+        ``chosen[(dataset, model, method)]`` for such methods.
+        """
+        out: list[Setting] = []
+        validation = phase == "validation"
+        seeds = self.validation_seeds if validation else self.seeds
+        for dataset in self.datasets:
+            for model in self.models:
+                for seed in seeds:
+                    for simulator in self.simulators:
+                        out.extend(self._group(dataset, model, seed, simulator, phase, chosen or {}))
+        return out
+
+    def _group(
+        self, dataset: str, model: str, seed: int, simulator: str, phase: str, chosen: Mapping[Any, int]
+    ) -> Iterator[Setting]:
+        validation = phase == "validation"
+        if BASELINE_METHOD in self.methods and not validation:
+            for kind, anonymized in self.prompt_labels(baseline=True):
+                yield Setting(
+                    dataset, model, BASELINE_METHOD, 0, "", kind, anonymized, seed, simulator, phase
+                )
+        for method in self.concept_methods:
+            candidates = self.candidates(method)
+            if validation:
+                if len(candidates) == 1:
+                    continue
+                counts = candidates
+            elif len(candidates) == 1:
+                counts = candidates
+            else:
+                if (dataset, model, method) not in chosen:
+                    continue
+                counts = (chosen[(dataset, model, method)],)
+            for k in counts:
+                for interpretation in self.interpretations:
+                    for kind, anonymized in self.prompt_labels(baseline=False):
+                        if validation and kind == "U1":
+                            continue
+                        yield Setting(
+                            dataset,
+                            model,
+                            method,
+                            k,
+                            interpretation,
+                            kind,
+                            anonymized,
+                            seed,
+                            simulator,
+                            phase,
+                        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The grid as plain data (what the TOML file holds)."""
+        data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.repr}
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in data.items() if v is not None}
+
+    def replace(self, **changes: Any) -> Grid:
+        return dataclasses.replace(self, **changes)
+
+
+def _split_label(label: str) -> tuple[str, bool]:
+    name = label.strip()
+    anonymized = name.lower().endswith(("-a", "_a"))
+    if anonymized:
+        name = name[:-2]
+    name = {"L1": "NE1", "L2": "NE2"}.get(name.upper(), name.upper())
+    if name not in PROMPT_NAMES:
+        choices = ", ".join(PROMPT_NAMES)
+        raise invalid(
+            "prompt_types", _OWNER, f"among {choices} (optionally with '-a' for anonymised classes)", label
+        )
+    return name, anonymized
+
+
+def _choices(name: str, values: Sequence[str], valid: Sequence[str]) -> None:
+    for value in values:
+        if value not in valid:
+            raise invalid(name, _OWNER, "among " + ", ".join(repr(v) for v in valid), value)
+
+
+def _check_counts(name: str, value: Any) -> None:
+    values = [value] if isinstance(value, int) and not isinstance(value, bool) else value
+    if isinstance(values, str) or not isinstance(values, Sequence) or not values:
+        raise invalid(name, _OWNER, "an integer ≥ 1 or a non-empty list of them", value)
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise invalid(name, _OWNER, "an integer ≥ 1 or a non-empty list of them", value)
+    if len(set(values)) != len(values):
+        raise invalid(name, _OWNER, "candidates without duplicates", value)
+
+
+def load_grid(path: str | Path, **extra: Any) -> Grid:
+    """Read a :class:`Grid` from a TOML file; unknown keys are an error naming the valid ones.
+
+    ``extra`` (``extra_datasets=...``, …) is passed to :class:`Grid` (names registered with the runner).
+
+    Example:
+        >>> import tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "grid.toml")
+        >>> _ = open(path, "w").write('methods = ["PCA", "NoExplanation"]\\nseeds = [0, 1]\\nsimulators = ["perfect"]')
+        >>> load_grid(path).seeds
+        (0, 1)
+    """
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        from xaimetrics._optional import import_optional
+
+        tomllib = import_optional("tomli", extra="benchmark", caller="load_grid")
+    path = Path(path)
+    if not path.is_file():
+        raise invalid("path", "load_grid", "an existing TOML file", str(path))
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise invalid("path", "load_grid", "a valid TOML file", f"{path}: {error}") from error
+    return grid_from_dict(data, **extra)
+
+
+def grid_from_dict(data: Mapping[str, Any], **extra: Any) -> Grid:
+    """Build a :class:`Grid` from plain data; unknown keys are an error naming the valid ones."""
+    valid = [f.name for f in dataclasses.fields(Grid) if f.repr]
+    unknown = sorted(set(data) - set(valid))
+    if unknown:
+        raise invalid("grid", "load_grid", "keys among " + ", ".join(valid), unknown)
+    return Grid(**dict(data), **extra)

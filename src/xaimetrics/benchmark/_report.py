@@ -1,0 +1,154 @@
+"""The benchmark report: one HTML page and one Markdown file, with the figures as PNG files beside them."""
+
+from __future__ import annotations
+
+import datetime
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from xaimetrics._optional import import_optional
+from xaimetrics.benchmark import _analysis as analysis
+from xaimetrics.benchmark import _figures as figures
+
+__all__ = ["markdown_table", "write_report"]
+
+_BASELINE_NOTE = (
+    "NoExplanation is the no-explanation baseline: its NE1 score stands in the E1 settings and its NE2 score "
+    "in the E2 and E3 settings of the same seed."
+)
+
+
+def _format(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return "—" if math.isnan(value) else f"{value:.3f}"
+    return str(value)
+
+
+def markdown_table(frame: pd.DataFrame, *, index: bool = True) -> str:
+    """A GitHub-flavoured Markdown table (``|`` in cells escaped).
+
+    Example:
+        >>> print(markdown_table(pd.DataFrame({"rank": [1, 2]}, index=pd.Index(["NMF", "PCA"], name="method"))))
+        | method | rank |
+        |---|---|
+        | NMF | 1 |
+        | PCA | 2 |
+    """
+    table = frame.reset_index() if index else frame
+    header = [str(c) for c in table.columns]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in table.itertuples(index=False):
+        lines.append("| " + " | ".join(_format(v).replace("|", "\\|") for v in row) + " |")
+    return "\n".join(lines)
+
+
+def _html(frame: pd.DataFrame, *, index: bool = True) -> str:
+    table = frame.reset_index() if index else frame
+    return table.to_html(index=False, escape=True, float_format=lambda v: f"{v:.3f}", na_rep="—", border=0)
+
+
+def _both(frame: pd.DataFrame, index: bool = True) -> tuple[str, str]:
+    return _html(frame, index=index), markdown_table(frame, index=index)
+
+
+def write_report(
+    results: pd.DataFrame,
+    output: str | Path,
+    *,
+    grid: Mapping[str, Any] | None = None,
+    run: Mapping[str, Any] | None = None,
+    concept_metrics: pd.DataFrame | None = None,
+    title: str = "ConSim benchmark report",
+) -> dict[str, Path]:
+    """Write ``report.html``, ``report.md`` and the PNG figures into ``output``; return their paths.
+
+    Args:
+        results: the store's rows (:meth:`~xaimetrics.benchmark.ResultsStore.to_frame`).
+        output: the folder (created if needed).
+        grid: the grid settings shown at the end (:meth:`Grid.to_dict`).
+        run: run totals (wall time, …) from :class:`RunSummary` to show beside the stored totals.
+        concept_metrics: ``methods × metrics`` (App. D) for the Spearman correlation.
+        title: the page title.
+    """
+    jinja2 = import_optional("jinja2", extra="report", caller="write_report")
+    import markupsafe
+
+    output = Path(output)
+    output.mkdir(parents=True, exist_ok=True)
+    long = analysis.ranking_frame(results)
+    if long["method"].nunique() < 2:
+        from xaimetrics._validation import invalid
+
+        raise invalid(
+            "results", "write_report", "scores of at least two methods in shared settings",
+            f"{long['method'].nunique()} method(s)", "Run more of the grid first.",
+        )  # fmt: skip
+    overall = analysis.rankings_by(long)[()]
+    wins, differences = analysis.overall_statistics(long)
+    paths = {
+        "wins": figures.plot_win_matrix(wins, output / "win_matrix.png"),
+        "differences": figures.plot_differences(differences, output / "differences.png"),
+        "distributions": figures.plot_score_distributions(results, output / "score_distributions.png"),
+    }
+    subsets = []
+    for column, tables in analysis.subset_rankings(long).items():
+        if column == "all":
+            continue
+        for key, table in tables.items():
+            html, md = _both(table)
+            subsets.append({"title": f"{column} = {', '.join(map(str, key))}", "html": html, "md": md})
+    context: dict[str, Any] = {
+        "title": title,
+        "generated": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "version": _version(),
+        "baseline_note": _BASELINE_NOTE,
+        "figures": {k: v.name for k, v in paths.items()},
+        "subsets": subsets,
+    }
+    context["overall_html"], context["overall_md"] = _both(overall)
+    prompts = analysis.prompt_type_comparison(results)
+    context["prompts_html"], context["prompts_md"] = _both(prompts, index=False)
+    context["parse_html"], context["parse_md"] = _both(analysis.parse_statistics(results), index=False)
+    totals = analysis.totals(results)
+    if run:
+        totals.update({f"run_{k}": v for k, v in run.items() if not isinstance(v, dict | list)})
+    totals_frame = pd.DataFrame({"value": [_format(v) for v in totals.values()]}, index=list(totals))
+    totals_frame.index.name = "total"
+    context["totals_html"], context["totals_md"] = _both(totals_frame)
+    grid_frame = pd.DataFrame({"value": [str(v) for v in (grid or {}).values()]}, index=list(grid or {}))
+    grid_frame.index.name = "key"
+    context["grid_html"], context["grid_md"] = _both(grid_frame)
+    context["metrics_html"] = context["metrics_md"] = ""
+    if concept_metrics is not None and len(concept_metrics):
+        correlations = analysis.spearman_with_metrics(overall, concept_metrics)
+        paths["spearman"] = figures.plot_spearman(correlations, output / "spearman.png")
+        context["figures"]["spearman"] = paths["spearman"].name
+        context["metrics_html"], context["metrics_md"] = _both(concept_metrics)
+        context["spearman_html"], context["spearman_md"] = _both(correlations)
+    environment = jinja2.Environment(
+        loader=jinja2.PackageLoader("xaimetrics.benchmark", "templates"),
+        autoescape=jinja2.select_autoescape(enabled_extensions=("html.jinja",), default_for_string=False),
+        keep_trailing_newline=True,
+    )
+    for name, markup in (("report.html", True), ("report.md", False)):
+        template = environment.get_template(f"{name}.jinja")
+        values = dict(context)
+        if markup:  # tables are built escaped by pandas
+            values = {k: (markupsafe.Markup(v) if k.endswith("_html") else v) for k, v in values.items()}
+            values["subsets"] = [{**s, "html": markupsafe.Markup(s["html"])} for s in subsets]
+        path = output / name
+        path.write_text(template.render(**values), encoding="utf-8")
+        paths[name.replace(".", "_")] = path
+    return paths
+
+
+def _version() -> str:
+    from xaimetrics import __version__
+
+    return __version__

@@ -1,0 +1,406 @@
+"""Run a :class:`~xaimetrics.benchmark.Grid`: build every prompt once, ask the simulators concurrently, store
+every finished setting durably, resume after a crash.
+
+The work is cut into *groups* (dataset × model × method × k × seed × simulator): a group's prompts share one
+concept fit, one interpretation and one LP/EP selection. The main thread builds the prompts group after
+group (artefacts come from :class:`Artefacts`, computed once) and hands each prompt to a pool of
+``grid.concurrency`` threads that call the simulator, score the answer (eq. 5) and write the row to the
+:class:`~xaimetrics.benchmark.ResultsStore` in its own transaction — so prompt building overlaps the calls,
+and a ``kill -9`` loses at most the calls in flight. A simulator with a ``register(setting, prompt)`` method
+is told each setting before its prompt is sent (oracles and replays use it). Settings whose key is already stored are skipped; a
+group with nothing left to do costs nothing. A call that fails for good (after the simulator's retries) is
+*not* stored: it is counted in :attr:`RunSummary.failed` and retried by the next run.
+
+With candidate numbers of concepts, a validation phase runs first on ``grid.validation_seeds`` and the
+number with the best mean score per dataset × model × method is kept (ties: the smallest), as in §5.1.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import queue
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from xaimetrics._validation import invalid
+from xaimetrics.benchmark._artefacts import Artefacts, Providers
+from xaimetrics.benchmark._grid import BASELINE_METHOD, Grid, Setting
+from xaimetrics.benchmark._store import ResultsStore
+
+__all__ = ["RunSummary", "build_group_prompts", "make_simulator", "run_grid", "setting_row"]
+
+
+@dataclass
+class RunSummary:
+    """What a run did: settings in the grid, already stored, run now, failed; simulator totals; time."""
+
+    total: int = 0
+    skipped: int = 0
+    completed: int = 0
+    failed: int = 0
+    calls: int = 0
+    cached_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    wall_time_s: float = 0.0
+    chosen_n_concepts: dict[str, int] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "total": self.total, "skipped": self.skipped, "completed": self.completed, "failed": self.failed,
+            "calls": self.calls, "cached_calls": self.cached_calls, "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens, "total_tokens": self.total_tokens,
+            "cost_usd": self.cost_usd, "wall_time_s": self.wall_time_s,
+            "chosen_n_concepts": dict(self.chosen_n_concepts), "errors": list(self.errors[:20]),
+        }  # fmt: skip
+
+
+class _PerfectSimulator:
+    """Answers every registered prompt with the model's predictions (a pipeline check, score 1.0)."""
+
+    name = "perfect"
+
+    def __init__(self) -> None:
+        self._answers: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def register(self, setting: Setting, prompt: Any) -> None:
+        with self._lock:
+            self._answers[_prompt_text(prompt)] = prompt.reference_answer
+
+    def generate(self, messages: Any, *, answer_schema: Any = None) -> Any:
+        from xaimetrics.simulators import SimulatorResponse
+
+        text = "\n\n".join(m.content for m in messages)
+        with self._lock:
+            answer = self._answers.get(text)
+        if answer is None:
+            return SimulatorResponse("", model="perfect", error="prompt not registered")
+        return SimulatorResponse(answer, model="perfect", completion_tokens=len(answer.split()))
+
+
+def make_simulator(name: str, grid: Grid, providers: Providers, cache_path: Path | None) -> Any:
+    """The simulator a grid name stands for, behind the persistent response cache when ``cache_path``."""
+    from xaimetrics.simulators import CachedSimulator, OpenAICompatibleSimulator, default_simulator
+
+    if name in providers.simulators:
+        inner = providers.simulators[name]()
+    elif name == "perfect":
+        return _PerfectSimulator()
+    elif name == "local":
+        inner = default_simulator()
+    elif name.startswith("openai:"):
+        inner = OpenAICompatibleSimulator(
+            name[len("openai:") :], base_url=grid.base_url, max_concurrency=grid.concurrency
+        )
+    else:
+        raise invalid("simulators", "run_grid", "a known simulator name", name)
+    if cache_path is None:
+        return inner
+    return CachedSimulator(inner, cache_path)
+
+
+def _prompt_text(prompt: Any) -> str:
+    return "\n\n".join(m.content for m in prompt.messages)
+
+
+def build_group_prompts(
+    artefacts: Artefacts, settings: list[Setting], simulators: Mapping[str, Any]
+) -> list[tuple[Setting, Any]]:
+    """The prompts of settings sharing dataset, model, method, number of concepts, seed and simulator."""
+    return artefacts.prompts(settings, lambda: _build_group_prompts(artefacts, settings, simulators))
+
+
+def _build_group_prompts(
+    artefacts: Artefacts, settings: list[Setting], simulators: Mapping[str, Any]
+) -> list[tuple[Setting, Any]]:
+    from xaimetrics.consim import ConSim
+
+    first = settings[0]
+    dataset, model_name, seed = first.dataset, first.model, first.seed
+    _, pool = artefacts.data(dataset)
+    samples = artefacts.samples(dataset, model_name, seed)
+    grid = artefacts.grid
+    out: list[tuple[Setting, Any]] = []
+    if first.method == BASELINE_METHOD:
+        consim = ConSim(None, None, classes=list(pool.class_names), max_sample_chars=grid.max_sample_chars)
+        for setting in settings:
+            out.append((setting, consim.build_prompt(samples, prompt_type=setting.label)))
+        return out
+    model = artefacts.model(dataset, model_name)
+    extractor = artefacts.extractor(dataset, model_name, first.method, first.n_concepts, seed)
+    activations = artefacts.activations(dataset, model_name)["fit"]
+    consim = ConSim(
+        model, None, classes=list(pool.class_names), extractor=extractor, activations=activations,
+        max_sample_chars=grid.max_sample_chars,
+    )  # fmt: skip
+    for setting in settings:
+        interpretation = artefacts.interpretation(
+            dataset, model_name, setting.method, setting.n_concepts, seed, setting.interpretation,
+            simulators.get(setting.simulator), setting.simulator,
+        )  # fmt: skip
+        prompt = consim.build_prompt(samples, prompt_type=setting.label, interpretation=interpretation)
+        out.append((setting, prompt))
+    return out
+
+
+def setting_row(setting: Setting, result: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The store row and the JSON payload (prompt, answer, parse details) of a scored setting."""
+    row = {
+        "dataset": setting.dataset, "model": setting.model, "method": setting.method,
+        "n_concepts": setting.n_concepts, "interpretation": setting.interpretation,
+        "prompt_type": setting.prompt_type, "anonymized": setting.anonymized, "seed": setting.seed,
+        "simulator": setting.simulator, "phase": setting.phase, "is_upper_bound": result.is_upper_bound,
+        "score": result.accuracy, "n_samples": result.n_samples, "n_parsed": result.n_parsed,
+        "n_missing": result.n_missing, "n_invalid": result.n_invalid,
+        "prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens,
+        "cost_usd": result.cost_usd, "latency_s": result.latency_s, "cached": result.cached,
+        "error": result.error,
+    }  # fmt: skip
+    payload = {"setting": setting.params(), "result": result.to_dict()}
+    return row, payload
+
+
+def ask(simulator: Any, setting: Setting, prompt: Any) -> tuple[Any, bool]:
+    """Call the simulator on one prompt and score it; ``(ConSimResult, ok)``. Never raises on a bad call."""
+    from xaimetrics.consim import score_response
+    from xaimetrics.simulators import SimulatorResponse
+
+    try:
+        response = simulator.generate(list(prompt.messages), answer_schema=prompt.answer_schema)
+    except Exception as error:  # a simulator that raises: recorded as a failed call, retried next run
+        response = SimulatorResponse("", error=f"{type(error).__name__}: {error}")
+    result = score_response(prompt, response, seed=setting.seed)
+    return result, response.error is None
+
+
+class _Progress:
+    """A progress bar (tqdm on stderr) with ETA and running token / cost totals; silent when disabled."""
+
+    def __init__(self, total: int, enabled: bool, summary: RunSummary) -> None:
+        self.summary = summary
+        self._lock = threading.Lock()
+        self.bar = None
+        if enabled and total:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(
+                total=total, unit="setting", desc="ConSim grid", file=sys.stderr, dynamic_ncols=True
+            )
+
+    def done(self, result: Any, ok: bool, setting: Setting) -> None:
+        with self._lock:
+            s = self.summary
+            s.calls += 1
+            s.cached_calls += int(result.cached)
+            s.prompt_tokens += result.prompt_tokens
+            s.completion_tokens += result.completion_tokens
+            s.cost_usd += result.cost_usd
+            if ok:
+                s.completed += 1
+            else:
+                s.failed += 1
+                s.errors.append(f"{setting.label} {setting.method} seed {setting.seed}: {result.error}")
+            if self.bar is not None:
+                self.bar.set_postfix_str(
+                    f"tokens={s.total_tokens:,} cost=${s.cost_usd:.4f} cached={s.cached_calls} failed={s.failed}",
+                    refresh=False,
+                )
+                self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _groups(settings: list[Setting]) -> Iterator[list[Setting]]:
+    groups: dict[tuple[Any, ...], list[Setting]] = {}
+    for s in settings:
+        groups.setdefault(
+            (s.dataset, s.model, s.method, s.n_concepts, s.seed, s.simulator, s.phase), []
+        ).append(s)
+    yield from groups.values()
+
+
+def run_grid(
+    grid: Grid,
+    store: ResultsStore | str | Path,
+    *,
+    providers: Providers | None = None,
+    artefact_dir: str | Path | None = None,
+    response_cache: str | Path | None = None,
+    backend: str = "local",
+    progress: bool = True,
+    on_result: Callable[[Setting, Any], None] | None = None,
+    artefacts: Artefacts | None = None,
+) -> RunSummary:
+    """Run every setting of ``grid`` not yet in ``store``; return what was done.
+
+    Args:
+        grid: the :class:`~xaimetrics.benchmark.Grid`.
+        store: a :class:`~xaimetrics.benchmark.ResultsStore` or its SQLite path.
+        providers: extra dataset / model / simulator names (:class:`Providers`).
+        artefact_dir: where activations, fits and word activations are saved (``None``: memory only).
+        response_cache: SQLite file of the simulators' response cache (``None``: no cache).
+        backend: ``"local"`` (threads) or ``"ray"`` (the groups run as Ray tasks; needs the ``ray`` extra).
+        progress: show a progress bar with ETA and running token / cost totals.
+        on_result: called with each finished ``(setting, ConSimResult)`` (local backend).
+        artefacts: an :class:`Artefacts` to share with the caller (default: a new one on ``artefact_dir``).
+
+    Returns:
+        A :class:`RunSummary`.
+    """
+    started = time.perf_counter()
+    providers = providers or Providers()
+    if backend not in ("local", "ray"):
+        raise invalid("backend", "run_grid", "'local' or 'ray'", backend)
+    owned = not isinstance(store, ResultsStore)
+    results = ResultsStore(store) if owned else store
+    summary = RunSummary()
+    try:
+        results.set_meta("grid", grid.to_dict())
+        if artefacts is None:
+            artefacts = Artefacts(grid, providers, artefact_dir)
+        cache = None if response_cache is None else Path(response_cache)
+        chosen: dict[tuple[str, str, str], int] = {}
+        if grid.needs_validation:
+            _run_phase(grid.settings(phase="validation"), artefacts, results, cache, backend, progress, summary,
+                       on_result)  # fmt: skip
+            chosen = choose_n_concepts(results.to_frame(), grid)
+            summary.chosen_n_concepts = {"/".join(k): v for k, v in chosen.items()}
+            results.set_meta("chosen_n_concepts", summary.chosen_n_concepts)
+        evaluation = grid.settings(phase="evaluation", chosen=chosen)
+        _run_phase(evaluation, artefacts, results, cache, backend, progress, summary, on_result)
+    finally:
+        summary.wall_time_s = time.perf_counter() - started
+        if owned:
+            results.close()
+    return summary
+
+
+def _run_phase(
+    settings: list[Setting],
+    artefacts: Artefacts,
+    store: ResultsStore,
+    cache: Path | None,
+    backend: str,
+    progress: bool,
+    summary: RunSummary,
+    on_result: Callable[[Setting, Any], None] | None,
+) -> None:
+    done = store.keys()
+    pending = [s for s in settings if s.key not in done]
+    summary.total += len(settings)
+    summary.skipped += len(settings) - len(pending)
+    if not pending:
+        return
+    bar = _Progress(len(pending), progress, summary)
+    try:
+        if backend == "ray":
+            from xaimetrics.benchmark._ray import run_groups_on_ray
+
+            run_groups_on_ray(list(_groups(pending)), artefacts, store, cache, bar)
+        else:
+            _run_local(pending, artefacts, store, cache, bar, on_result)
+    finally:
+        bar.close()
+
+
+def _run_local(
+    pending: list[Setting],
+    artefacts: Artefacts,
+    store: ResultsStore,
+    cache: Path | None,
+    bar: _Progress,
+    on_result: Callable[[Setting, Any], None] | None,
+) -> None:
+    grid = artefacts.grid
+    simulators = {
+        name: make_simulator(name, grid, artefacts.providers, cache)
+        for name in sorted({s.simulator for s in pending})
+    }
+
+    # One writer thread stores the rows in order of completion, so that a worker starts its next call while
+    # the previous row is fsynced (synchronous=FULL): the calls never wait for the disk.
+    finished: queue.Queue[tuple[Setting, Any, bool] | None] = queue.Queue()
+    failures: list[BaseException] = []
+
+    def write() -> None:
+        while (item := finished.get()) is not None:
+            setting, result, ok = item
+            try:
+                if ok:
+                    row, payload = setting_row(setting, result)
+                    store.add(setting.key, row, payload)
+                bar.done(result, ok, setting)
+                if on_result is not None:
+                    on_result(setting, result)
+            except BaseException as error:  # surfaced by the main thread after the run
+                failures.append(error)
+
+    def work(setting: Setting, prompt: Any) -> None:
+        result, ok = ask(simulators[setting.simulator], setting, prompt)
+        finished.put((setting, result, ok))
+
+    writer = threading.Thread(target=write, name="xaimetrics-results-writer", daemon=True)
+    writer.start()
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=grid.concurrency) as pool:
+            futures = []
+            for group in _groups(pending):
+                for setting, prompt in build_group_prompts(artefacts, group, simulators):
+                    register = getattr(simulators[setting.simulator], "register", None)
+                    if callable(register):
+                        register(setting, prompt)
+                    futures.append(pool.submit(work, setting, prompt))
+            for future in futures:
+                future.result()
+    finally:
+        finished.put(None)
+        writer.join()
+    if failures:
+        raise failures[0]
+
+
+def choose_n_concepts(frame: Any, grid: Grid) -> dict[tuple[str, str, str], int]:
+    """Per dataset × model × method with candidates: the number of concepts with the best mean validation
+    score (over seeds, prompt types, interpretations and simulators); ties go to the smallest.
+
+    Example:
+        >>> import pandas as pd
+        >>> g = Grid(methods=("PCA",), n_concepts={"PCA": [3, 5]}, prompt_types=("E2",), simulators=("perfect",))
+        >>> rows = pd.DataFrame({"dataset": "rotten_tomatoes", "model": "minilm+", "method": "PCA",
+        ...     "n_concepts": [3, 5, 3, 5], "score": [0.6, 0.7, 0.6, 0.9], "phase": "validation",
+        ...     "is_upper_bound": 0})
+        >>> choose_n_concepts(rows, g)
+        {('rotten_tomatoes', 'minilm+', 'PCA'): 5}
+    """
+    chosen: dict[tuple[str, str, str], int] = {}
+    if len(frame) == 0:
+        return chosen
+    rows = frame[(frame["phase"] == "validation") & (frame["is_upper_bound"] == 0)]
+    for dataset in grid.datasets:
+        for model in grid.models:
+            for method in grid.concept_methods:
+                candidates = grid.candidates(method)
+                if len(candidates) < 2:
+                    continue
+                subset = rows[
+                    (rows["dataset"] == dataset) & (rows["model"] == model) & (rows["method"] == method)
+                ]
+                means = subset.groupby("n_concepts")["score"].mean()
+                scored = [(float(means.get(k, float("-inf"))), -k) for k in candidates]
+                best = max(scored)
+                chosen[(dataset, model, method)] = -best[1]
+    return chosen

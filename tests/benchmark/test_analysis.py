@@ -1,0 +1,102 @@
+"""Analysis of stored results: baseline pairing, exclusions, prompt comparison, Spearman against scipy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from xaimetrics.benchmark import prompt_type_comparison, ranking_frame, rankings_by, spearman_with_metrics
+from xaimetrics.benchmark._analysis import parse_statistics
+from xaimetrics.exceptions import InvalidParameterError
+
+
+def rows(records):
+    base = {"dataset": "d", "model": "m", "simulator": "s", "phase": "evaluation", "is_upper_bound": 0,
+            "anonymized": 1, "n_samples": 4, "n_parsed": 4, "n_missing": 0, "n_invalid": 0}  # fmt: skip
+    return pd.DataFrame([{**base, **r} for r in records])
+
+
+RESULTS = rows([
+    {"method": "NoExplanation", "interpretation": "", "prompt_type": "NE1", "seed": 0, "score": 0.50},
+    {"method": "NoExplanation", "interpretation": "", "prompt_type": "NE2", "seed": 0, "score": 0.60},
+    {"method": "NMF", "interpretation": "top_words", "prompt_type": "E1", "seed": 0, "score": 0.70},
+    {"method": "NMF", "interpretation": "top_words", "prompt_type": "E2", "seed": 0, "score": 0.55},
+    {"method": "NMF", "interpretation": "top_words", "prompt_type": "E3", "seed": 0, "score": 0.75},
+    {"method": "NMF", "interpretation": "top_words", "prompt_type": "U1", "seed": 0, "score": 1.00,
+     "is_upper_bound": 1},
+    {"method": "NMF", "interpretation": "top_words", "prompt_type": "E2", "seed": 1000, "score": 0.10,
+     "phase": "validation"},
+    {"method": "PCA", "interpretation": "top_words", "prompt_type": "E2", "seed": 0, "score": None},
+])  # fmt: skip
+
+
+def test_ranking_frame_pairs_baselines_and_drops_u1_validation_and_missing():
+    long = ranking_frame(RESULTS)
+    got = {(r.method, r.prompt_type): r.score for r in long.itertuples()}
+    assert got == {
+        ("NMF", "E1"): 0.70, ("NMF", "E2"): 0.55, ("NMF", "E3"): 0.75,
+        ("NoExplanation", "E1"): 0.50, ("NoExplanation", "E2"): 0.60, ("NoExplanation", "E3"): 0.60,
+    }  # fmt: skip
+    assert set(long["interpretation"]) == {"top_words"}
+    ranking = rankings_by(long)[()]
+    # NMF wins E1 and E3, loses E2: 2 wins of 3 duels
+    assert ranking.loc["NMF", "win_share"] == pytest.approx(100 * 2 / 3)
+    assert ranking["rank"].to_dict() == {"NMF": 1, "NoExplanation": 2}
+    per_prompt = rankings_by(long, ["prompt_type"])
+    assert per_prompt[("E2",)]["rank"].to_dict() == {"NoExplanation": 1, "NMF": 2}
+
+
+def test_baseline_enters_every_interpretation():
+    extra = rows(
+        [{"method": "NMF", "interpretation": "llm_labels", "prompt_type": "E1", "seed": 0, "score": 0.4}]
+    )
+    long = ranking_frame(pd.concat([RESULTS, extra], ignore_index=True))
+    baseline = long[(long["method"] == "NoExplanation") & (long["prompt_type"] == "E1")]
+    assert sorted(baseline["interpretation"]) == ["llm_labels", "top_words"]
+
+
+def test_ranking_frame_names_missing_columns():
+    with pytest.raises(
+        InvalidParameterError, match=r"'results' parameter of ranking_frame.*missing \['phase'\]"
+    ):
+        ranking_frame(RESULTS.drop(columns="phase"))
+
+
+def test_prompt_type_comparison_gain_over_the_matching_baseline():
+    table = prompt_type_comparison(RESULTS).set_index(["method", "prompt"])
+    assert table.loc[("NMF", "E1-a"), "gain_vs_baseline"] == pytest.approx(0.20)
+    assert table.loc[("NMF", "E2-a"), "gain_vs_baseline"] == pytest.approx(-0.05)
+    assert table.loc[("NMF", "E3-a"), "gain_vs_baseline"] == pytest.approx(0.15)
+    assert np.isnan(table.loc[("NMF", "U1-a"), "gain_vs_baseline"])
+    assert table.loc[("NMF", "U1-a"), "mean"] == 1.0
+
+
+def test_spearman_matches_scipy_on_asymmetric_values():
+    ranking = pd.DataFrame(
+        {"win_share": [90.0, 70.0, 40.0, 35.0, 10.0]}, index=["NMF", "SAE", "ICA", "PCA", "SVD"]
+    )
+    metrics = pd.DataFrame(
+        {"l0": [4.0, 9.0, 3.0, 20.0, 25.0], "logits_kl": [0.01, 0.2, 0.05, 0.3, 0.1], "constant": 1.0},
+        index=["SVD", "NMF", "ICA", "PCA", "SAE"],  # another order on purpose
+    )
+    table = spearman_with_metrics(ranking, metrics)
+    aligned = metrics.loc[ranking.index]
+    for column in ("l0", "logits_kl"):
+        reference = stats.spearmanr(ranking["win_share"], aligned[column])
+        assert table.loc[column, "rho"] == pytest.approx(reference.statistic)
+        assert table.loc[column, "pvalue"] == pytest.approx(reference.pvalue)
+    assert np.isnan(table.loc["constant", "rho"]) and table.loc["l0", "n_methods"] == 5
+
+
+def test_parse_statistics_rate():
+    frame = rows([
+        {"method": "A", "interpretation": "", "prompt_type": "E1", "seed": 0, "score": 0.5, "n_parsed": 3,
+         "n_missing": 1},
+        {"method": "B", "interpretation": "", "prompt_type": "E1", "seed": 0, "score": 0.5, "n_parsed": 2,
+         "n_invalid": 2},
+    ])  # fmt: skip
+    table = parse_statistics(frame)
+    assert table.loc[0, "parse_rate"] == pytest.approx(5 / 8)
+    assert table.loc[0, "n_missing"] == 1 and table.loc[0, "n_invalid"] == 2

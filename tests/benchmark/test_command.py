@@ -1,0 +1,97 @@
+"""The ``benchmark`` and ``demo`` sub-commands, in process."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+from browser import available, open_in_chromium
+
+from xaimetrics import cli
+from xaimetrics.benchmark import _command
+
+
+def benchmark_main(argv):
+    """``xaimetrics benchmark ...`` through cli.main when the lead has registered it, else its own parser."""
+    if "xaimetrics.benchmark._command" in cli.COMMAND_MODULES:
+        return cli.main(argv)
+    parser = argparse.ArgumentParser(prog="xaimetrics")
+    _command.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except Exception as error:  # mirror cli.main for user errors
+        from xaimetrics.exceptions import XaimetricsError
+
+        if isinstance(error, XaimetricsError):
+            print(f"{type(error).__name__}: {error}")
+            return 1
+        raise
+
+
+GRID = """
+datasets = ["toy"]
+models = ["toy"]
+methods = ["NMF", "PCA", "NoExplanation"]
+n_concepts = 3
+prompt_types = ["NE2-a", "E2-a", "E3-a"]
+seeds = [0, 1]
+simulators = ["oracle"]
+n_lp = 6
+n_ep = 6
+n_fit = 200
+"""
+
+
+def test_benchmark_run_report_export(tmp_path, capsys):
+    (tmp_path / "grid.toml").write_text(GRID)
+    out = tmp_path / "out"
+    code = benchmark_main(["benchmark", "run", str(tmp_path / "grid.toml"), "--output", str(out),
+                           "--providers", "toy_grid:PROVIDERS", "--no-cache", "--no-progress"])  # fmt: skip
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "10 run, 0 already stored, 0 failed" in printed and "report.html" in printed
+    assert "| NMF | 1 |" in (out / "report.md").read_text()
+    # rerun: nothing left to do
+    assert benchmark_main(["benchmark", "run", str(tmp_path / "grid.toml"), "--output", str(out),
+                           "--providers", "toy_grid:PROVIDERS", "--no-cache", "--no-progress"]) == 0  # fmt: skip
+    assert "0 run, 10 already stored" in capsys.readouterr().out
+    (out / "report.md").unlink()
+    assert benchmark_main(["benchmark", "report", "--output", str(out)]) == 0
+    assert (out / "report.md").is_file()
+    assert benchmark_main(["benchmark", "export", str(tmp_path / "rows.csv"), "--output", str(out)]) == 0
+    assert len((tmp_path / "rows.csv").read_text().splitlines()) == 11
+
+
+def test_benchmark_errors_are_one_line(tmp_path, capsys):
+    (tmp_path / "grid.toml").write_text(GRID.replace('"PCA"', '"LDA"'))
+    code = benchmark_main(["benchmark", "run", str(tmp_path / "grid.toml"), "--output", str(tmp_path),
+                           "--providers", "toy_grid:PROVIDERS"])  # fmt: skip
+    captured = capsys.readouterr()
+    assert code == 1
+    assert (
+        "InvalidParameterError: The 'methods' parameter of Grid must be among" in captured.out + captured.err
+    )
+    assert benchmark_main(["benchmark", "report", "--output", str(tmp_path / "nothing")]) == 1
+    assert benchmark_main(["benchmark", "run", str(tmp_path / "grid.toml"), "--providers", "nope:X"]) == 1
+
+
+def test_demo_rejects_bad_options_in_process(capsys):
+    assert cli.main(["demo", "--seeds", "a,b"]) == 1
+    assert "'--seeds' parameter of xaimetrics demo" in capsys.readouterr().err
+    assert cli.main(["demo", "--methods", "NMF,LDA", "--output", "/nonexistent/never-created"]) == 1
+    assert "'methods' parameter of Grid must be among" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # fine-tunes the MiniLM classifier on first use (minutes), then runs the local LLM
+def test_demo_quick_writes_a_report(tmp_path, capsys):
+    out = tmp_path / "demo"
+    assert cli.main(["demo", "--quick", "--output", str(out), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "test accuracy = 0." in printed and "Concept metrics" in printed
+    assert "Simulatability ranking" in printed
+    assert (out / "report.html").is_file() and (out / "results.csv").is_file()
+    assert "| method | rank |" in (out / "report.md").read_text()
+    if available():  # the demo report opens in headless Chromium without errors
+        shot, dom, errors = open_in_chromium(out / "report.html", tmp_path)
+        assert errors == [] and shot.stat().st_size > 10_000 and "<h1>xaimetrics demo" in dom
