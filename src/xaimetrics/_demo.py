@@ -109,11 +109,18 @@ def _say(message: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Execute ``xaimetrics demo``; returns the exit code."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
     from xaimetrics._cache import cache_dir
     from xaimetrics.benchmark import Artefacts, Providers, ResultsStore, rank_methods, run_grid, write_report
     from xaimetrics.benchmark._analysis import ranking_frame, spearman_with_metrics
     from xaimetrics.benchmark._ranking import pivot_scores
 
+    # NMF encodes every vocabulary word with W fixed, and sklearn warns on each non-converged solve: show
+    # each distinct warning once instead of hundreds of identical lines.
+    warnings.filterwarnings("once", category=ConvergenceWarning)
     started = time.perf_counter()
     grid = demo_grid(args)
     output = Path(args.output)
