@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
+
 from xaimetrics._validation import invalid
 
 __all__ = [
@@ -37,6 +39,17 @@ BANDS: dict[str, tuple[tuple[float, float, float], tuple[str, str, str, str]]] =
 }
 
 _MARKS = ("✓", "✓", "○", "✗")
+
+
+def defined_mean(scores: np.ndarray) -> float:
+    """Mean over the scores that are defined (not NaN); NaN when none is.
+
+    Example:
+        >>> defined_mean(np.array([0.2, np.nan, 0.6]))
+        0.4
+    """
+    finite = scores[~np.isnan(scores)]
+    return float(finite.mean()) if finite.size else float("nan")
 
 
 def _band_index(metric: str, value: float) -> int | None:

@@ -27,7 +27,7 @@ from typing import Any, Literal
 import numpy as np
 
 from xaimetrics._validation import check_choice, check_positive_int, invalid
-from xaimetrics.representation._bands import band
+from xaimetrics.representation._bands import band, defined_mean
 from xaimetrics.representation._cooccurrence import COUNTING_MODES, WindowCounts, count_windows
 from xaimetrics.representation._corpus import ReferenceCorpus
 
@@ -286,8 +286,7 @@ class CoherenceResult:
     @property
     def mean(self) -> float:
         """Mean over the dimensions with a defined score (NaN if none)."""
-        finite = self.scores[~np.isnan(self.scores)]
-        return float(finite.mean()) if finite.size else float("nan")
+        return defined_mean(self.scores)
 
     @property
     def bands(self) -> list[str]:

@@ -27,7 +27,7 @@ from typing import Any, Literal
 import numpy as np
 
 from xaimetrics._validation import check_choice, invalid
-from xaimetrics.representation._bands import band
+from xaimetrics.representation._bands import band, defined_mean
 
 __all__ = ["ConsistencyResult", "concept_counterfactual_consistency", "counterfactual_consistency"]
 
@@ -66,8 +66,7 @@ class ConsistencyResult:
 
     @property
     def mean(self) -> float:
-        finite = self.scores[~np.isnan(self.scores)]
-        return float(finite.mean()) if finite.size else float("nan")
+        return defined_mean(self.scores)
 
     @property
     def bands(self) -> list[str]:

@@ -17,7 +17,7 @@ from typing import Any, Literal
 import numpy as np
 
 from xaimetrics._validation import check_choice, invalid
-from xaimetrics.representation._bands import band
+from xaimetrics.representation._bands import band, defined_mean
 
 __all__ = ["PurityResult", "dimension_purity"]
 
@@ -45,8 +45,7 @@ class PurityResult:
 
     @property
     def mean(self) -> float:
-        finite = self.purity[~np.isnan(self.purity)]
-        return float(finite.mean()) if finite.size else float("nan")
+        return defined_mean(self.purity)
 
     @property
     def bands(self) -> list[str]:
