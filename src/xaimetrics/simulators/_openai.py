@@ -304,6 +304,25 @@ class OpenAICompatibleSimulator(BaseSimulator):
             error=summary,
         )
 
+    def _after_attempt(
+        self, attempt: int, started: float, *, completion: Any = None, error: Exception | None = None
+    ) -> tuple[SimulatorResponse | None, float]:
+        """The retry decision shared by the sync and async loops.
+
+        Returns the final response (a success, or a failure once retries are spent or the error is not
+        retryable) and 0, or ``None`` and the seconds to wait before the next attempt.
+        """
+        if error is None:
+            response = self._success(completion, started, attempt)
+            if response is not None:
+                return response, 0.0
+            retryable, retry_after, message = True, None, "malformed response (no choices)"
+        else:
+            retryable, retry_after, message = self._classify(error)
+        if not retryable or attempt > self.retry.max_retries:
+            return self._failure(message, started, attempt), 0.0
+        return None, self.retry.wait(attempt, retry_after=retry_after)
+
     # -- generation ------------------------------------------------------------------------------------------
     def _generate(
         self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
@@ -316,15 +335,12 @@ class OpenAICompatibleSimulator(BaseSimulator):
             try:
                 completion = self._sync_client().chat.completions.create(**request)
             except Exception as error:
-                retryable, retry_after, message = self._classify(error)
+                final, wait = self._after_attempt(attempt, started, error=error)
             else:
-                response = self._success(completion, started, attempt)
-                if response is not None:
-                    return response
-                retryable, retry_after, message = True, None, "malformed response (no choices)"
-            if not retryable or attempt > self.retry.max_retries:
-                return self._failure(message, started, attempt)
-            time.sleep(self.retry.wait(attempt, retry_after=retry_after))
+                final, wait = self._after_attempt(attempt, started, completion=completion)
+            if final is not None:
+                return final
+            time.sleep(wait)
 
     async def _agenerate(
         self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
@@ -349,12 +365,9 @@ class OpenAICompatibleSimulator(BaseSimulator):
             try:
                 completion = await client.chat.completions.create(**request)
             except Exception as error:
-                retryable, retry_after, message = self._classify(error)
+                final, wait = self._after_attempt(attempt, started, error=error)
             else:
-                response = self._success(completion, started, attempt)
-                if response is not None:
-                    return response
-                retryable, retry_after, message = True, None, "malformed response (no choices)"
-            if not retryable or attempt > self.retry.max_retries:
-                return self._failure(message, started, attempt)
-            await asyncio.sleep(self.retry.wait(attempt, retry_after=retry_after))
+                final, wait = self._after_attempt(attempt, started, completion=completion)
+            if final is not None:
+                return final
+            await asyncio.sleep(wait)
