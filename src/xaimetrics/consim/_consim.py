@@ -19,7 +19,7 @@ from xaimetrics.consim._explanation import Explanation, global_importances_of, l
 from xaimetrics.consim._prompt_types import PromptType, resolve_prompt_type
 from xaimetrics.consim._rendering import ConSimPrompt, render_prompt
 from xaimetrics.consim._samples import ConSimSamples, as_class_ids
-from xaimetrics.consim._scoring import ConSimResult, score_response
+from xaimetrics.consim._scoring import ConSimResult, Scoring, answer_schema, check_scoring, score_response
 from xaimetrics.consim._selection import Balance, select_examples
 
 __all__ = ["ConSim", "ConSimSamples"]
@@ -54,6 +54,10 @@ class ConSim:
         importance_threshold: ``τ`` on normalised importances (paper: 0.05).
         max_sample_chars: cut sample texts longer than this in prompts (``None``: keep them whole).
         batch_size: batch size for the importance computations.
+        scoring: ``"accuracy"`` (the paper's eq. 5 from the answer text) or ``"probability"``: also ask the
+            simulator for its class probabilities per EP sample and fill
+            :attr:`ConSimResult.expected_accuracy`, ``log_loss`` and ``brier`` (the simulator must support
+            them, e.g. :class:`~xaimetrics.simulators.LlamaCppSimulator`).
 
     Example:
         >>> from xaimetrics.simulators import ScriptedSimulator
@@ -78,11 +82,13 @@ class ConSim:
         importance_threshold: float = 0.05,
         max_sample_chars: int | None = None,
         batch_size: int = 256,
+        scoring: Scoring = "accuracy",
     ) -> None:
         if simulator is not None and not callable(getattr(simulator, "generate", None)):
             raise invalid(
                 "simulator", _OWNER, "None or an object with generate(messages)", type(simulator).__name__
             )
+        check_scoring(scoring, simulator, _OWNER)
         if model is not None and classes is None and not hasattr(model, "class_names"):
             raise invalid("classes", _OWNER, "given when the model has no class_names", None)
         self.model = model
@@ -94,6 +100,7 @@ class ConSim:
         self.importance_threshold = importance_threshold
         self.max_sample_chars = max_sample_chars
         self.batch_size = batch_size
+        self.scoring = scoring
         self._global_cache: list[tuple[Any, Any, Any]] = []
 
     # -- step 1 ----------------------------------------------------------------------------------------------
@@ -294,7 +301,9 @@ class ConSim:
         if self.simulator is None:
             return [score_response(prompt, None, seed=seed) for prompt in prompts]
         responses = self._ask(
-            [list(p.messages) for p in prompts], [p.answer_schema for p in prompts], max_concurrency
+            [list(p.messages) for p in prompts],
+            [answer_schema(p, self.scoring) for p in prompts],
+            max_concurrency,
         )
         return [score_response(p, r, seed=seed) for p, r in zip(prompts, responses, strict=True)]
 

@@ -12,13 +12,31 @@ Policy for the two cases where a number would mislead:
 - **No answer at all** (no simulator — a dry run — or a call that failed for good after its retries):
   ``score`` is ``None``; :attr:`ConSimResult.error` says why, and every sample is counted as missing. An
   infrastructure failure is not a measurement of simulatability; re-run the setting instead of ranking it.
+
+**Probabilistic simulatability** (when the simulator returned class probabilities ``p_i`` for every EP sample
+``x_i``; docs/consim.md): with ``y_i = f(x_i)``,
+
+- expected accuracy ``(1/|EP|) Σ_i p_i(y_i)`` — the accuracy a simulator sampling from ``p_i`` would get in
+  expectation; far less variance than eq. 5's 0/1 outcomes;
+- log-loss ``−(1/|EP|) Σ_i log max(p_i(y_i), 1e-12)``;
+- Brier score ``(1/|EP|) Σ_i Σ_c (p_i(c) − 1{c = y_i})²`` (0 is perfect, 2 the worst).
+
+The answer text then holds the most probable class per sample, so ``score`` (eq. 5) is the accuracy of
+those argmax answers.
+
+**Degenerate answers**: :attr:`ConSimResult.majority_share` is the share of EP samples given the most frequent
+answer; a simulator that gives one class to at least :data:`DEGENERATE_SHARE` of the samples while f's own
+predictions are more varied is :attr:`~ConSimResult.degenerate` (it did not try to tell samples apart).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
+
+import numpy as np
 
 from xaimetrics._validation import invalid
 from xaimetrics.consim._parsing import ParsedAnswers, Status, parse_answers
@@ -26,7 +44,15 @@ from xaimetrics.consim._prompt_types import PromptType
 from xaimetrics.consim._rendering import ConSimPrompt
 from xaimetrics.simulators import ChatMessage, SimulatorResponse
 
-__all__ = ["ConSimResult", "score_response"]
+__all__ = ["DEGENERATE_SHARE", "SCORINGS", "ConSimResult", "answer_schema", "check_scoring", "score_response"]
+
+Scoring = Literal["accuracy", "probability"]
+#: how a simulator's answer is scored: eq. 5 on the text, or also from its class probabilities
+SCORINGS: tuple[str, ...] = ("accuracy", "probability")
+
+#: answering one class for at least this share of the EP samples (more than f does) is degenerate
+DEGENERATE_SHARE = 0.9
+_LOG_FLOOR = 1e-12
 
 
 @dataclass(frozen=True)
@@ -47,6 +73,10 @@ class ConSimResult:
         model, prompt_tokens, completion_tokens, latency_s, cost_usd, cached, attempts, error: from the
             simulator response.
         concept_ids: the concepts shown in the prompt; ``seed``: the selection seed, when known.
+        probabilities: ``{id: probabilities over the classes (class id order)}`` when the simulator gave them;
+            ``expected_accuracy``, ``log_loss``, ``brier``: the probabilistic scores (``None`` without them).
+        majority_share: share of EP samples given the most frequent answer (``None`` without an answer);
+            ``reference_majority_share``: the same for f's predictions.
     """
 
     prompt_type: PromptType
@@ -77,6 +107,23 @@ class ConSimResult:
     concept_ids: tuple[int, ...] = ()
     seed: int | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    probabilities: dict[str, tuple[float, ...]] | None = None
+    expected_accuracy: float | None = None
+    log_loss: float | None = None
+    brier: float | None = None
+    majority_share: float | None = None
+    reference_majority_share: float = 0.0
+
+    @property
+    def degenerate(self) -> bool:
+        """True when (nearly) every EP sample got the same answer, more uniformly than f's predictions."""
+        share = self.majority_share
+        return share is not None and share >= DEGENERATE_SHARE and share > self.reference_majority_share
+
+    @property
+    def empty_explanation(self) -> bool:
+        """True for an explanation prompt type whose explanation shows no concept at all."""
+        return self.prompt_type.content.global_explanations and not self.concept_ids
 
     @property
     def is_upper_bound(self) -> bool:
@@ -142,6 +189,16 @@ class ConSimResult:
             "concept_ids": list(self.concept_ids),
             "seed": self.seed,
             "metadata": dict(self.metadata),
+            "probabilities": None
+            if self.probabilities is None
+            else {i: list(p) for i, p in self.probabilities.items()},
+            "expected_accuracy": self.expected_accuracy,
+            "log_loss": self.log_loss,
+            "brier": self.brier,
+            "majority_share": self.majority_share,
+            "reference_majority_share": self.reference_majority_share,
+            "degenerate": self.degenerate,
+            "empty_explanation": self.empty_explanation,
         }
 
 
@@ -205,6 +262,8 @@ def score_response(
         }
     elif isinstance(response, str):
         accounting = {"attempts": 1}
+    probabilistic = _probabilistic_scores(prompt, response if text is not None else None)
+    answered = [c for c in parsed.answers.values() if c is not None]
     return ConSimResult(
         prompt_type=prompt.prompt_type,
         anonymized=prompt.anonymized,
@@ -225,5 +284,57 @@ def score_response(
         unexpected_ids=parsed.unexpected_ids,
         concept_ids=prompt.concept_ids,
         seed=seed,
+        majority_share=None if text is None else _majority_share(answered, len(prompt.sample_ids)),
+        reference_majority_share=_majority_share(list(prompt.references), len(prompt.sample_ids)),
+        **probabilistic,
         **accounting,
     )
+
+
+def check_scoring(scoring: Any, simulator: Any, owner: str) -> None:
+    """Check a scoring mode, and that ``simulator`` (if given) can give class probabilities when asked."""
+    if scoring not in SCORINGS:
+        raise invalid("scoring", owner, "'accuracy' or 'probability'", scoring)
+    if (
+        scoring == "probability"
+        and simulator is not None
+        and not getattr(simulator, "supports_probabilities", False)
+    ):
+        raise invalid(
+            "scoring", owner, "'accuracy' for a simulator without class probabilities",
+            f"'probability' with {type(simulator).__name__}",
+            "Use a simulator that exposes token log-probabilities (LlamaCppSimulator, TransformersChatSimulator, "
+            "OpenAICompatibleSimulator with logprobs) or scoring='accuracy'.",
+        )  # fmt: skip
+
+
+def answer_schema(prompt: ConSimPrompt, scoring: str) -> Any:
+    """The prompt's answer schema, asking for class probabilities when ``scoring == "probability"``."""
+    schema = prompt.answer_schema
+    return dataclasses.replace(schema, probabilities=True) if scoring == "probability" else schema
+
+
+def _majority_share(values: list[int], n: int) -> float:
+    if not values or not n:
+        return 0.0
+    return max(values.count(v) for v in set(values)) / n
+
+
+def _probabilistic_scores(prompt: ConSimPrompt, response: Any) -> dict[str, Any]:
+    """Expected accuracy, log-loss and Brier score from the response's class probabilities (if any)."""
+    from xaimetrics.simulators import check_probabilities
+
+    probabilities = getattr(response, "probabilities", None)
+    if probabilities is None:
+        return {}
+    checked = check_probabilities(probabilities, prompt.answer_schema, "score_response")
+    rows = np.array([checked[i] for i in prompt.sample_ids], dtype=np.float64)
+    truth = np.zeros_like(rows)
+    truth[np.arange(len(rows)), list(prompt.references)] = 1.0
+    given = rows[np.arange(len(rows)), list(prompt.references)]
+    return {
+        "probabilities": checked,
+        "expected_accuracy": float(given.mean()),
+        "log_loss": float(-np.log(np.maximum(given, _LOG_FLOOR)).mean()),
+        "brier": float(((rows - truth) ** 2).sum(axis=1).mean()),
+    }

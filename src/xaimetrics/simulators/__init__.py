@@ -9,6 +9,8 @@ batched calls (:class:`BaseSimulator`), and these implementations:
 - :class:`TransformersChatSimulator` — a local Hugging Face chat model;
 - :class:`ScriptedSimulator` and :class:`HumanSimulator` — tests, replays and manual use;
 - :class:`CachedSimulator` — a persistent SQLite response cache around any of them;
+- class probabilities (``AnswerSchema(probabilities=True)``): simulators with ``supports_probabilities``
+  score each sample's answer line from token log-probabilities (:func:`class_continuations`);
 - :class:`UsageTracker` — calls, cached calls, failures, tokens, cost and latency.
 
 Example:
@@ -31,6 +33,12 @@ from xaimetrics.simulators._base import (
 from xaimetrics.simulators._grammar import answer_grammar
 from xaimetrics.simulators._llama import LlamaCppSimulator, default_simulator
 from xaimetrics.simulators._openai import OpenAICompatibleSimulator
+from xaimetrics.simulators._probabilities import (
+    ClassContinuations,
+    answer_text,
+    check_probabilities,
+    class_continuations,
+)
 from xaimetrics.simulators._response_cache import CachedSimulator, cache_key
 from xaimetrics.simulators._retry import RetryPolicy, parse_retry_after
 from xaimetrics.simulators._scripted import HumanSimulator, ScriptedSimulator
@@ -44,6 +52,7 @@ __all__ = [
     "BaseSimulator",
     "CachedSimulator",
     "ChatMessage",
+    "ClassContinuations",
     "GGUFAsset",
     "HumanSimulator",
     "LlamaCppSimulator",
@@ -56,8 +65,11 @@ __all__ = [
     "UsageSummary",
     "UsageTracker",
     "answer_grammar",
+    "answer_text",
     "as_chat_messages",
     "cache_key",
+    "check_probabilities",
+    "class_continuations",
     "default_simulator",
     "load_default_gguf",
     "parse_retry_after",

@@ -95,9 +95,16 @@ class AnswerSchema:
     Backends that can constrain decoding (llama.cpp grammars, the local transformers simulator) force their
     answer into this shape; HTTP backends may ignore it. It is part of the response-cache key.
 
+    With ``probabilities=True`` the caller also asks for the simulator's **probability distribution over the
+    classes** for every sample (:attr:`SimulatorResponse.probabilities`), read from token log-probabilities.
+    Simulators that can (``supports_probabilities``) answer each sample as a continuation ``Sample_{id}: ``
+    of the prompt, never conditioned on an answer given for another sample; the text then holds the most
+    probable class per sample. See ``docs/consim.md`` ("Probabilistic simulatability").
+
     Args:
         sample_ids: the evaluation sample ids, in the order the answer lines must follow.
         classes: the allowed class names (multi-word and punctuated names are fine).
+        probabilities: ask for per-sample class probabilities as well as the answer text.
 
     Example:
         >>> schema = AnswerSchema(sample_ids=("7", "2"), classes=("not prime", "prime"))
@@ -107,8 +114,11 @@ class AnswerSchema:
 
     sample_ids: tuple[str, ...]
     classes: tuple[str, ...]
+    probabilities: bool = False
 
     def __post_init__(self) -> None:
+        if not isinstance(self.probabilities, bool):
+            raise invalid("probabilities", "AnswerSchema", "True or False", self.probabilities)
         for name in ("sample_ids", "classes"):
             values = getattr(self, name)
             if isinstance(values, str) or not isinstance(values, Sequence):
@@ -136,8 +146,11 @@ class AnswerSchema:
         """The expected answer line for one sample."""
         return f"Sample_{sample_id}: {label}"
 
-    def as_dict(self) -> dict[str, list[str]]:
-        return {"sample_ids": list(self.sample_ids), "classes": list(self.classes)}
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"sample_ids": list(self.sample_ids), "classes": list(self.classes)}
+        if self.probabilities:  # only when asked, so that the cache keys of text answers never change
+            data["probabilities"] = True
+        return data
 
 
 @dataclass(frozen=True)
@@ -147,6 +160,11 @@ class SimulatorResponse:
     ``error`` is set (and ``text`` is empty) when the call failed for good after retries: ConSim then counts
     every evaluation sample of that prompt as unanswered instead of crashing. ``attempts`` counts the
     requests made (1 without retries); ``cached`` responses were read from a response cache.
+
+    ``probabilities`` (when the :class:`AnswerSchema` asked for them and the simulator can) maps each sample
+    id to the simulator's probabilities of the schema's classes, in the schema's class order, summing to 1.
+    ``prompt_tokens`` counts the prompt tokens the model *computed* (a prefix reused from a KV cache is not
+    counted); ``metadata["prompt_tokens_total"]``, when present, counts every prompt token it conditioned on.
     """
 
     text: str
@@ -159,6 +177,7 @@ class SimulatorResponse:
     attempts: int = 1
     error: str | None = None
     metadata: dict[str, object] = field(default_factory=dict)
+    probabilities: Mapping[str, tuple[float, ...]] | None = None
 
     @property
     def total_tokens(self) -> int:
@@ -190,6 +209,8 @@ class BaseSimulator(ABC):
 
     name: str = "simulator"
     max_concurrency: int = 1
+    #: Whether ``_generate`` fills :attr:`SimulatorResponse.probabilities` when the schema asks for them.
+    supports_probabilities: bool = False
     #: Raise :class:`~xaimetrics.exceptions.SimulatorError` (after accounting) instead of returning a response
     #: whose ``error`` is set.
     raise_on_error: bool = False

@@ -7,6 +7,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from xaimetrics._optional import import_optional
 from xaimetrics._validation import check_positive_int, invalid
 from xaimetrics.simulators._assets import DEFAULT_GGUF, GGUF_ASSETS, load_default_gguf
@@ -18,6 +20,12 @@ from xaimetrics.simulators._base import (
     _LocalModelMixin,
 )
 from xaimetrics.simulators._grammar import answer_grammar
+from xaimetrics.simulators._probabilities import (
+    answer_text,
+    class_continuations,
+    log_softmax,
+    normalise_log_probabilities,
+)
 
 __all__ = ["LlamaCppSimulator", "default_simulator"]
 
@@ -42,9 +50,17 @@ class LlamaCppSimulator(_LocalModelMixin, BaseSimulator):
         max_tokens: answer length cap in tokens.
         temperature: 0 means greedy decoding.
         use_grammar: constrain answers when a schema is given.
-        reuse_prompt_cache: keep llama.cpp's KV cache between calls, so a prompt sharing a prefix with the
-            previous one skips re-reading it (faster; greedy answers may then differ in rare near-ties from
+        reuse_prompt_cache: keep llama.cpp's KV cache between text calls, so a prompt sharing a prefix with
+            the previous one skips re-reading it (faster; greedy answers may then differ in rare near-ties from
             a fresh run). Off by default: every call starts from an empty context, so answers are reproducible.
+        prefix_reuse: for class probabilities (``AnswerSchema(probabilities=True)``), read the prompt once and
+            score every sample's continuation from its KV state, and keep the state for the next prompt (a
+            shared prefix, e.g. the task text, is not read again). Off: every continuation is read from an
+            empty context (slower; for checks — the probabilities agree to float rounding).
+
+    With ``AnswerSchema(probabilities=True)`` the answer is not generated: every sample ``i`` is scored as the
+    continuation ``Sample_i: <class>`` of the prompt (see :mod:`xaimetrics.simulators._probabilities`), so no
+    sample's answer depends on the answer to another one, and the text holds the most probable classes.
 
     Example:
         >>> sim = LlamaCppSimulator(model_path="model.gguf", n_ctx=2048, max_tokens=64)
@@ -65,6 +81,7 @@ class LlamaCppSimulator(_LocalModelMixin, BaseSimulator):
         use_grammar: bool = True,
         n_batch: int = 512,
         reuse_prompt_cache: bool = False,
+        prefix_reuse: bool = True,
     ) -> None:
         if model_path is None and model_name not in GGUF_ASSETS:
             raise invalid(
@@ -84,10 +101,13 @@ class LlamaCppSimulator(_LocalModelMixin, BaseSimulator):
         self.use_grammar = bool(use_grammar)
         self.n_batch = check_positive_int(n_batch, "n_batch", _OWNER)
         self.reuse_prompt_cache = bool(reuse_prompt_cache)
+        self.prefix_reuse = bool(prefix_reuse)
+        self.supports_probabilities = True
         self.name = f"llama.cpp:{self.model_name}"
         self.max_concurrency = 1
         self._llama: Any = None
         self._grammars: dict[AnswerSchema, Any] = {}
+        self._formatter: Any = None
 
     def __repr__(self) -> str:
         where = str(self.model_path) if self.model_path is not None else self.model_name
@@ -137,6 +157,8 @@ class LlamaCppSimulator(_LocalModelMixin, BaseSimulator):
     def _generate(
         self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
     ) -> SimulatorResponse:
+        if answer_schema is not None and answer_schema.probabilities:
+            return self._class_probabilities(messages, answer_schema)
         with self._model_lock:
             started = time.perf_counter()
             llama = self._model()
@@ -161,6 +183,110 @@ class LlamaCppSimulator(_LocalModelMixin, BaseSimulator):
             latency_s=latency,
             metadata={"finish_reason": choice.get("finish_reason"), "grammar": grammar is not None},
         )
+
+    # -- class probabilities ---------------------------------------------------------------------------------
+    def prompt_tokens(self, messages: tuple[ChatMessage, ...] | list[ChatMessage]) -> list[int]:
+        """The tokens of the chat prompt, exactly as the chat completion reads them (template of the GGUF)."""
+        llama = self._model()
+        if self._formatter is None:
+            template = llama.metadata.get("tokenizer.chat_template")
+            if not template:
+                raise invalid(
+                    "model_path", _OWNER, "a GGUF file with a chat template (tokenizer.chat_template)",
+                    self.model_name, "Class probabilities need the model's chat template.",
+                )  # fmt: skip
+            chat_format = import_optional("llama_cpp.llama_chat_format", extra="llama", caller=_OWNER)
+            eos, bos = llama.token_eos(), llama.token_bos()
+            self._formatter = chat_format.Jinja2ChatFormatter(
+                template=template,
+                eos_token=llama._model.token_get_text(eos) if eos != -1 else "",
+                bos_token=llama._model.token_get_text(bos) if bos != -1 else "",
+            )
+        formatted = self._formatter(messages=[m.as_dict() for m in messages])
+        return list(
+            llama.tokenize(
+                formatted.prompt.encode("utf-8"), add_bos=not formatted.added_special, special=True
+            )
+        )
+
+    def _eval_from(self, llama: Any, tokens: list[int], keep: int) -> tuple[np.ndarray, int]:
+        """Rewind the KV cache to ``keep`` tokens, read ``tokens[keep:]``; last log-probs and tokens computed."""
+        keep = min(keep, len(tokens) - 1)  # at least one token is read, to have its logits
+        llama.n_tokens = keep
+        llama.eval(tokens[keep:])
+        logits = np.ctypeslib.as_array(
+            llama._ctx.get_logits_ith(-1), shape=(llama.n_vocab(),)
+        )  # the last token's row (logits_all is off)
+        return log_softmax(logits), len(tokens) - keep
+
+    def _class_probabilities(
+        self, messages: tuple[ChatMessage, ...], schema: AnswerSchema
+    ) -> SimulatorResponse:
+        with self._model_lock:
+            started = time.perf_counter()
+            llama = self._model()
+            prompt = self.prompt_tokens(messages)
+            if len(prompt) + 64 > self.n_ctx:
+                return SimulatorResponse(
+                    "", model=self.name, latency_s=time.perf_counter() - started,
+                    error=f"the prompt has {len(prompt)} tokens; n_ctx={self.n_ctx} leaves no room for answers. "
+                    "Raise n_ctx or shorten the prompt (max_sample_chars).",
+                )  # fmt: skip
+            computed = 0
+            cached = (
+                _common_prefix(llama.input_ids[: llama.n_tokens].tolist(), prompt) if self.prefix_reuse else 0
+            )
+            probabilities: dict[str, tuple[float, ...]] = {}
+            reused = 0
+            for sample_id in schema.sample_ids:
+                continuation = class_continuations(
+                    lambda text: llama.tokenize(text.encode("utf-8"), add_bos=False, special=False),
+                    sample_id,
+                    schema.classes,
+                )
+                stem = prompt + list(continuation.stem)
+                keep = len(prompt) if self.prefix_reuse and probabilities else cached
+                reused += min(keep, len(stem) - 1)
+                stem_log_probs, n = self._eval_from(llama, stem, keep)
+                computed += n
+
+                def after(
+                    prefix: tuple[int, ...], stem: list[int] = stem, first: Any = stem_log_probs
+                ) -> Any:
+                    nonlocal computed
+                    if not prefix:
+                        return first
+                    values, n = self._eval_from(llama, stem + list(prefix), len(stem))
+                    computed += n
+                    return values
+
+                log_probs = continuation.log_probabilities(after)
+                probabilities[sample_id] = normalise_log_probabilities(log_probs)
+                if not self.prefix_reuse:
+                    llama.reset()
+            latency = time.perf_counter() - started
+        return SimulatorResponse(
+            text=answer_text(schema, probabilities),
+            model=self.name,
+            prompt_tokens=computed,
+            completion_tokens=0,
+            latency_s=latency,
+            probabilities=probabilities,
+            metadata={
+                "mode": "class_probabilities",
+                "prompt_tokens_total": computed + reused,
+                "prefix_reuse": self.prefix_reuse,
+            },
+        )
+
+
+def _common_prefix(a: list[int], b: list[int]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 def default_simulator(name: str = DEFAULT_GGUF, **kwargs: Any) -> LlamaCppSimulator:

@@ -28,7 +28,8 @@ CREATE TABLE IF NOT EXISTS responses (
     completion_tokens INTEGER NOT NULL,
     latency_s REAL NOT NULL,
     cost_usd REAL NOT NULL,
-    created_at REAL NOT NULL
+    created_at REAL NOT NULL,
+    probabilities TEXT
 )
 """
 
@@ -92,6 +93,7 @@ class CachedSimulator(BaseSimulator):
         self.path = Path(path)
         self.name = f"cached:{getattr(inner, 'name', type(inner).__name__)}"
         self.max_concurrency = int(getattr(inner, "max_concurrency", 1) or 1)
+        self.supports_probabilities = bool(getattr(inner, "supports_probabilities", False))
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._connection = sqlite3.connect(
@@ -101,6 +103,9 @@ class CachedSimulator(BaseSimulator):
             self._connection.execute("PRAGMA journal_mode=WAL")
             self._connection.execute("PRAGMA synchronous=NORMAL")
             self._connection.execute(_CREATE)
+            columns = {row[1] for row in self._connection.execute("PRAGMA table_info(responses)")}
+            if "probabilities" not in columns:  # a cache written before class probabilities existed
+                self._connection.execute("ALTER TABLE responses ADD COLUMN probabilities TEXT")
 
     def __repr__(self) -> str:
         return f"CachedSimulator({self.inner!r}, path={str(self.path)!r})"
@@ -126,12 +131,13 @@ class CachedSimulator(BaseSimulator):
     def _lookup(self, key: str, started: float) -> SimulatorResponse | None:
         with self._lock:
             row = self._connection.execute(
-                "SELECT text, model, prompt_tokens, completion_tokens, latency_s, cost_usd FROM responses WHERE key=?",
+                "SELECT text, model, prompt_tokens, completion_tokens, latency_s, cost_usd, probabilities "
+                "FROM responses WHERE key=?",
                 (key,),
             ).fetchone()
         if row is None:
             return None
-        text, model, prompt_tokens, completion_tokens, latency_s, cost_usd = row
+        text, model, prompt_tokens, completion_tokens, latency_s, cost_usd, probabilities = row
         return SimulatorResponse(
             text=text,
             model=model,
@@ -142,6 +148,9 @@ class CachedSimulator(BaseSimulator):
             cached=True,
             attempts=0,
             metadata={"original_latency_s": latency_s, "original_cost_usd": cost_usd, "cache_key": key},
+            probabilities=None
+            if probabilities is None
+            else {i: tuple(p) for i, p in json.loads(probabilities).items()},
         )
 
     def _store(self, key: str, identity: dict[str, Any], response: SimulatorResponse) -> None:
@@ -149,7 +158,8 @@ class CachedSimulator(BaseSimulator):
             return
         with self._lock:
             self._connection.execute(
-                "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO responses (key, identity, text, model, prompt_tokens, completion_tokens, "
+                "latency_s, cost_usd, created_at, probabilities) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     key,
                     json.dumps(identity, sort_keys=True, default=str),
@@ -160,6 +170,9 @@ class CachedSimulator(BaseSimulator):
                     float(response.latency_s),
                     float(response.cost_usd),
                     time.time(),
+                    None
+                    if response.probabilities is None
+                    else json.dumps({i: list(p) for i, p in response.probabilities.items()}),
                 ),
             )
 

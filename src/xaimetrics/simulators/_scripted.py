@@ -25,7 +25,8 @@ class ScriptedSimulator(BaseSimulator):
     """Answers from a fixed list (in call order) or from a function of the conversation.
 
     Token counts are whitespace word counts. Every call is recorded in ``calls`` (the messages) and
-    ``answer_schemas``, so tests can inspect the prompts.
+    ``answer_schemas``, so tests can inspect the prompts. A function script may return a
+    :class:`SimulatorResponse` with ``probabilities`` (class probabilities per sample), which are passed on.
 
     Args:
         responses: a list of answers used in order, or ``fn(messages) -> str | SimulatorResponse``.
@@ -55,6 +56,7 @@ class ScriptedSimulator(BaseSimulator):
                 "responses", "ScriptedSimulator", "a list of strings or a callable", type(responses).__name__
             )
         self.name = name
+        self.supports_probabilities = True
         self.calls: list[tuple[ChatMessage, ...]] = []
         self.answer_schemas: list[AnswerSchema | None] = []
         self._position = 0
