@@ -26,6 +26,7 @@ from xaimetrics.benchmark._ranking import (
 
 __all__ = [
     "RANKING_KEYS",
+    "choose_metric",
     "prompt_type_comparison",
     "ranking_frame",
     "rankings_by",
@@ -39,11 +40,40 @@ RANKING_KEYS: tuple[str, ...] = (
 )  # fmt: skip
 
 
-def ranking_frame(results: pd.DataFrame) -> pd.DataFrame:
+#: the scores a ranking can use: eq. 5's accuracy, or the probabilistic expected accuracy
+METRICS: tuple[str, ...] = ("score", "expected_accuracy")
+
+
+def choose_metric(results: pd.DataFrame, metric: str = "auto") -> str:
+    """The column rankings use: ``expected_accuracy`` when every scored evaluation row has it, else ``score``.
+
+    Example:
+        >>> rows = pd.DataFrame({"phase": "evaluation", "is_upper_bound": 0, "score": [0.5, 0.7],
+        ...                      "expected_accuracy": [0.52, 0.61]})
+        >>> choose_metric(rows), choose_metric(rows.assign(expected_accuracy=[0.52, None]))
+        ('expected_accuracy', 'score')
+    """
+    if metric != "auto":
+        if metric not in METRICS:
+            raise invalid("metric", "choose_metric", "'auto', 'score' or 'expected_accuracy'", metric)
+        return metric
+    if "expected_accuracy" not in results.columns:
+        return "score"
+    rows = results[(results["phase"] == "evaluation") & (results["is_upper_bound"].astype(int) == 0)]
+    rows = rows[rows["score"].notna()]
+    return "expected_accuracy" if len(rows) and rows["expected_accuracy"].notna().all() else "score"
+
+
+def ranking_frame(
+    results: pd.DataFrame, *, metric: str = "score", exclude_degenerate: bool = False
+) -> pd.DataFrame:
     """The long table the rankings take: one row per ranking setting × method, baselines spread out.
 
     Args:
         results: the store's rows (:meth:`ResultsStore.to_frame`).
+        metric: the column that becomes ``score``: ``"score"`` (eq. 5), ``"expected_accuracy"`` or ``"auto"``
+            (:func:`choose_metric`).
+        exclude_degenerate: leave out the settings whose simulator gave (nearly) one answer to every sample.
 
     Returns:
         Columns :data:`RANKING_KEYS` + ``method`` + ``score``.
@@ -59,8 +89,12 @@ def ranking_frame(results: pd.DataFrame) -> pd.DataFrame:
     missing = sorted(needed - set(results.columns))
     if missing:
         raise invalid("results", "ranking_frame", "the results store's columns", f"missing {missing}")
+    metric = choose_metric(results, metric)
     rows = results[(results["phase"] == "evaluation") & (results["is_upper_bound"].astype(int) == 0)]
-    rows = rows[rows["score"].notna()].copy()
+    if exclude_degenerate and "degenerate" in rows.columns:
+        rows = rows[rows["degenerate"].fillna(0).astype(int) == 0]
+    rows = rows[rows["score"].notna() & rows[metric].notna()].copy()
+    rows["score"] = rows[metric].astype(float)
     rows["anonymized"] = rows["anonymized"].astype(bool)
     concept = rows[rows["method"] != BASELINE_METHOD]
     concept = concept[concept["prompt_type"].isin(("E1", "E2", "E3"))]

@@ -52,6 +52,7 @@ class Providers:
         datasets: ``{name: loader(split) -> TextDataset}``.
         models: ``{name: factory(dataset_name) -> split classifier}``.
         simulators: ``{name: factory() -> simulator}``.
+        progress: show the progress of slow built-in steps (fine-tuning the demo classifier).
     """
 
     def __init__(
@@ -59,7 +60,10 @@ class Providers:
         datasets: Mapping[str, DatasetLoader] | None = None,
         models: Mapping[str, ModelFactory] | None = None,
         simulators: Mapping[str, Callable[[], Any]] | None = None,
+        *,
+        progress: bool = False,
     ) -> None:
+        self.progress = progress
         self.datasets = dict(datasets or {})
         self.models = dict(models or {})
         self.simulators = dict(simulators or {})
@@ -85,7 +89,7 @@ class Providers:
         if name in ("minilm", "minilm+"):
             from xaimetrics.models import load_demo_classifier
 
-            return load_demo_classifier(dataset, positive=name.endswith("+"), progress=False)
+            return load_demo_classifier(dataset, positive=name.endswith("+"), progress=self.progress)
         raise invalid("models", "Providers", "a built-in or registered model name", name)
 
 
@@ -192,7 +196,8 @@ class Artefacts:
         return self._once(("model_id", dataset, model), identify)
 
     def activations(self, dataset: str, model: str) -> dict[str, np.ndarray]:
-        """``{"fit": A_fit, "pool": A_pool, "predictions": f(pool)}`` (one forward each, saved as .npz)."""
+        """``{"fit": A_fit, "pool": A_pool, "predictions": f(pool), "fit_predictions": f(fit)}`` (one forward
+        each, saved as .npz)."""
 
         def compute() -> dict[str, np.ndarray]:
             fit, pool = self.data(dataset)
@@ -200,15 +205,25 @@ class Artefacts:
                 "activations", dataset, self.model_id(dataset, model), self.grid.n_fit, self.grid.pool_size,
                 len(fit), len(pool), suffix=".npz",
             )  # fmt: skip
+            names = ("fit", "pool", "predictions", "fit_predictions")
             if path is not None and path.is_file():
                 with np.load(path, allow_pickle=False) as stored:
-                    return {name: stored[name] for name in ("fit", "pool", "predictions")}
+                    if all(name in stored for name in names):
+                        return {name: stored[name] for name in names}
             classifier = self.model(dataset, model)
             a_fit = _numpy(classifier.activations(list(fit.texts)))
             a_pool = _numpy(classifier.activations(list(pool.texts)))
-            logits = classifier.logits_from_activations(_torch_like(classifier, a_pool))
-            predictions = _numpy(logits).argmax(axis=1).astype(np.int64)
-            arrays = {"fit": a_fit, "pool": a_pool, "predictions": predictions}
+
+            def predict(activations: np.ndarray) -> np.ndarray:
+                logits = classifier.logits_from_activations(_torch_like(classifier, activations))
+                return _numpy(logits).argmax(axis=1).astype(np.int64)
+
+            arrays = {
+                "fit": a_fit,
+                "pool": a_pool,
+                "predictions": predict(a_pool),
+                "fit_predictions": predict(a_fit),
+            }
             if path is not None:
                 _atomic_savez(path, **arrays)
             return arrays
@@ -277,6 +292,19 @@ class Artefacts:
             return extractor
 
         return self._once(("fit", dataset, model, method, n_concepts, seed), fit)
+
+    def control(self, dataset: str, model: str, method: str, n_concepts: int, seed: int) -> Any:
+        """A control (``SurrogateWords`` fitted to f's predictions on the concept-fit texts, or ``RandomWords``)."""
+
+        def fit() -> Any:
+            from xaimetrics.consim import make_control
+
+            texts, _ = self.data(dataset)
+            predictions = self.activations(dataset, model)["fit_predictions"]
+            control = make_control(method, n_concepts, seed, **self.grid.options(method))
+            return control.fit(list(texts.texts), predictions, n_classes=len(texts.class_names))
+
+        return self._once(("control", dataset, model, method, n_concepts, seed), fit)
 
     def interpretation(
         self,

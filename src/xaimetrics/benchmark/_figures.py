@@ -11,7 +11,13 @@ import pandas as pd
 
 from xaimetrics._optional import import_optional
 
-__all__ = ["plot_differences", "plot_score_distributions", "plot_spearman", "plot_win_matrix"]
+__all__ = [
+    "plot_baseline_comparison",
+    "plot_differences",
+    "plot_score_distributions",
+    "plot_spearman",
+    "plot_win_matrix",
+]
 
 
 def _pyplot() -> Any:
@@ -124,6 +130,26 @@ def plot_spearman(correlations: pd.DataFrame, path: str | Path) -> Path:
     ax.set_xlim(-1.15, 1.15)
     ax.set_xlabel("Spearman ρ with simulatability (win share); * p < 0.05")
     ax.set_title("Simulatability vs concept metrics (App. D)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return Path(path)
+
+
+def plot_baseline_comparison(comparison: pd.DataFrame, path: str | Path) -> Path:
+    """Each method's mean difference with NoExplanation and its 95 % bootstrap interval (a forest plot);
+    filled markers are significant (paired t-test)."""
+    plt = _pyplot()
+    table = comparison.dropna(subset=["difference"]).sort_values("difference")
+    fig, ax = plt.subplots(figsize=(7.0, 1.2 + 0.45 * max(1, len(table))))
+    for y, (_, row) in enumerate(table.iterrows()):
+        ax.plot([row["ci_low"], row["ci_high"]], [y, y], color="#2b6cb0", linewidth=2)
+        face = "#2b6cb0" if bool(row["significant"]) else "white"
+        ax.plot([row["difference"]], [y], "o", markerfacecolor=face, markeredgecolor="#2b6cb0", markersize=7)
+    ax.axvline(0.0, color="#a0aec0", linestyle="--", linewidth=1)
+    ax.set_yticks(range(len(table)), [str(m) for m in table.index])
+    ax.set_xlabel("difference with NoExplanation (95% bootstrap interval; filled: p < 0.05)")
+    ax.set_title("Does the explanation help the simulator predict the model?")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -40,6 +40,7 @@ from xaimetrics.benchmark._store import setting_key
 __all__ = [
     "BASELINE_METHOD",
     "CONCEPT_METHODS",
+    "CONTROL_METHODS",
     "Grid",
     "Setting",
     "load_grid",
@@ -50,6 +51,9 @@ __all__ = [
 CONCEPT_METHODS: tuple[str, ...] = ("NMF", "SAE", "ICA", "PCA", "SVD", "NoProjection")
 #: the no-explanation baseline
 BASELINE_METHOD = "NoExplanation"
+#: the controls (:mod:`xaimetrics.consim._controls`): a positive one that must beat the baseline, a negative
+#: one that must not
+CONTROL_METHODS: tuple[str, ...] = ("SurrogateWords", "RandomWords")
 #: built-in models: the demo MiniLM classifier, standard or with a ReLU at the split ("+", needed by NMF)
 BUILTIN_MODELS: tuple[str, ...] = ("minilm", "minilm+")
 INTERPRETATIONS: tuple[str, ...] = ("top_words", "llm_labels")
@@ -80,6 +84,7 @@ class Setting:
     seed: int
     simulator: str
     phase: str = "evaluation"
+    scoring: str = "accuracy"
 
     @property
     def label(self) -> str:
@@ -87,7 +92,10 @@ class Setting:
         return self.prompt_type + ("-a" if self.anonymized else "")
 
     def params(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        params = dataclasses.asdict(self)
+        if params["scoring"] == "accuracy":  # keys of stores written before scoring modes existed stay valid
+            del params["scoring"]
+        return params
 
     @property
     def key(self) -> str:
@@ -142,7 +150,8 @@ class Grid:
         prompt_types: paper names with an optional ``-a`` suffix (anonymised classes): NE1, E1, NE2, E2, E3,
             U1. Baselines (NE1/NE2) are run by ``NoExplanation`` only, the others by concept methods only.
         seeds: evaluation seeds (LP/EP selection and concept fits).
-        simulators: ``"local"`` (offline GGUF), ``"openai:<model>"`` (with ``base_url``), ``"perfect"``
+        simulators: ``"local"`` (the default offline GGUF), ``"local:<name>"`` (a model of
+            :data:`~xaimetrics.simulators.GGUF_ASSETS`), ``"openai:<model>"`` (with ``base_url``), ``"perfect"``
             (answers the model's predictions: a pipeline check) or names registered with the runner.
         base_url: server URL of ``openai:`` simulators.
         n_lp, n_ep: learning- and evaluation-phase samples per selection (paper: 20 + 20).
@@ -155,6 +164,13 @@ class Grid:
         default_n_concepts: the number of concepts of methods ``n_concepts`` does not name.
         extractor_options: ``{method: {keyword: value}}`` passed to the extractors (e.g. ``{"SAE":
             {"max_steps": 200}}``).
+        controls: also run the positive control (``SurrogateWords``, a linear surrogate of f's predictions)
+            and the negative control (``RandomWords``, random words) on the explanation prompt types, so
+            that the report can say whether this grid detects explanation quality at all. The control
+            names may also be listed in ``methods``.
+        scoring: ``"accuracy"`` (eq. 5 on the answer text) or ``"probability"`` (also the simulator's class
+            probabilities per EP sample: expected accuracy, log-loss, Brier; needs a simulator with
+            log-probabilities). Rankings use expected accuracy when every setting has it.
 
     Example:
         >>> grid = Grid(methods=("NMF", "PCA", "NoExplanation"), prompt_types=("NE2", "E2"), seeds=(0, 1),
@@ -182,6 +198,8 @@ class Grid:
     balance: str = "strict"
     default_n_concepts: int = 20
     extractor_options: Any = None
+    controls: bool = False
+    scoring: str = "accuracy"
     extra_datasets: tuple[str, ...] = field(default=(), repr=False, compare=False)
     extra_models: tuple[str, ...] = field(default=(), repr=False, compare=False)
     extra_simulators: tuple[str, ...] = field(default=(), repr=False, compare=False)
@@ -208,14 +226,25 @@ class Grid:
 
         _choices("datasets", self.datasets, (*OFFLINE_DATASETS, *self.extra_datasets))
         _choices("models", self.models, (*BUILTIN_MODELS, *self.extra_models))
-        _choices("methods", self.methods, (*CONCEPT_METHODS, BASELINE_METHOD))
+        _choices("methods", self.methods, (*CONCEPT_METHODS, *CONTROL_METHODS, BASELINE_METHOD))
+        if not isinstance(self.controls, bool):
+            raise invalid("controls", _OWNER, "True or False", self.controls)
+        if self.scoring not in ("accuracy", "probability"):
+            raise invalid("scoring", _OWNER, "'accuracy' or 'probability'", self.scoring)
         _choices("interpretations", self.interpretations, INTERPRETATIONS)
         for simulator in self.simulators:
             if simulator in ("local", "perfect", *self.extra_simulators):
                 continue
             if simulator.startswith("openai:") and len(simulator) > len("openai:"):
                 continue
-            known = ", ".join(repr(s) for s in ("local", "openai:<model>", "perfect", *self.extra_simulators))
+            from xaimetrics.simulators import GGUF_ASSETS
+
+            if simulator.startswith("local:") and simulator[len("local:") :] in GGUF_ASSETS:
+                continue
+            local = [f"local:{name}" for name in GGUF_ASSETS]
+            known = ", ".join(
+                repr(s) for s in ("local", *local, "openai:<model>", "perfect", *self.extra_simulators)
+            )
             raise invalid("simulators", _OWNER, f"among {known}", simulator)
         labels = [_split_label(p) for p in self.prompt_types]
         if not any(kind in ("E1", "E2", "E3") for kind, _ in labels) and self.concept_methods:
@@ -302,12 +331,23 @@ class Grid:
     # -- derived ---------------------------------------------------------------------------------------------
     @property
     def concept_methods(self) -> tuple[str, ...]:
-        return tuple(m for m in self.methods if m != BASELINE_METHOD)
+        """The concept extraction methods listed (not the baseline, not the controls)."""
+        return tuple(m for m in self.methods if m != BASELINE_METHOD and m not in CONTROL_METHODS)
+
+    @property
+    def control_methods(self) -> tuple[str, ...]:
+        """The controls run: those listed in ``methods``, and both when ``controls`` is on."""
+        listed = [m for m in self.methods if m in CONTROL_METHODS]
+        extra = [m for m in CONTROL_METHODS if self.controls and m not in listed]
+        return (*listed, *extra)
 
     def candidates(self, method: str) -> tuple[int, ...]:
         """The numbers of concepts tried for ``method`` (one value: no validation run)."""
-        if method == "NoProjection":
-            return (0,)  # C = H: the width is the model's
+        if method in ("NoProjection", "SurrogateWords"):
+            return (0,)  # C = H (the model's width), or one concept per class direction (the surrogate's)
+        if method == "RandomWords":
+            value = self.n_concepts if isinstance(self.n_concepts, int) else self.default_n_concepts
+            return (value,)
         value = self.n_concepts
         if isinstance(value, Mapping):
             value = value.get(method, self.default_n_concepts)
@@ -343,6 +383,8 @@ class Grid:
                 for seed in seeds:
                     for simulator in self.simulators:
                         out.extend(self._group(dataset, model, seed, simulator, phase, chosen or {}))
+        if self.scoring != "accuracy":
+            out = [dataclasses.replace(s, scoring=self.scoring) for s in out]
         return out
 
     def _group(
@@ -354,7 +396,7 @@ class Grid:
                 yield Setting(
                     dataset, model, BASELINE_METHOD, 0, "", kind, anonymized, seed, simulator, phase
                 )
-        for method in self.concept_methods:
+        for method in (*self.concept_methods, *(() if validation else self.control_methods)):
             candidates = self.candidates(method)
             if validation:
                 if len(candidates) == 1:

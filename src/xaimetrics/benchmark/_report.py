@@ -65,6 +65,7 @@ def write_report(
     run: Mapping[str, Any] | None = None,
     concept_metrics: pd.DataFrame | None = None,
     title: str = "ConSim benchmark report",
+    metric: str = "auto",
 ) -> dict[str, Path]:
     """Write ``report.html``, ``report.md`` and the PNG figures into ``output``; return their paths.
 
@@ -75,21 +76,23 @@ def write_report(
         run: run totals (wall time, …) from :class:`RunSummary` to show beside the stored totals.
         concept_metrics: ``methods × metrics`` (App. D) for the Spearman correlation.
         title: the page title.
+        metric: the score rankings use: ``"auto"`` (expected accuracy when every setting has class
+            probabilities, else eq. 5's accuracy), ``"score"`` or ``"expected_accuracy"``.
     """
     jinja2 = import_optional("jinja2", extra="report", caller="write_report")
     import markupsafe
 
     output = Path(output)
     output.mkdir(parents=True, exist_ok=True)
-    long = analysis.ranking_frame(results)
-    if long["method"].nunique() < 2:
-        from xaimetrics._validation import invalid
+    from xaimetrics.benchmark._assessment import assess
+    from xaimetrics.benchmark._grid import CONTROL_METHODS
 
-        raise invalid(
-            "results", "write_report", "scores of at least two methods in shared settings",
-            f"{long['method'].nunique()} method(s)", "Run more of the grid first.",
-        )  # fmt: skip
-    overall = analysis.rankings_by(long)[()]
+    assessment = assess(results, metric=metric)
+    long = analysis.ranking_frame(results, metric=assessment.metric, exclude_degenerate=True)
+    long = long[~long["method"].isin(CONTROL_METHODS)]
+    if long["method"].nunique() < 2:  # only controls and one method: rank them all rather than nothing
+        long = analysis.ranking_frame(results, metric=assessment.metric, exclude_degenerate=True)
+    overall = assessment.ranking if len(assessment.ranking) else analysis.rankings_by(long)[()]
     wins, differences = analysis.overall_statistics(long)
     paths = {
         "wins": figures.plot_win_matrix(wins, output / "win_matrix.png"),
@@ -110,7 +113,18 @@ def write_report(
         "baseline_note": _BASELINE_NOTE,
         "figures": {k: v.name for k, v in paths.items()},
         "subsets": subsets,
+        "conclusion": assessment.summary,
+        "metric": assessment.metric,
+        "metric_note": _METRIC_NOTES[assessment.metric],
+        "stability": _stability_text(assessment.stability),
+        "ceiling": _ceiling_text(assessment.ceiling, assessment.metric),
     }
+    paths["baseline"] = figures.plot_baseline_comparison(assessment.comparison, output / "vs_baseline.png")
+    context["figures"]["baseline"] = paths["baseline"].name
+    context["comparison_html"], context["comparison_md"] = _both(assessment.comparison)
+    context["controls_html"], context["controls_md"] = _both(assessment.controls)
+    context["degenerate_html"], context["degenerate_md"] = _both(assessment.degenerate, index=False)
+    context["empty_html"], context["empty_md"] = _both(assessment.empty, index=False)
     context["overall_html"], context["overall_md"] = _both(overall)
     prompts = analysis.prompt_type_comparison(results)
     context["prompts_html"], context["prompts_md"] = _both(prompts, index=False)
@@ -146,6 +160,40 @@ def write_report(
         path.write_text(template.render(**values), encoding="utf-8")
         paths[name.replace(".", "_")] = path
     return paths
+
+
+_METRIC_NOTES = {
+    "expected_accuracy": (
+        "Scores are expected accuracies: the mean probability the simulator gave to the class the model "
+        "predicted, over the evaluation samples (continuous, far less noisy than eq. 5's right/wrong count)."
+    ),
+    "score": (
+        "Scores are accuracies at predicting the model on the evaluation samples (eq. 5); with 10–20 samples a "
+        "setting's accuracy has a standard deviation of about 0.1, so only large or consistent differences show."
+    ),
+}
+
+
+def _stability_text(stability: Mapping[str, Any]) -> str:
+    tau = stability.get("tau_mean", math.nan)
+    if not isinstance(tau, float) or math.isnan(tau):
+        return (
+            f"Not measurable: {stability.get('n_seeds', 0)} seed(s); split-half stability needs at least two."
+        )
+    return (
+        f"Kendall's τ between the method orders on disjoint halves of the {stability['n_seeds']} seeds: "
+        f"{tau:.2f} on average (min {stability['tau_min']:.2f}, max {stability['tau_max']:.2f}, "
+        f"{stability['n_splits']} splits). 1 means the same order on both halves; around 0, unrelated orders."
+    )
+
+
+def _ceiling_text(ceiling: Mapping[str, float] | None, metric: str) -> str:
+    if ceiling is None:
+        return "U1 (the upper bound: local explanations shown for the evaluation samples too) was not run."
+    return (
+        f"U1 ceiling ({metric}): {ceiling['mean']:.3f}, 95% CI [{ceiling['ci_low']:.3f}, {ceiling['ci_high']:.3f}] "
+        f"over {ceiling['n_settings']} settings. It leaks the model's answers, so it is never ranked."
+    )
 
 
 def _version() -> str:

@@ -29,7 +29,7 @@ from typing import Any
 
 from xaimetrics._validation import invalid
 from xaimetrics.benchmark._artefacts import Artefacts, Providers
-from xaimetrics.benchmark._grid import BASELINE_METHOD, Grid, Setting
+from xaimetrics.benchmark._grid import BASELINE_METHOD, CONTROL_METHODS, Grid, Setting
 from xaimetrics.benchmark._store import ResultsStore
 
 __all__ = ["RunSummary", "build_group_prompts", "make_simulator", "run_grid", "setting_row"]
@@ -67,9 +67,11 @@ class RunSummary:
 
 
 class _PerfectSimulator:
-    """Answers every registered prompt with the model's predictions (a pipeline check, score 1.0)."""
+    """Answers every registered prompt with the model's predictions (a pipeline check, score 1.0); asked for
+    class probabilities, it gives f's class probability 1."""
 
     name = "perfect"
+    supports_probabilities = True
 
     def __init__(self) -> None:
         self._answers: dict[str, str] = {}
@@ -87,7 +89,16 @@ class _PerfectSimulator:
             answer = self._answers.get(text)
         if answer is None:
             return SimulatorResponse("", model="perfect", error="prompt not registered")
-        return SimulatorResponse(answer, model="perfect", completion_tokens=len(answer.split()))
+        probabilities = None
+        if answer_schema is not None and answer_schema.probabilities:
+            chosen = dict(line.split(": ", 1) for line in answer.splitlines())
+            probabilities = {
+                i: tuple(float(c == chosen[f"Sample_{i}"]) for c in answer_schema.classes)
+                for i in answer_schema.sample_ids
+            }
+        return SimulatorResponse(
+            answer, model="perfect", completion_tokens=len(answer.split()), probabilities=probabilities
+        )
 
 
 def make_simulator(name: str, grid: Grid, providers: Providers, cache_path: Path | None) -> Any:
@@ -100,12 +111,19 @@ def make_simulator(name: str, grid: Grid, providers: Providers, cache_path: Path
         return _PerfectSimulator()
     elif name == "local":
         inner = default_simulator()
+    elif name.startswith("local:"):
+        inner = default_simulator(name[len("local:") :])
     elif name.startswith("openai:"):
         inner = OpenAICompatibleSimulator(
             name[len("openai:") :], base_url=grid.base_url, max_concurrency=grid.concurrency
         )
     else:
         raise invalid("simulators", "run_grid", "a known simulator name", name)
+    if grid.scoring == "probability" and not getattr(inner, "supports_probabilities", False):
+        raise invalid(
+            "scoring", "run_grid", f"'accuracy' for the simulator {name!r}, which gives no class probabilities",
+            "'probability'", "Use a simulator with token log-probabilities or scoring='accuracy'.",
+        )  # fmt: skip
     if cache_path is None:
         return inner
     return CachedSimulator(inner, cache_path)
@@ -138,6 +156,13 @@ def _build_group_prompts(
         for setting in settings:
             out.append((setting, consim.build_prompt(samples, prompt_type=setting.label)))
         return out
+    if first.method in CONTROL_METHODS:
+        control = artefacts.control(dataset, model_name, first.method, first.n_concepts, seed)
+        consim = ConSim(None, None, classes=list(pool.class_names), max_sample_chars=grid.max_sample_chars)
+        arguments = control.prompt_arguments(samples.lp_texts, samples.ep_texts)
+        for setting in settings:
+            out.append((setting, consim.build_prompt(samples, prompt_type=setting.label, **arguments)))
+        return out
     model = artefacts.model(dataset, model_name)
     extractor = artefacts.extractor(dataset, model_name, first.method, first.n_concepts, seed)
     activations = artefacts.activations(dataset, model_name)["fit"]
@@ -166,7 +191,9 @@ def setting_row(setting: Setting, result: Any) -> tuple[dict[str, Any], dict[str
         "n_missing": result.n_missing, "n_invalid": result.n_invalid,
         "prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens,
         "cost_usd": result.cost_usd, "latency_s": result.latency_s, "cached": result.cached,
-        "error": result.error,
+        "error": result.error, "expected_accuracy": result.expected_accuracy, "log_loss": result.log_loss,
+        "brier": result.brier, "majority_share": result.majority_share, "degenerate": result.degenerate,
+        "n_concepts_shown": len(result.concept_ids), "scoring": setting.scoring,
     }  # fmt: skip
     payload = {"setting": setting.params(), "result": result.to_dict()}
     return row, payload
@@ -175,10 +202,12 @@ def setting_row(setting: Setting, result: Any) -> tuple[dict[str, Any], dict[str
 def ask(simulator: Any, setting: Setting, prompt: Any) -> tuple[Any, bool]:
     """Call the simulator on one prompt and score it; ``(ConSimResult, ok)``. Never raises on a bad call."""
     from xaimetrics.consim import score_response
+    from xaimetrics.consim._scoring import answer_schema
     from xaimetrics.simulators import SimulatorResponse
 
     try:
-        response = simulator.generate(list(prompt.messages), answer_schema=prompt.answer_schema)
+        schema = answer_schema(prompt, setting.scoring)
+        response = simulator.generate(list(prompt.messages), answer_schema=schema)
     except Exception as error:  # a simulator that raises: recorded as a failed call, retried next run
         response = SimulatorResponse("", error=f"{type(error).__name__}: {error}")
     result = score_response(prompt, response, seed=setting.seed)

@@ -47,7 +47,17 @@ COLUMNS: tuple[str, ...] = (
     "latency_s",
     "cached",
     "error",
+    # round 2: probabilistic scores and flags (NULL in stores written before, or without probabilities)
+    "expected_accuracy",
+    "log_loss",
+    "brier",
+    "majority_share",
+    "degenerate",
+    "n_concepts_shown",
+    "scoring",
 )
+#: columns added after the first release: an older store gets them (empty) when it is opened
+_ADDED_COLUMNS = COLUMNS[COLUMNS.index("expected_accuracy") :]
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS results (
@@ -96,6 +106,10 @@ class ResultsStore:
         self._connection.execute("PRAGMA journal_mode=WAL")
         self._connection.execute("PRAGMA synchronous=FULL")
         self._connection.executescript(_SCHEMA)
+        present = {row[1] for row in self._connection.execute("PRAGMA table_info(results)")}
+        for column in _ADDED_COLUMNS:
+            if column not in present:
+                self._connection.execute(f"ALTER TABLE results ADD COLUMN {column}")
 
     def close(self) -> None:
         with self._lock:

@@ -11,20 +11,26 @@ each usable alone:
 - :func:`score_response` → :class:`ConSimResult` — accuracy against f's EP predictions (eq. 5);
 - :class:`ConSim` — the façade that computes predictions and concept importances, renders, calls a
   simulator (one call or a batch) and scores;
-- :class:`LLMLabels` / :func:`o1ca` — concept labels proposed by an LLM and aligned to concepts (eq. 2).
+- :class:`LLMLabels` / :func:`o1ca` — concept labels proposed by an LLM and aligned to concepts (eq. 2);
+- :class:`SurrogateWords` / :class:`RandomWords` — the positive and negative controls (explanations that
+  do and do not carry information about f), rendered like concept explanations.
 """
 
 from __future__ import annotations
 
 from xaimetrics.consim._consim import ConSim, ConSimSamples
+from xaimetrics.consim._controls import CONTROL_ROLES, RandomWords, SurrogateWords, make_control
 from xaimetrics.consim._llm_labels import LLMLabels, o1ca, parse_label_proposals
 from xaimetrics.consim._parsing import ParsedAnswers, parse_answers
 from xaimetrics.consim._prompt_types import PromptContent, PromptType, resolve_prompt_type
 from xaimetrics.consim._rendering import ConSimPrompt, render_prompt
-from xaimetrics.consim._scoring import ConSimResult, score_response
+from xaimetrics.consim._scoring import DEGENERATE_SHARE, SCORINGS, ConSimResult, score_response
 from xaimetrics.consim._selection import ExampleSelection, select_examples
 
 __all__ = [
+    "CONTROL_ROLES",
+    "DEGENERATE_SHARE",
+    "SCORINGS",
     "ConSim",
     "ConSimPrompt",
     "ConSimResult",
@@ -34,6 +40,9 @@ __all__ = [
     "ParsedAnswers",
     "PromptContent",
     "PromptType",
+    "RandomWords",
+    "SurrogateWords",
+    "make_control",
     "o1ca",
     "parse_answers",
     "parse_label_proposals",

@@ -54,9 +54,8 @@ class LlamaCppSimulator(_LocalModelMixin, BaseSimulator):
             the previous one skips re-reading it (faster; greedy answers may then differ in rare near-ties from
             a fresh run). Off by default: every call starts from an empty context, so answers are reproducible.
         prefix_reuse: for class probabilities (``AnswerSchema(probabilities=True)``), read the prompt once and
-            score every sample's continuation from its KV state, and keep the state for the next prompt (a
-            shared prefix, e.g. the task text, is not read again). Off: every continuation is read from an
-            empty context (slower; for checks — the probabilities agree to float rounding).
+            score every sample's continuation from its KV state. Off: the prompt is read again for every sample
+            (slower; for checks and benchmarks — the probabilities are identical).
 
     With ``AnswerSchema(probabilities=True)`` the answer is not generated: every sample ``i`` is scored as the
     continuation ``Sample_i: <class>`` of the prompt (see :mod:`xaimetrics.simulators._probabilities`), so no
@@ -211,7 +210,6 @@ class LlamaCppSimulator(_LocalModelMixin, BaseSimulator):
 
     def _eval_from(self, llama: Any, tokens: list[int], keep: int) -> tuple[np.ndarray, int]:
         """Rewind the KV cache to ``keep`` tokens, read ``tokens[keep:]``; last log-probs and tokens computed."""
-        keep = min(keep, len(tokens) - 1)  # at least one token is read, to have its logits
         llama.n_tokens = keep
         llama.eval(tokens[keep:])
         logits = np.ctypeslib.as_array(
@@ -222,6 +220,10 @@ class LlamaCppSimulator(_LocalModelMixin, BaseSimulator):
     def _class_probabilities(
         self, messages: tuple[ChatMessage, ...], schema: AnswerSchema
     ) -> SimulatorResponse:
+        # The prompt is always read in one eval from an empty context, then each continuation from the prompt's
+        # state: llama.cpp's quantised kernels give slightly different logits for different batch splits
+        # (deterministic for a given split), so a fixed split makes the probabilities independent of call
+        # order and identical with and without reuse. Reuse spares re-reading the prompt for every sample.
         with self._model_lock:
             started = time.perf_counter()
             llama = self._model()
@@ -232,38 +234,34 @@ class LlamaCppSimulator(_LocalModelMixin, BaseSimulator):
                     error=f"the prompt has {len(prompt)} tokens; n_ctx={self.n_ctx} leaves no room for answers. "
                     "Raise n_ctx or shorten the prompt (max_sample_chars).",
                 )  # fmt: skip
-            computed = 0
-            cached = (
-                _common_prefix(llama.input_ids[: llama.n_tokens].tolist(), prompt) if self.prefix_reuse else 0
-            )
+            computed = conditioned = 0
             probabilities: dict[str, tuple[float, ...]] = {}
-            reused = 0
             for sample_id in schema.sample_ids:
                 continuation = class_continuations(
                     lambda text: llama.tokenize(text.encode("utf-8"), add_bos=False, special=False),
                     sample_id,
                     schema.classes,
                 )
+                if not probabilities or not self.prefix_reuse:
+                    llama.reset()
+                    computed += self._eval_from(llama, prompt, 0)[1]
                 stem = prompt + list(continuation.stem)
-                keep = len(prompt) if self.prefix_reuse and probabilities else cached
-                reused += min(keep, len(stem) - 1)
-                stem_log_probs, n = self._eval_from(llama, stem, keep)
+                stem_log_probs, n = self._eval_from(llama, stem, len(prompt))
                 computed += n
+                conditioned += len(stem)
 
                 def after(
                     prefix: tuple[int, ...], stem: list[int] = stem, first: Any = stem_log_probs
                 ) -> Any:
-                    nonlocal computed
+                    nonlocal computed, conditioned
                     if not prefix:
                         return first
                     values, n = self._eval_from(llama, stem + list(prefix), len(stem))
                     computed += n
+                    conditioned += len(prefix)
                     return values
 
-                log_probs = continuation.log_probabilities(after)
-                probabilities[sample_id] = normalise_log_probabilities(log_probs)
-                if not self.prefix_reuse:
-                    llama.reset()
+                probabilities[sample_id] = normalise_log_probabilities(continuation.log_probabilities(after))
             latency = time.perf_counter() - started
         return SimulatorResponse(
             text=answer_text(schema, probabilities),
@@ -274,19 +272,10 @@ class LlamaCppSimulator(_LocalModelMixin, BaseSimulator):
             probabilities=probabilities,
             metadata={
                 "mode": "class_probabilities",
-                "prompt_tokens_total": computed + reused,
+                "prompt_tokens_total": conditioned,
                 "prefix_reuse": self.prefix_reuse,
             },
         )
-
-
-def _common_prefix(a: list[int], b: list[int]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
 
 
 def default_simulator(name: str = DEFAULT_GGUF, **kwargs: Any) -> LlamaCppSimulator:

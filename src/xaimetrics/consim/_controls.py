@@ -1,0 +1,241 @@
+"""Controls for simulatability: explanations whose information about f is known in advance.
+
+A measurement that cannot tell a good explanation from an empty one is not a measurement. As saliency sanity
+checks do (Adebayo et al., 2018), every grid can run two controls beside the concept methods, rendered in
+exactly the format of a concept explanation (the same concept lines, class importances and local
+contributions), so that only their *content* differs:
+
+- :class:`SurrogateWords` — the **positive control**: a linear surrogate (logistic regression on word
+  presence) fitted to **f's predictions** on the concept-fit texts. Each concept is one class's direction of
+  the surrogate: its aligned words push f towards that class, its opposed words away from it; a binary task
+  has one concept (aligned → class 1, opposed → class 0). Local contributions are the surrogate's logit of
+  each sample. It states f's decision *rule*, never its answers on the prompt's samples, and the simulator
+  should beat the no-explanation baseline with it.
+- :class:`RandomWords` — the **negative control**: concepts made of words drawn at random from the same
+  vocabulary, with random class importances and random local contributions (seeded by the text, so fixed
+  for a sample but independent of f). It carries no information about f and must not beat the baseline.
+
+Both are fitted like extractors (``fit`` returns ``self``, learned state ends in ``_``) and give ConSim the
+keyword arguments of :meth:`~xaimetrics.consim.ConSim.build_prompt` with :meth:`prompt_arguments`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from xaimetrics._validation import check_positive_int, check_texts, invalid
+from xaimetrics.concepts import ConceptInterpretation, TopWords
+from xaimetrics.exceptions import NotFittedError
+
+__all__ = ["CONTROL_ROLES", "RandomWords", "SurrogateWords", "make_control"]
+
+#: control method name → role ("positive": must beat the baseline; "negative": must not)
+CONTROL_ROLES: dict[str, str] = {"SurrogateWords": "positive", "RandomWords": "negative"}
+
+
+def _vocabulary(
+    texts: Sequence[str], min_frequency: int, stop_words: Any, owner: str
+) -> tuple[TopWords, list[str]]:
+    """The words TopWords would consider (same tokeniser, stop words and frequency floor), most frequent first."""
+    words = TopWords(None, None, min_frequency=min_frequency, stop_words=stop_words)
+    stop = words._stop_words()
+    counts = Counter(w for text in texts for w in words.tokenize(text) if w not in stop)
+    vocabulary = sorted((w for w, c in counts.items() if c >= min_frequency), key=lambda w: (-counts[w], w))
+    if len(vocabulary) < 2:
+        raise invalid(
+            "min_frequency", owner, "a floor that leaves at least two words", min_frequency,
+            "Lower min_frequency or pass more texts.",
+        )  # fmt: skip
+    return words, vocabulary
+
+
+class _Control:
+    """Shared parts: the word features and the prompt arguments."""
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "global_importances_"):
+            raise NotFittedError(f"This {type(self).__name__} is not fitted yet. Call 'fit' first.")
+
+    def local_importances(self, inputs: Sequence[str]) -> np.ndarray:
+        """Local contributions of shape ``(n_samples, n_concepts)``."""
+        raise NotImplementedError
+
+    def prompt_arguments(self, lp_texts: Sequence[str], ep_texts: Sequence[str]) -> dict[str, Any]:
+        """``interpretation``, ``global_importances`` and the LP / EP local importances for ConSim."""
+        self._check_fitted()
+        return {
+            "interpretation": dict(self.interpretation_),
+            "global_importances": self.global_importances_,
+            "lp_local_importances": self.local_importances(lp_texts) if len(lp_texts) else None,
+            "ep_local_importances": self.local_importances(ep_texts) if len(ep_texts) else None,
+        }
+
+
+class SurrogateWords(_Control):
+    """Positive control: the top words of a linear surrogate of f (see the module docstring).
+
+    Args:
+        n_words: aligned and opposed words per concept.
+        min_frequency: a word must occur this often in the fit texts (as for TopWords).
+        stop_words: ``"english"``, ``None`` or a collection.
+        C: inverse ℓ2 regularisation of the logistic regression.
+
+    Attributes:
+        vocabulary_: the words used as features; ``coef_``: ``(n_concepts, n_words)`` surrogate weights;
+        interpretation_: ``{concept id: ConceptInterpretation}``; global_importances_: ``(n_classes,
+        n_concepts)``; fidelity_: the surrogate's accuracy at predicting f on the fit texts.
+
+    Example:
+        >>> texts = ["good fun", "good film", "bad plot", "bad acting", "good cast", "bad end"] * 3
+        >>> control = SurrogateWords(n_words=1, min_frequency=3).fit(texts, [1, 1, 0, 0, 1, 0] * 3, n_classes=2)
+        >>> control.interpretation_[0].aligned, control.interpretation_[0].opposed, control.fidelity_
+        (('good',), ('bad',), 1.0)
+    """
+
+    def __init__(
+        self, *, n_words: int = 5, min_frequency: int = 5, stop_words: Any = "english", C: float = 1.0
+    ):
+        self.n_words = n_words
+        self.min_frequency = min_frequency
+        self.stop_words = stop_words
+        self.C = C
+
+    def _features(self, texts: Sequence[str]) -> Any:
+        from scipy import sparse
+
+        rows, cols = [], []
+        for r, text in enumerate(texts):
+            present = {self._index_[w] for w in self._words_.tokenize(text) if w in self._index_}
+            rows.extend([r] * len(present))
+            cols.extend(sorted(present))
+        data = np.ones(len(rows), dtype=np.float64)
+        return sparse.csr_matrix((data, (rows, cols)), shape=(len(texts), len(self.vocabulary_)))
+
+    def fit(self, inputs: Sequence[str], predictions: Any, *, n_classes: int) -> SurrogateWords:
+        """Fit the surrogate to f's ``predictions`` (class ids) on ``inputs``."""
+        from sklearn.linear_model import LogisticRegression
+
+        owner = "SurrogateWords"
+        texts = check_texts(inputs, "inputs", f"{owner}.fit")
+        targets = np.asarray(predictions)
+        if targets.shape != (len(texts),) or not np.issubdtype(targets.dtype, np.integer):
+            raise invalid("predictions", f"{owner}.fit", f"{len(texts)} integer class ids", targets.shape)
+        n_classes = check_positive_int(n_classes, "n_classes", owner, minimum=2)
+        if len(np.unique(targets)) < 2:
+            raise invalid(
+                "predictions", f"{owner}.fit", "at least two predicted classes", np.unique(targets).tolist(),
+                "f predicts a single class on these texts: pass more varied texts.",
+            )  # fmt: skip
+        n_words = check_positive_int(self.n_words, "n_words", owner)
+        self._words_, self.vocabulary_ = _vocabulary(texts, self.min_frequency, self.stop_words, owner)
+        self._index_ = {w: i for i, w in enumerate(self.vocabulary_)}
+        features = self._features(texts)
+        model = LogisticRegression(C=self.C, max_iter=2000).fit(features, targets)
+        self.fidelity_ = float((model.predict(features) == targets).mean())
+        coef = np.asarray(model.coef_, dtype=np.float64)
+        classes = [int(c) for c in model.classes_]
+        if n_classes == 2 and len(classes) == 2:
+            self.coef_ = coef  # one concept: positive weights push towards class 1
+            self.global_importances_ = np.array([[-1.0], [1.0]])
+        else:
+            self.coef_ = np.zeros((n_classes, coef.shape[1]))
+            self.coef_[classes] = coef if len(classes) > 2 else np.vstack([-coef, coef])
+            self.global_importances_ = np.eye(n_classes)
+        self._intercept_ = model.intercept_
+        self.interpretation_ = {}
+        for concept, weights in enumerate(self.coef_):
+            order = np.argsort(-weights, kind="stable")
+            aligned = tuple(self.vocabulary_[j] for j in order[:n_words] if weights[j] > 0)
+            opposed = tuple(self.vocabulary_[j] for j in order[::-1][:n_words] if weights[j] < 0)
+            self.interpretation_[concept] = ConceptInterpretation(aligned=aligned, opposed=opposed)
+        return self
+
+    def local_importances(self, inputs: Sequence[str]) -> np.ndarray:
+        """The surrogate's per-concept logit ``x · w`` of each text, shape ``(n_samples, n_concepts)``."""
+        self._check_fitted()
+        texts = check_texts(inputs, "inputs", "SurrogateWords.local_importances")
+        return np.asarray(self._features(texts) @ self.coef_.T, dtype=np.float64)
+
+
+class RandomWords(_Control):
+    """Negative control: random words, random importances, independent of f (see the module docstring).
+
+    Args:
+        n_concepts: concepts to draw (as many as the concept methods it is compared with).
+        n_words: aligned and opposed words per concept.
+        min_frequency, stop_words: the vocabulary the words are drawn from (as for TopWords).
+        random_state: the seed.
+
+    Example:
+        >>> texts = ["good fun", "good film", "bad plot", "bad acting", "good cast", "bad end"] * 3
+        >>> control = RandomWords(n_concepts=3, n_words=2, min_frequency=3, random_state=0).fit(texts, n_classes=2)
+        >>> control.global_importances_.shape, control.local_importances(["good fun"]).shape
+        ((2, 3), (1, 3))
+    """
+
+    def __init__(
+        self,
+        n_concepts: int = 20,
+        *,
+        n_words: int = 5,
+        min_frequency: int = 5,
+        stop_words: Any = "english",
+        random_state: int = 0,
+    ):
+        self.n_concepts = n_concepts
+        self.n_words = n_words
+        self.min_frequency = min_frequency
+        self.stop_words = stop_words
+        self.random_state = random_state
+
+    def fit(self, inputs: Sequence[str], predictions: Any = None, *, n_classes: int) -> RandomWords:
+        """Draw the concepts from the vocabulary of ``inputs``; ``predictions`` is ignored (it is a control)."""
+        owner = "RandomWords"
+        texts = check_texts(inputs, "inputs", f"{owner}.fit")
+        k = check_positive_int(self.n_concepts, "n_concepts", owner)
+        n_words = check_positive_int(self.n_words, "n_words", owner)
+        n_classes = check_positive_int(n_classes, "n_classes", owner, minimum=2)
+        _, self.vocabulary_ = _vocabulary(texts, self.min_frequency, self.stop_words, owner)
+        rng = np.random.default_rng(self.random_state)
+        self.interpretation_ = {}
+        for concept in range(k):
+            drawn = rng.choice(
+                len(self.vocabulary_), size=min(2 * n_words, len(self.vocabulary_)), replace=False
+            )
+            words = [self.vocabulary_[j] for j in drawn]
+            half = len(words) // 2
+            self.interpretation_[concept] = ConceptInterpretation(
+                aligned=tuple(words[:half]), opposed=tuple(words[half:])
+            )
+        self.global_importances_ = rng.standard_normal((n_classes, k))
+        return self
+
+    def local_importances(self, inputs: Sequence[str]) -> np.ndarray:
+        """Random contributions, fixed per (text, seed) and independent of f."""
+        self._check_fitted()
+        texts = check_texts(inputs, "inputs", "RandomWords.local_importances")
+        rows = []
+        for text in texts:
+            digest = hashlib.sha256(f"{self.random_state}\0{text}".encode()).digest()
+            rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
+            rows.append(rng.standard_normal(len(self.interpretation_)))
+        return np.array(rows, dtype=np.float64).reshape(len(texts), len(self.interpretation_))
+
+
+def make_control(method: str, n_concepts: int, seed: int, **options: Any) -> SurrogateWords | RandomWords:
+    """A fresh control by its grid name (``"SurrogateWords"`` or ``"RandomWords"``).
+
+    Example:
+        >>> type(make_control("RandomWords", 5, 0)).__name__, make_control("RandomWords", 5, 0).n_concepts
+        ('RandomWords', 5)
+    """
+    if method == "SurrogateWords":
+        return SurrogateWords(**options)
+    if method == "RandomWords":
+        return RandomWords(n_concepts, random_state=seed, **options)
+    raise invalid("method", "make_control", "one of " + ", ".join(CONTROL_ROLES), method)

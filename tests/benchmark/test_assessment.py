@@ -1,0 +1,211 @@
+"""Controls, probability scoring and the report's statements of certainty, on the toy grid."""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from toy_grid import PROVIDER_KWARGS
+
+from xaimetrics.benchmark import Grid, Providers, ResultsStore, run_grid, write_report
+from xaimetrics.benchmark._assessment import assess
+from xaimetrics.benchmark._store import COLUMNS, setting_key
+from xaimetrics.benchmark._uncertainty import (
+    baseline_comparison,
+    minimum_detectable_difference,
+    split_half_stability,
+)
+from xaimetrics.exceptions import InvalidParameterError
+from xaimetrics.simulators import SimulatorResponse
+
+
+class ProbabilityOracle:
+    """Gives f's class the probability ``BASE[method]`` (± a per-sample jitter), the rest spread evenly."""
+
+    BASE: ClassVar[dict[str, float]] = {
+        "SurrogateWords": 0.85,
+        "NMF": 0.7,
+        "PCA": 0.55,
+        "RandomWords": 0.5,
+        "NoExplanation": 0.5,
+    }
+    name = "probability_oracle"
+    supports_probabilities = True
+
+    def __init__(self) -> None:
+        self._plans: dict[str, tuple] = {}
+
+    def register(self, setting, prompt) -> None:
+        self._plans["\n\n".join(m.content for m in prompt.messages)] = (setting, prompt)
+
+    def generate(self, messages, *, answer_schema=None):
+        setting, prompt = self._plans["\n\n".join(m.content for m in messages)]
+        rng = np.random.default_rng(abs(hash((setting.method, setting.seed, setting.prompt_type))) % 2**32)
+        n = len(prompt.shown_classes)
+        probabilities, lines = {}, []
+        for sample_id, reference in zip(prompt.sample_ids, prompt.references, strict=True):
+            p = float(np.clip(self.BASE[setting.method] + rng.normal(0, 0.08), 0.05, 0.95))
+            row = [(1 - p) / (n - 1)] * n
+            row[reference] = p
+            probabilities[sample_id] = tuple(row)
+            lines.append(f"Sample_{sample_id}: {prompt.shown_classes[int(np.argmax(row))]}")
+        return SimulatorResponse("\n".join(lines), model=self.name, probabilities=probabilities)
+
+
+def _grid(**changes):
+    options = {"datasets": ("toy",), "models": ("toy",), "n_concepts": 3, "default_n_concepts": 3, "n_lp": 9,
+               "n_ep": 9, "n_fit": 200, "concurrency": 4,"methods": ("NMF", "PCA", "NoExplanation"), "controls": True, "scoring": "probability",
+               "simulators": ("probability_oracle",), "prompt_types": ("NE2", "E2", "E3"), "seeds": (0, 1, 2, 3)}  # fmt: skip
+    options.update(changes)
+    return Grid(**options, **_providers().grid_extras())
+
+
+def _providers(oracle=ProbabilityOracle):
+    kwargs = {
+        **PROVIDER_KWARGS,
+        "simulators": {**PROVIDER_KWARGS["simulators"], "probability_oracle": oracle},
+    }
+    return Providers(**kwargs)
+
+
+def test_grid_with_controls_and_probabilities(tmp_path) -> None:
+    grid = _grid()
+    methods = {s.method for s in grid.settings()}
+    assert methods == {"NMF", "PCA", "NoExplanation", "SurrogateWords", "RandomWords"}
+    summary = run_grid(grid, tmp_path / "r.sqlite", providers=_providers(), progress=False)
+    assert summary.failed == 0
+    with ResultsStore(tmp_path / "r.sqlite") as store:
+        frame = store.to_frame()
+    assert frame["expected_accuracy"].notna().all() and set(frame["scoring"]) == {"probability"}
+    result = assess(frame)
+    assert result.metric == "expected_accuracy"
+    assert result.verdict["detects"] is True
+    assert result.controls.loc["SurrogateWords", "significant"]
+    assert not result.controls.loc["RandomWords", "significant"]
+    assert "The controls pass" in result.summary and "NMF" in result.summary
+    assert "SurrogateWords" not in result.ranking.index and result.ranking.index[0] == "NMF"
+    assert (
+        result.ranking.loc["NMF", "ci_low"]
+        < result.ranking.loc["NMF", "mean_score"]
+        < result.ranking.loc["NMF", "ci_high"]
+    )
+    paths = write_report(frame, tmp_path / "report", grid=grid.to_dict())
+    markdown = paths["report_md"].read_text()
+    assert "## What this grid can conclude" in markdown and "The controls pass" in markdown
+    assert (
+        "expected accuracies" in markdown and (tmp_path / "report" / "vs_baseline.png").stat().st_size > 5_000
+    )
+
+
+class UselessOracle(ProbabilityOracle):
+    BASE = dict.fromkeys(ProbabilityOracle.BASE, 0.5)
+
+
+def test_a_failing_positive_control_is_said_in_words(tmp_path) -> None:
+    run_grid(_grid(), tmp_path / "r.sqlite", providers=_providers(UselessOracle), progress=False)
+    with ResultsStore(tmp_path / "r.sqlite") as store:
+        result = assess(store.to_frame())
+    assert result.verdict["detects"] is False
+    assert "cannot detect explanation quality" in result.summary
+
+
+def test_accuracy_keys_are_unchanged_and_probability_keys_differ() -> None:
+    grid = _grid(scoring="accuracy")
+    setting = grid.settings()[0]
+    old = {k: v for k, v in setting.params().items()}
+    assert "scoring" not in old and setting.key == setting_key(old)
+    assert _grid().settings()[0].key != setting.key
+
+
+def test_grid_validation_of_the_new_options() -> None:
+    with pytest.raises(InvalidParameterError, match="'scoring' parameter of Grid"):
+        Grid(scoring="logits", simulators=("perfect",))
+    with pytest.raises(InvalidParameterError, match="'controls' parameter of Grid"):
+        Grid(controls="yes", simulators=("perfect",))
+    with pytest.raises(InvalidParameterError, match="'simulators' parameter of Grid must be among"):
+        Grid(simulators=("local:gpt-9",))
+    assert Grid(simulators=("local:qwen2.5-coder-1.5b-instruct-q4_k_m",)).simulators[0].endswith("q4_k_m")
+
+
+def test_a_store_written_before_gets_the_new_columns(tmp_path) -> None:
+    path = tmp_path / "old.sqlite"
+    old = COLUMNS[: COLUMNS.index("expected_accuracy")]
+    with sqlite3.connect(path) as connection:
+        connection.execute(f"CREATE TABLE results (key TEXT PRIMARY KEY, {', '.join(old)}, payload TEXT NOT NULL, "
+                           "created_at TEXT NOT NULL DEFAULT 'x')")  # fmt: skip
+        connection.execute("INSERT INTO results (key, method, score, payload) VALUES ('k', 'NMF', 0.5, '{}')")
+    with ResultsStore(path) as store:
+        frame = store.to_frame()
+        assert store.add("k2", {"method": "PCA", "score": 0.6, "expected_accuracy": 0.55})
+        assert store.to_frame()["expected_accuracy"].tolist()[1] == 0.55
+    assert frame.loc[0, "score"] == 0.5 and pd.isna(frame.loc[0, "expected_accuracy"])
+
+
+def test_minimum_detectable_difference_matches_the_t_quantiles() -> None:
+    d = np.array([0.12, -0.03, 0.05, 0.08, 0.01, 0.02, -0.01])
+    expected = (stats.t.ppf(0.975, 6) + stats.t.ppf(0.8, 6)) * d.std(ddof=1) / math.sqrt(7)
+    assert minimum_detectable_difference(d) == pytest.approx(expected)
+    assert math.isnan(minimum_detectable_difference([0.1]))
+
+
+def test_baseline_comparison_matches_scipy_and_keeps_constant_wins() -> None:
+    scores = pd.DataFrame({"NoExplanation": [0.5, 0.6, 0.55, 0.4, 0.52], "A": [0.6, 0.7, 0.6, 0.45, 0.5],
+                           "B": [0.55, 0.65, 0.6, 0.45, 0.57]})  # fmt: skip
+    table = baseline_comparison(scores)
+    assert table.loc["A", "pvalue"] == pytest.approx(
+        stats.ttest_rel(scores["A"], scores["NoExplanation"]).pvalue
+    )
+    assert table.loc["B", "difference"] == pytest.approx(0.05) and table.loc["B", "pvalue"] == 0.0
+    assert bool(table.loc["B", "significant"])  # a method that wins by exactly 0.05 every time is not hidden
+    assert table.loc["A", "ci_low"] < table.loc["A", "difference"] < table.loc["A", "ci_high"]
+
+
+def test_split_half_stability_detects_unstable_orders() -> None:
+    rows = []
+    for seed in range(6):
+        flip = seed % 2  # the order of A and B alternates with the seed: unstable across halves
+        rows += [{"seed": seed, "method": "A", "score": 0.6 + 0.1 * flip},
+                 {"seed": seed, "method": "B", "score": 0.7 - 0.1 * flip},
+                 {"seed": seed, "method": "C", "score": 0.1}]  # fmt: skip
+    result = split_half_stability(pd.DataFrame(rows), setting=["seed"])
+    assert result["n_seeds"] == 6 and result["n_splits"] == 10
+    assert result["tau_mean"] == pytest.approx(1 / 3)  # A and B swap in every split, C stays last
+    stable = pd.DataFrame(rows).assign(
+        score=lambda f: f["score"] + f["method"].map({"A": 1.0, "B": 0.0, "C": 0.0})
+    )
+    assert split_half_stability(stable, setting=["seed"])["tau_min"] == 1.0
+    single = split_half_stability(pd.DataFrame(rows[:3]), setting=["seed"])
+    assert math.isnan(single["tau_mean"])
+
+
+def test_degenerate_settings_are_left_out_and_counted() -> None:
+    base = {"dataset": "d", "model": "m", "simulator": "s", "interpretation": "top_words", "phase": "evaluation",
+            "is_upper_bound": 0, "anonymized": 1, "n_concepts_shown": 3}  # fmt: skip
+    rows = []
+    for seed in range(4):
+        rows.append(
+            {
+                **base,
+                "seed": seed,
+                "method": "NoExplanation",
+                "prompt_type": "NE2",
+                "score": 0.5,
+                "degenerate": 0,
+            }
+        )
+        rows.append({**base, "seed": seed, "method": "NMF", "prompt_type": "E2", "score": 0.6 + 0.01 * seed,
+                     "degenerate": int(seed == 0)})  # fmt: skip
+        rows.append({**base, "seed": seed, "method": "PCA", "prompt_type": "E2", "score": 0.5, "degenerate": 0,
+                     "n_concepts_shown": 0})  # fmt: skip
+    result = assess(pd.DataFrame(rows))
+    assert result.comparison.loc["NMF", "n_settings"] == 3
+    assert (
+        int(result.degenerate["degenerate"].sum()) == 1
+        and "1 of 12 settings had degenerate" in result.summary
+    )
+    assert result.empty.set_index("method").loc["PCA", "share"] == 1.0 and "(PCA)" in result.summary
