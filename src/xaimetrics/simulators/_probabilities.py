@@ -46,8 +46,8 @@ def normalise_log_probabilities(log_probabilities: Sequence[float]) -> tuple[flo
     """Probabilities proportional to ``exp(log p)``, summing to 1 (``-inf`` gives 0).
 
     Example:
-        >>> normalise_log_probabilities([math.log(0.2), math.log(0.6)])
-        (0.25, 0.75)
+        >>> [round(p, 6) for p in normalise_log_probabilities([math.log(0.2), math.log(0.6)])]
+        [0.25, 0.75]
     """
     values = np.asarray(log_probabilities, dtype=np.float64)
     if values.ndim != 1 or not values.size or not np.isfinite(values).any():
