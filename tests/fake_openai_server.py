@@ -3,7 +3,9 @@
 It speaks enough of the OpenAI REST API (``POST /v1/chat/completions``, ``GET /v1/models``) for the official
 ``openai`` client, answers with a ``responder(messages) -> str`` callable, and can inject failures into the
 next requests (rate limits with ``Retry-After``, 5xx, a delay longer than the client timeout, a non-JSON body,
-a dropped connection). It records every request (path, headers, JSON body) and the maximum number of requests
+a dropped connection). With a ``logprobs`` callable it also returns token log-probabilities
+(``choices[0].logprobs.content`` with ``top_logprobs``) to requests that ask for them (see
+:func:`token_script`). It records every request (path, headers, JSON body) and the maximum number of requests
 in flight, so tests can check retries, the concurrency limit and what the client sent.
 
 Import it from any test (``tests/`` is on ``sys.path`` under pytest)::
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import re
 import socket
 import sys
@@ -39,12 +42,17 @@ __all__ = [
     "FakeOpenAIServer",
     "Fault",
     "RecordedRequest",
+    "certain_logprobs",
     "constant_responder",
     "fake_openai_server",
     "perfect_consim_responder",
+    "split_tokens",
+    "token_script",
 ]
 
 Responder = Callable[[list[dict[str, Any]]], str]
+#: ``(messages, answer text) -> choices[0].logprobs.content`` (OpenAI format), or None for ``"logprobs": null``
+LogprobsResponder = Callable[[list[dict[str, Any]], str], "list[dict[str, Any]] | None"]
 FaultKind = Literal["status", "delay", "garbage", "drop"]
 
 
@@ -155,6 +163,61 @@ def perfect_consim_responder(reference: Mapping[str | int, str]) -> Responder:
         return "\n".join(f"Sample_{sample_id}: {table[sample_id]}" for sample_id in seen)
 
     return respond
+
+
+# -- token log-probabilities ---------------------------------------------------------------------------------
+_TOKEN = re.compile(r" ?[A-Za-z]+|[0-9]|\n|\s|[^A-Za-z0-9\s]")
+
+
+def split_tokens(text: str) -> list[str]:
+    """A toy BPE-like split: words with their leading space, single digits, single symbols.
+
+    >>> split_tokens("Sample_12: Class_1\\nSample_3: not prime")
+    ['Sample', '_', '1', '2', ':', ' Class', '_', '1', '\\n', 'Sample', '_', '3', ':', ' not', ' prime']
+    """
+    return _TOKEN.findall(text)
+
+
+def _token_entry(token: str, alternatives: Mapping[str, float]) -> dict[str, Any]:
+    """One ``logprobs.content`` item: the token and its alternatives (probabilities) sorted, most probable first."""
+    ranked = sorted(alternatives.items(), key=lambda item: -item[1])
+    return {
+        "token": token,
+        "logprob": math.log(alternatives[token]),
+        "bytes": list(token.encode()),
+        "top_logprobs": [
+            {"token": alt, "logprob": math.log(p), "bytes": list(alt.encode())} for alt, p in ranked if p > 0
+        ],
+    }
+
+
+def certain_logprobs(messages: list[dict[str, Any]], text: str) -> list[dict[str, Any]]:
+    """A :data:`LogprobsResponder` giving every token of :func:`split_tokens` probability 1 (its only alternative).
+
+    >>> [item["top_logprobs"] for item in certain_logprobs([], "ok")]
+    [[{'token': 'ok', 'logprob': 0.0, 'bytes': [111, 107]}]]
+    """
+    return [_token_entry(token, {token: 1.0}) for token in split_tokens(text)]
+
+
+def token_script(*items: str | tuple[str, Mapping[str, float]]) -> tuple[Responder, LogprobsResponder]:
+    """A fixed answer given token by token, with chosen alternatives at some positions.
+
+    Each item is a token (probability 1) or ``(token, {alternative: probability})`` (the token among them).
+    Returns the text responder and the logprobs responder to give :class:`FakeOpenAIServer`.
+
+    >>> respond, logprobs = token_script("Sample_1:", (" yes", {" yes": 0.7, " no": 0.2}))
+    >>> respond([])
+    'Sample_1: yes'
+    >>> [(t["token"], round(t["logprob"], 4)) for t in logprobs([], "")[1]["top_logprobs"]]
+    [(' yes', -0.3567), (' no', -1.6094)]
+    """
+    entries = [
+        _token_entry(item, {item: 1.0}) if isinstance(item, str) else _token_entry(item[0], item[1])
+        for item in items
+    ]
+    text = "".join(entry["token"] for entry in entries)
+    return constant_responder(text), lambda messages, answer: [dict(entry) for entry in entries]
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -268,7 +331,7 @@ class _Handler(BaseHTTPRequestHandler):
                     "index": 0,
                     "message": {"role": "assistant", "content": text},
                     "finish_reason": "stop",
-                    "logprobs": None,
+                    "logprobs": self._logprobs(body, messages, text),
                 }
             ],
             "usage": {
@@ -278,6 +341,17 @@ class _Handler(BaseHTTPRequestHandler):
             },
         }
         self._send_json(200, payload)
+
+    def _logprobs(self, body: dict[str, Any], messages: list[dict[str, Any]], text: str) -> Any:
+        """``{"content": [...]}`` when the request asks for logprobs and the server has a logprobs responder."""
+        fake = self.server.fake
+        if fake.logprobs is None or not body.get("logprobs"):
+            return None
+        content = fake.logprobs(messages, text)
+        if content is None:
+            return None
+        top = int(body.get("top_logprobs") or 0)  # like OpenAI: only the requested number of alternatives
+        return {"content": [{**item, "top_logprobs": item["top_logprobs"][:top]} for item in content]}
 
 
 class _Server(ThreadingHTTPServer):
@@ -299,6 +373,8 @@ class FakeOpenAIServer:
         faults: failures applied, in order, to the next chat-completion requests (one per request).
         latency_s: fixed delay added to every chat-completion request (e.g. 0.2 for benchmarks).
         model: the model id listed by ``/v1/models`` and echoed when a request names none.
+        logprobs: ``(messages, text) -> logprobs content`` for requests with ``logprobs: true`` (default: none,
+            ``"logprobs": null`` like a server that ignores the option); see :func:`token_script`.
 
     Attributes (read them after the requests): ``requests`` (every :class:`RecordedRequest`),
     ``chat_request_count``, ``completion_count`` (successful answers), ``max_in_flight``, ``base_url``.
@@ -311,8 +387,10 @@ class FakeOpenAIServer:
         faults: Iterable[Fault] = (),
         latency_s: float = 0.0,
         model: str = "fake-model",
+        logprobs: LogprobsResponder | None = None,
     ) -> None:
         self.responder: Responder = responder or constant_responder("ok")
+        self.logprobs = logprobs
         self.latency_s = float(latency_s)
         self.model = model
         self._faults: deque[Fault] = deque(faults)

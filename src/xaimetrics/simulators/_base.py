@@ -99,7 +99,9 @@ class AnswerSchema:
     classes** for every sample (:attr:`SimulatorResponse.probabilities`), read from token log-probabilities.
     Simulators that can (``supports_probabilities``) answer each sample as a continuation ``Sample_{id}: ``
     of the prompt, never conditioned on an answer given for another sample; the text then holds the most
-    probable class per sample. See ``docs/consim.md`` ("Probabilistic simulatability").
+    probable class per sample. :class:`~xaimetrics.simulators.OpenAICompatibleSimulator` reads them from the
+    ``top_logprobs`` of its freely generated answer instead (each answer conditioned on the model's own earlier
+    answers, never on f's). See ``docs/consim.md`` ("Probabilistic simulatability").
 
     Args:
         sample_ids: the evaluation sample ids, in the order the answer lines must follow.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import threading
 import time
@@ -15,12 +16,16 @@ from xaimetrics._optional import import_optional
 from xaimetrics._validation import check_positive_int, invalid
 from xaimetrics.simulators._base import AnswerSchema, BaseSimulator, ChatMessage, SimulatorResponse
 from xaimetrics.simulators._grammar import answer_grammar
+from xaimetrics.simulators._logprobs import read_class_probabilities, token_logprobs
+from xaimetrics.simulators._probabilities import check_probabilities
 from xaimetrics.simulators._retry import RETRYABLE_STATUSES, RetryPolicy, parse_retry_after
 
 __all__ = ["OpenAICompatibleSimulator"]
 
 _OWNER = "OpenAICompatibleSimulator"
 _DEFAULT_BASE_URL = "https://api.openai.com/v1"
+_DEFAULT_TOP_LOGPROBS = 20
+_FALLBACKS = ("uniform", "error")
 
 
 class _Secret:
@@ -58,6 +63,17 @@ class OpenAICompatibleSimulator(BaseSimulator):
     end a long run. The API key is read once and kept only inside the HTTP clients: it never appears in
     ``repr``, error messages, cache keys or results.
 
+    **Class probabilities** (``AnswerSchema(probabilities=True)``): the same chat request also asks for
+    ``logprobs=True, top_logprobs=K``; for each answer line ``Sample_{id}: {class}`` the distribution over the
+    classes is read from the top-``K`` alternatives of the token where the class names diverge (details,
+    including classes absent from the top ``K``, in :mod:`xaimetrics.simulators._logprobs` and
+    ``docs/consim.md``). The answer is generated freely, so a later sample's answer is conditioned on the
+    model's *own* earlier answers (never on f's predictions); the text is the generated answer. A sample
+    whose line is missing or unreadable gets a uniform distribution, listed in
+    ``metadata["probability_fallback_ids"]`` (``probability_fallback="uniform"``), or makes the response an
+    error (``"error"``); a response where no sample can be read, or a server that returns no log-probabilities,
+    is an error response (not retried) that says so.
+
     Args:
         model: the model name the server knows (``"gpt-4o-mini"``, ``"Qwen/Qwen2.5-7B-Instruct"``, ...).
         base_url: server URL ending in ``/v1`` (default: ``$OPENAI_BASE_URL`` or the OpenAI API).
@@ -76,12 +92,17 @@ class OpenAICompatibleSimulator(BaseSimulator):
         grammar_field: when set (``"grammar"`` for a llama.cpp server), an :class:`AnswerSchema` is sent as a
             GBNF grammar in this request field; otherwise the schema is ignored.
         max_tokens_param: ``"max_completion_tokens"`` for OpenAI reasoning models.
+        top_logprobs: alternatives per token requested for class probabilities (OpenAI accepts at most 20).
+        probability_fallback: for a sample whose class probabilities cannot be read, ``"uniform"`` (flagged in
+            ``metadata["probability_fallback_ids"]``) or ``"error"`` (the whole response fails).
 
     Example:
         >>> sim = OpenAICompatibleSimulator("qwen2.5", base_url="http://127.0.0.1:8080/v1", api_key="sk-x")
         >>> sim
         OpenAICompatibleSimulator(model='qwen2.5', base_url='http://127.0.0.1:8080/v1', temperature=0.0, seed=0)
     """
+
+    supports_probabilities = True
 
     def __init__(
         self,
@@ -103,6 +124,8 @@ class OpenAICompatibleSimulator(BaseSimulator):
         extra_body: Mapping[str, Any] | None = None,
         grammar_field: str | None = None,
         max_tokens_param: Literal["max_tokens", "max_completion_tokens"] = "max_tokens",
+        top_logprobs: int = _DEFAULT_TOP_LOGPROBS,
+        probability_fallback: Literal["uniform", "error"] = "uniform",
     ) -> None:
         if not isinstance(model, str) or not model:
             raise invalid("model", _OWNER, "a non-empty model name", model)
@@ -152,6 +175,10 @@ class OpenAICompatibleSimulator(BaseSimulator):
         self.grammar_field = grammar_field
         self.max_tokens_param = max_tokens_param
         self.name = f"openai:{model}"
+        self.top_logprobs = check_positive_int(top_logprobs, "top_logprobs", _OWNER)
+        if probability_fallback not in _FALLBACKS:
+            raise invalid("probability_fallback", _OWNER, "'uniform' or 'error'", probability_fallback)
+        self.probability_fallback = probability_fallback
         self._key = _Secret(self._resolve_key(api_key, api_key_env))
         self._openai = import_optional("openai", extra="openai", caller=_OWNER)
         self._client: Any = None
@@ -198,7 +225,7 @@ class OpenAICompatibleSimulator(BaseSimulator):
         self._async_clients = weakref.WeakKeyDictionary()
 
     def cache_identity(self) -> dict[str, Any]:
-        return {
+        identity = {
             "simulator": "openai-compatible",
             "base_url": _public_url(self.base_url),
             "model": self.model,
@@ -208,6 +235,12 @@ class OpenAICompatibleSimulator(BaseSimulator):
             "extra_body": self.extra_body,
             "grammar_field": self.grammar_field,
         }
+        # only when not the default, so that the cache keys written before these options existed still hold
+        if self.top_logprobs != _DEFAULT_TOP_LOGPROBS:
+            identity["top_logprobs"] = self.top_logprobs
+        if self.probability_fallback != "uniform":
+            identity["probability_fallback"] = self.probability_fallback
+        return identity
 
     # -- clients ---------------------------------------------------------------------------------------------
     def _sync_client(self) -> Any:
@@ -247,6 +280,9 @@ class OpenAICompatibleSimulator(BaseSimulator):
         }
         if self.seed is not None:
             request["seed"] = self.seed
+        if schema is not None and schema.probabilities:
+            request["logprobs"] = True
+            request["top_logprobs"] = self.top_logprobs
         if body:
             request["extra_body"] = body
         return request
@@ -330,6 +366,7 @@ class OpenAICompatibleSimulator(BaseSimulator):
         request = self._request(messages, answer_schema)
         started = time.perf_counter()
         attempt = 0
+        completion: Any = None
         while True:
             attempt += 1
             try:
@@ -339,7 +376,7 @@ class OpenAICompatibleSimulator(BaseSimulator):
             else:
                 final, wait = self._after_attempt(attempt, started, completion=completion)
             if final is not None:
-                return final
+                return self._with_probabilities(final, completion, answer_schema)
             time.sleep(wait)
 
     async def _agenerate(
@@ -360,6 +397,7 @@ class OpenAICompatibleSimulator(BaseSimulator):
         request = self._request(messages, answer_schema)
         started = time.perf_counter()
         attempt = 0
+        completion: Any = None
         while True:
             attempt += 1
             try:
@@ -369,5 +407,56 @@ class OpenAICompatibleSimulator(BaseSimulator):
             else:
                 final, wait = self._after_attempt(attempt, started, completion=completion)
             if final is not None:
-                return final
+                return self._with_probabilities(final, completion, answer_schema)
             await asyncio.sleep(wait)
+
+    # -- class probabilities ---------------------------------------------------------------------------------
+    def _with_probabilities(
+        self, response: SimulatorResponse, completion: Any, schema: AnswerSchema | None
+    ) -> SimulatorResponse:
+        """Add the class probabilities read from ``completion``'s logprobs (when the schema asks for them)."""
+        if response.error is not None or schema is None or not schema.probabilities:
+            return response
+        logprobs = getattr(completion.choices[0], "logprobs", None)
+        tokens = token_logprobs(getattr(logprobs, "content", None))
+        if tokens is None or (not tokens and response.text):
+            return self._probability_error(
+                response,
+                "the server returned no token log-probabilities (choices[0].logprobs.content), so class "
+                "probabilities cannot be read. Use a server that honours 'logprobs' and 'top_logprobs' "
+                "(OpenAI, vLLM, llama.cpp's server), or score by accuracy (ConSim(scoring='accuracy')).",
+            )
+        probabilities, unread = read_class_probabilities(tokens, schema)
+        if unread and (self.probability_fallback == "error" or not probabilities):
+            return self._probability_error(
+                response,
+                f"the class probabilities of sample(s) {', '.join(unread)} cannot be read from the answer's "
+                "log-probabilities (a missing line, or an answer that is not one of the classes). "
+                + (
+                    "No sample could be read. "
+                    if not probabilities
+                    else "probability_fallback='uniform' accepts a uniform distribution for them. "
+                )
+                + "Raise max_tokens if the answer was cut off, or check the prompt's answer format.",
+            )
+        uniform = tuple(1.0 / len(schema.classes) for _ in schema.classes)
+        filled = {i: probabilities.get(i, uniform) for i in schema.sample_ids}
+        return dataclasses.replace(
+            response,
+            probabilities=check_probabilities(filled, schema, _OWNER),
+            metadata={
+                **response.metadata,
+                "mode": "logprobs",
+                "top_logprobs": self.top_logprobs,
+                "probability_fallback_ids": unread,
+            },
+        )
+
+    def _probability_error(self, response: SimulatorResponse, message: str) -> SimulatorResponse:
+        """The response as a failure (tokens and cost kept for accounting): it cannot give probabilities."""
+        return dataclasses.replace(
+            response,
+            text="",
+            error=self._scrub(f"{self.name}: {message}"),
+            metadata={**response.metadata, "answer_text": response.text},
+        )

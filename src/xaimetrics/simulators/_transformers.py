@@ -16,6 +16,12 @@ from xaimetrics.simulators._base import (
     SimulatorResponse,
     _LocalModelMixin,
 )
+from xaimetrics.simulators._probabilities import (
+    answer_text,
+    class_continuations,
+    log_softmax,
+    normalise_log_probabilities,
+)
 
 __all__ = ["TransformersChatSimulator", "answer_continuations"]
 
@@ -99,6 +105,15 @@ class TransformersChatSimulator(_LocalModelMixin, BaseSimulator):
         device: ``"auto"``, ``"cpu"``, ``"cuda"``, ...
         max_new_tokens: answer length cap.
         constrain: apply the answer schema when one is given.
+        prefix_reuse: for class probabilities, read the prompt once and score every sample's continuation from
+            its ``past_key_values`` (rewound with ``crop`` between samples, so no sample sees another's
+            tokens), and keep them for the next prompt (a shared prefix is not read again). Off: every
+            continuation is read from scratch (slower; for checks — the probabilities agree to float
+            rounding, tested to 1e-4).
+
+    With ``AnswerSchema(probabilities=True)`` nothing is generated: every sample ``i`` is scored as the
+    continuation ``Sample_i: <class>`` right after the chat prompt (``add_generation_prompt=True``), as in
+    :class:`~xaimetrics.simulators.LlamaCppSimulator`; the text holds the most probable class per sample.
 
     Example:
         >>> sim = TransformersChatSimulator("path/to/Qwen2.5-0.5B-Instruct", max_new_tokens=64)
@@ -116,6 +131,7 @@ class TransformersChatSimulator(_LocalModelMixin, BaseSimulator):
         max_new_tokens: int = 256,
         constrain: bool = True,
         torch_dtype: Any = None,
+        prefix_reuse: bool = True,
     ) -> None:
         if (model_name_or_path is None) == (model is None):
             raise invalid(
@@ -131,6 +147,8 @@ class TransformersChatSimulator(_LocalModelMixin, BaseSimulator):
         self.constrain = bool(constrain)
         self.device = resolve_device(device, _OWNER)
         self.torch_dtype = torch_dtype
+        self.prefix_reuse = bool(prefix_reuse)
+        self._prefix_state: tuple[list[int], Any] | None = None  # (tokens, their past_key_values)
         self._model_obj = model
         self._tokenizer = tokenizer
         if self.model_name_or_path is not None:
@@ -139,6 +157,8 @@ class TransformersChatSimulator(_LocalModelMixin, BaseSimulator):
             label = str(getattr(getattr(model, "config", None), "_name_or_path", "") or type(model).__name__)
         self.name = f"transformers:{label}"
         self.max_concurrency = 1
+
+    supports_probabilities = True
 
     def __repr__(self) -> str:
         return f"TransformersChatSimulator({self.name!r}, device={str(self.device)!r}, max_new_tokens={self.max_new_tokens})"
@@ -176,6 +196,8 @@ class TransformersChatSimulator(_LocalModelMixin, BaseSimulator):
     ) -> SimulatorResponse:
         import torch
 
+        if answer_schema is not None and answer_schema.probabilities:
+            return self._class_probabilities(messages, answer_schema)
         with self._model_lock:
             started = time.perf_counter()
             model, tokenizer = self._load()
@@ -216,3 +238,107 @@ class TransformersChatSimulator(_LocalModelMixin, BaseSimulator):
             completion_tokens=int(new_tokens.shape[0]),
             latency_s=latency,
         )
+
+    # -- class probabilities ---------------------------------------------------------------------------------
+    def _next_log_probs(self, model: Any, tokens: list[int], cache: Any) -> Any:
+        """Log-distribution of the token after ``tokens`` (read on top of ``cache`` when given; it grows)."""
+        import torch
+
+        input_ids = torch.tensor([tokens], dtype=torch.long, device=self.device)
+        output = model(input_ids=input_ids, past_key_values=cache, use_cache=cache is not None)
+        return log_softmax(output.logits[0, -1].float().cpu().numpy())
+
+    def _class_probabilities(
+        self, messages: tuple[ChatMessage, ...], schema: AnswerSchema
+    ) -> SimulatorResponse:
+        import torch
+
+        with self._model_lock, torch.inference_mode():
+            started = time.perf_counter()
+            model, tokenizer = self._load()
+            prompt = [
+                int(t)
+                for t in tokenizer.apply_chat_template(
+                    [m.as_dict() for m in messages], add_generation_prompt=True, return_dict=True
+                )["input_ids"]
+            ]
+
+            def tokenize(text: str) -> list[int]:
+                return list(tokenizer.encode(text, add_special_tokens=False))
+
+            computed = reused = 0
+            cache: Any = None
+            if self.prefix_reuse:
+                cached_tokens, cache = self._prefix_state or ([], _new_cache(model))
+                self._prefix_state = None  # set again once the cache holds exactly the prompt
+                keep = min(_common_prefix(cached_tokens, prompt), len(prompt) - 1)
+                _rewind(cache, keep)
+                prompt_log_probs = self._next_log_probs(model, prompt[keep:], cache)
+                computed, reused = len(prompt) - keep, keep
+            probabilities: dict[str, tuple[float, ...]] = {}
+            for sample_id in schema.sample_ids:
+                continuation = class_continuations(tokenize, sample_id, schema.classes)
+                stem = list(continuation.stem)
+                if cache is None:  # no reuse: every sequence from scratch
+                    computed += len(prompt) + len(stem)
+                    stem_log_probs = self._next_log_probs(model, prompt + stem, None)
+                else:  # from the prompt's state: rewound first, so no sample sees another one's tokens
+                    _rewind(cache, len(prompt))
+                    stem_log_probs = self._next_log_probs(model, stem, cache) if stem else prompt_log_probs
+                    computed, reused = computed + len(stem), reused + len(prompt)
+
+                def after(
+                    prefix: tuple[int, ...], stem: list[int] = stem, first: Any = stem_log_probs
+                ) -> Any:
+                    """Log-probs after prompt + stem + ``prefix`` (the stem's state reused when cached)."""
+                    nonlocal computed
+                    if not prefix:
+                        return first
+                    if cache is None:
+                        computed += len(prompt) + len(stem) + len(prefix)
+                        return self._next_log_probs(model, prompt + stem + list(prefix), None)
+                    _rewind(cache, len(prompt) + len(stem))
+                    computed += len(prefix)
+                    return self._next_log_probs(model, list(prefix), cache)
+
+                probabilities[sample_id] = normalise_log_probabilities(continuation.log_probabilities(after))
+            if cache is not None:
+                _rewind(cache, len(prompt))
+            self._prefix_state = (prompt, cache) if cache is not None else None
+            latency = time.perf_counter() - started
+        return SimulatorResponse(
+            text=answer_text(schema, probabilities),
+            model=self.name,
+            prompt_tokens=computed,
+            completion_tokens=0,
+            latency_s=latency,
+            probabilities=probabilities,
+            metadata={
+                "mode": "class_probabilities",
+                "prompt_tokens_total": computed + reused,
+                "prefix_reuse": self.prefix_reuse,
+            },
+        )
+
+
+def _new_cache(model: Any) -> Any:
+    from transformers import DynamicCache
+
+    try:
+        return DynamicCache(config=model.config)
+    except TypeError:  # transformers < 4.56 takes no config
+        return DynamicCache()
+
+
+def _rewind(cache: Any, length: int) -> None:
+    """Drop the cached positions after the first ``length`` (a negative ``crop`` works in transformers 4 and 5)."""
+    extra = int(cache.get_seq_length()) - length
+    if extra > 0:
+        cache.crop(-extra)
+
+
+def _common_prefix(a: list[int], b: list[int]) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n

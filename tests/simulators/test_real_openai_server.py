@@ -1,0 +1,131 @@
+"""OpenAICompatibleSimulator against a real OpenAI-compatible server: llama.cpp's, serving the offline GGUF.
+
+The server (``python -m llama_cpp.server``, extra ``server``) runs in a subprocess on 127.0.0.1 with a free
+port, is waited for with a bounded readiness loop and is always terminated. Slow (a 0.5B model on CPU).
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from xaimetrics.consim import parse_answers
+from xaimetrics.simulators import (
+    AnswerSchema,
+    ChatMessage,
+    LlamaCppSimulator,
+    OpenAICompatibleSimulator,
+    check_probabilities,
+    load_default_gguf,
+)
+
+pytestmark = pytest.mark.slow
+
+READY_TIMEOUT_S = 180.0
+MESSAGES = [
+    ChatMessage(
+        "system",
+        "Predict the sentiment a classifier gives each movie review. Classes: Class_0, Class_1. "
+        "Answer with one line per sample: 'Sample_<id>: <class>'.",
+    ),
+    ChatMessage("user", "Sample_7: A dull, lifeless mess.\nSample_2: A joyous, moving film."),
+]
+SCHEMA = AnswerSchema(("7", "2"), ("Class_0", "Class_1"), probabilities=True)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _wait_ready(process: subprocess.Popen[bytes], url: str, log: Path) -> None:
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"llama.cpp's server exited ({process.returncode}):\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(url + "/models", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.5)
+    pytest.fail(f"llama.cpp's server not ready after {READY_TIMEOUT_S:g} s:\n{log.read_text()[-3000:]}")
+
+
+@pytest.fixture(scope="module")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    pytest.importorskip("llama_cpp")
+    for module in ("uvicorn", "fastapi", "sse_starlette", "starlette_context"):
+        pytest.importorskip(module, reason="llama.cpp's server needs pip install 'xaimetrics[server]'")
+    model = load_default_gguf()
+    port = _free_port()
+    log = tmp_path_factory.mktemp("llama-server") / "server.log"
+    command = [
+        sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
+        "--port", str(port), "--n_ctx", "2048", "--n_threads", "2", "--seed", "0",
+        "--logits_all", "true",  # llama-cpp-python returns logprobs only with logits for every token
+    ]  # fmt: skip
+    with log.open("wb") as sink:
+        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
+    try:
+        url = f"http://127.0.0.1:{port}/v1"
+        _wait_ready(process, url, log)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def _simulator(url: str) -> OpenAICompatibleSimulator:
+    return OpenAICompatibleSimulator(
+        "qwen2.5-coder-0.5b", base_url=url, max_tokens=24, timeout=300, max_retries=1, top_logprobs=10
+    )
+
+
+def test_text_answer_from_the_real_server(llama_server: str) -> None:
+    sim = _simulator(llama_server)
+    response = sim.generate(MESSAGES, answer_schema=AnswerSchema(SCHEMA.sample_ids, SCHEMA.classes))
+    print(f"\ntext answer: {response.text!r}")
+    assert response.error is None and response.probabilities is None
+    assert response.prompt_tokens > 50 and response.completion_tokens > 0
+    assert re.search(r"Sample_7: Class_[01]", response.text)
+
+
+def test_probabilities_from_the_real_server_agree_with_its_text(llama_server: str) -> None:
+    sim = _simulator(llama_server)
+    response = sim.generate(MESSAGES, answer_schema=SCHEMA)
+    print(f"\nserver answer: {response.text!r}\nserver probabilities: {response.probabilities}")
+    assert response.error is None, response.error
+    assert response.metadata["probability_fallback_ids"] == []
+    checked = check_probabilities(response.probabilities, SCHEMA, "test")
+    parsed = parse_answers(response.text, SCHEMA.sample_ids, list(SCHEMA.classes))
+    for sample_id in SCHEMA.sample_ids:
+        argmax = max(range(len(SCHEMA.classes)), key=lambda k: checked[sample_id][k])
+        assert parsed.answers[sample_id] == argmax  # greedy text = most probable class
+
+
+def test_server_and_continuation_probabilities_are_both_valid(llama_server: str) -> None:
+    # computed differently (free generation vs. one continuation per sample): printed, not compared
+    server = _simulator(llama_server).generate(MESSAGES, answer_schema=SCHEMA)
+    local = LlamaCppSimulator(load_default_gguf(), n_ctx=2048, n_threads=2).generate(
+        MESSAGES, answer_schema=SCHEMA
+    )
+    print(
+        f"\nserver (free generation): {server.probabilities}\nllama.cpp continuations: {local.probabilities}"
+    )
+    for response in (server, local):
+        assert response.error is None
+        check_probabilities(response.probabilities, SCHEMA, "test")
