@@ -13,14 +13,17 @@ interrupted demo resumes where it stopped, and a rerun only rebuilds the report.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from xaimetrics._validation import invalid
 
-__all__ = ["demo_grid", "register", "run"]
+__all__ = ["demo_grid", "each_warning_once", "register", "run"]
 
 DEMO_METHODS = ("NMF", "SAE", "ICA", "PCA", "SVD", "NoProjection", "NoExplanation")
 #: the demo's task and simulator (docs/consim.md, "The demo's task", gives the measurements behind the choice)
@@ -110,11 +113,10 @@ def demo_grid(args: argparse.Namespace) -> Any:
     from xaimetrics.benchmark import Grid
 
     methods = tuple(m.strip() for m in args.methods.split(",") if m.strip())
-    scoring = "accuracy" if args.simulator == "perfect" and args.scoring == "probability" else args.scoring
     common = {
         "datasets": (args.dataset,), "simulators": (args.simulator,), "base_url": args.base_url,
         "concurrency": args.concurrency, "max_sample_chars": 200, "controls": not args.no_controls,
-        "scoring": scoring, "balance": "relaxed" if args.dataset == "bbc_news" else "strict",
+        "scoring": args.scoring, "balance": "relaxed" if args.dataset == "bbc_news" else "strict",
     }  # fmt: skip
     if args.quick:
         keep = [m for m in methods if m in ("NMF", "PCA", "NoExplanation")] or ["PCA", "NoExplanation"]
@@ -134,21 +136,57 @@ def _say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+@contextlib.contextmanager
+def each_warning_once() -> Iterator[set[tuple[type, str]]]:
+    """Show each distinct warning (category and message) once while the block runs.
+
+    ``warnings.filterwarnings("once")`` is not enough: every ``warnings.catch_warnings()`` block (sklearn and
+    joblib open many) resets the registry that "once" relies on, so NMF's ConvergenceWarning came back dozens
+    of times. Here the display itself remembers what it showed.
+
+    Example:
+        >>> import warnings
+        >>> with each_warning_once() as seen:
+        ...     for _ in range(3):
+        ...         with warnings.catch_warnings():
+        ...             warnings.warn("same", UserWarning, stacklevel=1)
+        >>> len(seen)
+        1
+    """
+    seen: set[tuple[type, str]] = set()
+    original = warnings.showwarning
+
+    def show(
+        message: Any, category: type, filename: str, lineno: int, file: Any = None, line: Any = None
+    ) -> None:
+        key = (category, str(message))
+        if key not in seen:
+            seen.add(key)
+            original(message, category, filename, lineno, file, line)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        for hidden in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
+            warnings.filterwarnings("ignore", category=hidden)  # hidden by Python's defaults too
+        warnings.showwarning = show
+        try:
+            yield seen
+        finally:
+            warnings.showwarning = original
+
+
 def run(args: argparse.Namespace) -> int:
     """Execute ``xaimetrics demo``; returns the exit code."""
-    import warnings
+    with each_warning_once():
+        return _run(args)
 
-    from sklearn.exceptions import ConvergenceWarning
 
+def _run(args: argparse.Namespace) -> int:
     from xaimetrics._cache import cache_dir
     from xaimetrics.benchmark import Artefacts, Providers, ResultsStore, run_grid, write_report
     from xaimetrics.benchmark._analysis import spearman_with_metrics
     from xaimetrics.benchmark._assessment import assess
 
-    # NMF encodes every vocabulary word with W fixed, and sklearn warns on each non-converged solve: show
-    # each distinct warning once instead of hundreds of identical lines.
-    for category in (ConvergenceWarning, UserWarning, RuntimeWarning):
-        warnings.filterwarnings("once", category=category)
     started = time.perf_counter()
     grid = demo_grid(args)
     output = Path(args.output)
