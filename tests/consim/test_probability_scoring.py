@@ -10,7 +10,7 @@ import pytest
 
 from xaimetrics.consim import ConSim, PromptType, render_prompt, score_response
 from xaimetrics.exceptions import InvalidParameterError
-from xaimetrics.simulators import AnswerSchema, ScriptedSimulator, SimulatorResponse
+from xaimetrics.simulators import AnswerSchema, ScriptedSimulator, SimulatorResponse, answer_text
 
 CLASSES = ["negative", "neutral", "positive"]
 EP_PREDICTIONS = [2, 0, 1, 2]  # f's predictions on the four EP samples
@@ -125,6 +125,13 @@ def test_degenerate_answers_are_flagged() -> None:
     # answering one class is not degenerate when f itself predicts one class for every sample
     uniform = render_prompt("NE1", class_names=CLASSES, ep_samples=["a", "b"], ep_predictions=[1, 1])
     assert not score_response(uniform, "Sample_0: neutral\nSample_1: neutral").degenerate
+    # with probabilities: the same distribution for every sample is degenerate, whatever its argmax does
+    flat = {i: (0.33, 0.33, 0.34) if int(i) % 2 else (0.34, 0.33, 0.33) for i in prompt.sample_ids}
+    response = SimulatorResponse(answer_text(prompt.answer_schema, flat), probabilities=flat)
+    result = score_response(prompt, response)
+    assert result.probability_spread == pytest.approx(0.01) and result.degenerate
+    assert result.majority_share == 0.5  # the argmax alternates, so the answer-based rule alone would miss it
+    assert not score_response(prompt, _respond(prompt.messages)).degenerate
 
 
 def test_empty_explanations_are_flagged() -> None:

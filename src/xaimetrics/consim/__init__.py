@@ -24,12 +24,19 @@ from xaimetrics.consim._llm_labels import LLMLabels, o1ca, parse_label_proposals
 from xaimetrics.consim._parsing import ParsedAnswers, parse_answers
 from xaimetrics.consim._prompt_types import PromptContent, PromptType, resolve_prompt_type
 from xaimetrics.consim._rendering import ConSimPrompt, render_prompt
-from xaimetrics.consim._scoring import DEGENERATE_SHARE, SCORINGS, ConSimResult, score_response
+from xaimetrics.consim._scoring import (
+    DEGENERATE_SHARE,
+    DEGENERATE_SPREAD,
+    SCORINGS,
+    ConSimResult,
+    score_response,
+)
 from xaimetrics.consim._selection import ExampleSelection, select_examples
 
 __all__ = [
     "CONTROL_ROLES",
     "DEGENERATE_SHARE",
+    "DEGENERATE_SPREAD",
     "SCORINGS",
     "ConSim",
     "ConSimPrompt",

@@ -24,9 +24,13 @@ Policy for the two cases where a number would mislead:
 The answer text then holds the most probable class per sample, so ``score`` (eq. 5) is the accuracy of
 those argmax answers.
 
-**Degenerate answers**: :attr:`ConSimResult.majority_share` is the share of EP samples given the most frequent
-answer; a simulator that gives one class to at least :data:`DEGENERATE_SHARE` of the samples while f's own
-predictions are more varied is :attr:`~ConSimResult.degenerate` (it did not try to tell samples apart).
+**Degenerate answers**: a simulator that does not tell the samples apart did not try, and its score measures
+the class balance, not the explanation. Without probabilities, :attr:`ConSimResult.majority_share` is the share
+of EP samples given the most frequent answer, and giving one class to at least :data:`DEGENERATE_SHARE` of them
+while f's own predictions are more varied is :attr:`~ConSimResult.degenerate`. With probabilities,
+:attr:`ConSimResult.probability_spread` is the largest change, across the EP samples, of the probability given to
+a class; below :data:`DEGENERATE_SPREAD` the simulator gave (nearly) the same distribution to every sample and
+is degenerate (the argmax may still vary by a hair, so the majority share alone would miss it).
 """
 
 from __future__ import annotations
@@ -44,7 +48,15 @@ from xaimetrics.consim._prompt_types import PromptType
 from xaimetrics.consim._rendering import ConSimPrompt
 from xaimetrics.simulators import ChatMessage, SimulatorResponse
 
-__all__ = ["DEGENERATE_SHARE", "SCORINGS", "ConSimResult", "answer_schema", "check_scoring", "score_response"]
+__all__ = [
+    "DEGENERATE_SHARE",
+    "DEGENERATE_SPREAD",
+    "SCORINGS",
+    "ConSimResult",
+    "answer_schema",
+    "check_scoring",
+    "score_response",
+]
 
 Scoring = Literal["accuracy", "probability"]
 #: how a simulator's answer is scored: eq. 5 on the text, or also from its class probabilities
@@ -52,6 +64,8 @@ SCORINGS: tuple[str, ...] = ("accuracy", "probability")
 
 #: answering one class for at least this share of the EP samples (more than f does) is degenerate
 DEGENERATE_SHARE = 0.9
+#: class probabilities that move by less than this across the EP samples are degenerate
+DEGENERATE_SPREAD = 0.05
 _LOG_FLOOR = 1e-12
 
 
@@ -74,7 +88,8 @@ class ConSimResult:
             simulator response.
         concept_ids: the concepts shown in the prompt; ``seed``: the selection seed, when known.
         probabilities: ``{id: probabilities over the classes (class id order)}`` when the simulator gave them;
-            ``expected_accuracy``, ``log_loss``, ``brier``: the probabilistic scores (``None`` without them).
+            ``expected_accuracy``, ``log_loss``, ``brier``: the probabilistic scores (``None`` without them);
+            ``probability_spread``: the largest range, over the classes, of their probability across samples.
         majority_share: share of EP samples given the most frequent answer (``None`` without an answer);
             ``reference_majority_share``: the same for f's predictions.
     """
@@ -113,10 +128,17 @@ class ConSimResult:
     brier: float | None = None
     majority_share: float | None = None
     reference_majority_share: float = 0.0
+    probability_spread: float | None = None
 
     @property
     def degenerate(self) -> bool:
-        """True when (nearly) every EP sample got the same answer, more uniformly than f's predictions."""
+        """True when the simulator did not tell the EP samples apart (see the module docstring): the same class
+        for (nearly) every sample, more uniformly than f; or, with probabilities, (nearly) the same
+        distribution for every sample while f's predictions vary."""
+        if self.reference_majority_share >= 1.0:
+            return False  # f predicts one class for every sample: answering it is right, not degenerate
+        if self.probability_spread is not None:
+            return len(self.sample_ids) > 1 and self.probability_spread < DEGENERATE_SPREAD
         share = self.majority_share
         return share is not None and share >= DEGENERATE_SHARE and share > self.reference_majority_share
 
@@ -197,6 +219,7 @@ class ConSimResult:
             "brier": self.brier,
             "majority_share": self.majority_share,
             "reference_majority_share": self.reference_majority_share,
+            "probability_spread": self.probability_spread,
             "degenerate": self.degenerate,
             "empty_explanation": self.empty_explanation,
         }
@@ -337,4 +360,5 @@ def _probabilistic_scores(prompt: ConSimPrompt, response: Any) -> dict[str, Any]
         "expected_accuracy": float(given.mean()),
         "log_loss": float(-np.log(np.maximum(given, _LOG_FLOOR)).mean()),
         "brier": float(((rows - truth) ** 2).sum(axis=1).mean()),
+        "probability_spread": float((rows.max(axis=0) - rows.min(axis=0)).max()),
     }
