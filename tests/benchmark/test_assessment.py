@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
+import zlib
 from typing import ClassVar
 
 import numpy as np
@@ -45,7 +46,7 @@ class ProbabilityOracle:
 
     def generate(self, messages, *, answer_schema=None):
         setting, prompt = self._plans["\n\n".join(m.content for m in messages)]
-        rng = np.random.default_rng(abs(hash((setting.method, setting.seed, setting.prompt_type))) % 2**32)
+        rng = np.random.default_rng(zlib.crc32(f"{setting.method}/{setting.seed}/{setting.prompt_type}".encode()))
         n = len(prompt.shown_classes)
         probabilities, lines = {}, []
         for sample_id, reference in zip(prompt.sample_ids, prompt.references, strict=True):
@@ -209,3 +210,13 @@ def test_degenerate_settings_are_left_out_and_counted() -> None:
         and "1 of 12 settings had degenerate" in result.summary
     )
     assert result.empty.set_index("method").loc["PCA", "share"] == 1.0 and "(PCA)" in result.summary
+
+
+def test_all_degenerate_settings_are_kept_and_said() -> None:
+    base = {"dataset": "d", "model": "m", "simulator": "s", "interpretation": "top_words", "phase": "evaluation",
+            "is_upper_bound": 0, "anonymized": 1, "n_concepts_shown": 3, "degenerate": 1}  # fmt: skip
+    rows = [{**base, "seed": s, "method": m, "prompt_type": k, "score": 0.5 + 0.01 * s * (m == "NMF")}
+            for s in range(3) for m, k in (("NoExplanation", "NE2"), ("NMF", "E2"))]  # fmt: skip
+    result = assess(pd.DataFrame(rows))
+    assert result.summary.startswith("Nearly every setting is degenerate")
+    assert result.comparison.loc["NMF", "n_settings"] == 3

@@ -44,6 +44,7 @@ class Assessment:
         empty: per concept method, the share of its explanation settings that showed no concept at all.
         ceiling: the U1 upper bound (mean and interval) when U1 was run, else ``None``.
         summary: the conclusion in plain sentences.
+        long: the ranking frame the numbers were computed on (:func:`ranking_frame`, controls included).
     """
 
     metric: str
@@ -56,6 +57,7 @@ class Assessment:
     empty: pd.DataFrame
     ceiling: dict[str, float] | None
     summary: str
+    long: pd.DataFrame
 
 
 def _degenerate_table(results: pd.DataFrame) -> pd.DataFrame:
@@ -108,6 +110,9 @@ def assess(
     """
     metric = choose_metric(results, metric)
     long = ranking_frame(results, metric=metric, exclude_degenerate=exclude_degenerate)
+    all_degenerate = exclude_degenerate and long["method"].nunique() < 2
+    if all_degenerate:  # nothing left to compare: keep them, and say so in the summary
+        long = ranking_frame(results, metric=metric, exclude_degenerate=False)
     if long["method"].nunique() < 2:
         raise invalid(
             "results", "assess", "scores of at least two methods in shared settings",
@@ -135,7 +140,13 @@ def assess(
     stability = split_half_stability(long[long["method"].isin(methods)], setting=list(RANKING_KEYS))
     summary = conclusion(comparison, verdict, stability, metric=metric, roles=roles)
     degenerate = _degenerate_table(results)
-    if exclude_degenerate and len(degenerate) and degenerate["degenerate"].sum():
+    if all_degenerate:
+        summary = (
+            "Nearly every setting is degenerate: the simulator gave the same answer (or the same class "
+            "probabilities) to every sample, so it did not use the prompt and nothing below is evidence. Use a "
+            "stronger simulator. " + summary
+        )
+    elif exclude_degenerate and len(degenerate) and degenerate["degenerate"].sum():
         summary += (
             f" {int(degenerate['degenerate'].sum())} of {int(degenerate['settings'].sum())} settings had degenerate "
             "answers (one class for nearly every sample) and were left out."
@@ -149,7 +160,7 @@ def assess(
     return Assessment(
         metric=metric, ranking=ranking, controls=controls, comparison=comparison, verdict=verdict,
         stability=stability, degenerate=degenerate, empty=empty, ceiling=_ceiling(results, metric),
-        summary=summary,
+        summary=summary, long=long,
     )  # fmt: skip
 
 

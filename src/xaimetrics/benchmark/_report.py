@@ -88,10 +88,9 @@ def write_report(
     from xaimetrics.benchmark._grid import CONTROL_METHODS
 
     assessment = assess(results, metric=metric)
-    long = analysis.ranking_frame(results, metric=assessment.metric, exclude_degenerate=True)
-    long = long[~long["method"].isin(CONTROL_METHODS)]
+    long = assessment.long[~assessment.long["method"].isin(CONTROL_METHODS)]
     if long["method"].nunique() < 2:  # only controls and one method: rank them all rather than nothing
-        long = analysis.ranking_frame(results, metric=assessment.metric, exclude_degenerate=True)
+        long = assessment.long
     overall = assessment.ranking if len(assessment.ranking) else analysis.rankings_by(long)[()]
     wins, differences = analysis.overall_statistics(long)
     paths = {
