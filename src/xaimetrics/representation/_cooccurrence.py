@@ -5,7 +5,10 @@ the binary matrix ``W`` of shape ``(m, n_windows)`` (word present in window) wit
 an occurrence at position ``q`` of a document with ``n`` windows lies in the windows
 ``[max(0, q - window_size + 1), min(q, n - 1)]``, an interval; the intervals of one word in one document are
 merged, expanded to (word, window) entries and stored sparse. Then ``W @ W.T`` holds every pair count at
-once, its diagonal the single-word counts. Documents are processed in chunks to bound memory.
+once, its diagonal the single-word counts. Memory stays bounded whatever the corpus size: documents are
+streamed in chunks (only the counted words of one chunk are materialised, never an array over every token),
+the pairs of overlapping intervals are expanded a block at a time, and the counts accumulate in one
+``(m, m)`` array.
 
 Two conventions (see :data:`COUNTING_MODES`):
 
@@ -21,7 +24,6 @@ Two conventions (see :data:`COUNTING_MODES`):
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -73,7 +75,7 @@ def count_windows(
     *,
     window_size: int = 10,
     mode: CountingMode = "xaimetrics",
-    max_entries: int = 20_000_000,
+    max_entries: int = 1_000_000,
 ) -> WindowCounts:
     """Count, over the sliding windows of ``corpus``, the windows holding each word and each pair of words.
 
@@ -82,7 +84,9 @@ def count_windows(
         words: distinct words to count (absent words get zero counts).
         window_size: tokens per window (gensim's ``c_npmi`` default is 10).
         mode: ``"xaimetrics"`` or ``"gensim"`` (module docstring).
-        max_entries: bound on the (word, window) entries materialised at once; larger corpora are chunked.
+        max_entries: bound on the (token, window) entries handled at once: documents are processed in
+            chunks of ``max_entries / window_size`` tokens and the pairs of overlapping intervals are expanded
+            ``max_entries / 8`` at a time. Memory and speed, not results, depend on it.
 
     Returns:
         :class:`WindowCounts`.
@@ -110,50 +114,98 @@ def count_windows(
     n_windows = int(window_offsets[-1])
 
     ids = corpus.ids(words)
-    lookup = np.full(len(corpus.vocabulary), -1, dtype=np.int64)
+    lookup = np.full(len(corpus.vocabulary), -1, dtype=np.int32)
     known = ids >= 0
     lookup[ids[known]] = np.flatnonzero(known)
-    columns = lookup[corpus.token_ids]
-    positions = np.flatnonzero(columns >= 0)
-    columns = columns[positions]
-    docs = np.searchsorted(corpus.offsets, positions, side="right") - 1
 
-    joint = sp.csr_matrix((m, m), dtype=np.int64)
-    if len(positions):
-        per_doc = np.bincount(docs, minlength=len(lengths)) * window_size
-        chunk_of_doc = np.cumsum(per_doc) // max(max_entries, window_size)
-        chunk = chunk_of_doc[docs]
-        bounds = np.concatenate([[0], np.flatnonzero(chunk[1:] != chunk[:-1]) + 1, [len(positions)]])
-        for lo, hi in itertools.pairwise(bounds):
-            joint = joint + _chunk_counts(
-                docs[lo:hi],
-                positions[lo:hi] - corpus.offsets[docs[lo:hi]],
-                columns[lo:hi],
-                windows_per_doc,
-                window_offsets,
-                m,
-                window_size,
-                mode,
-                int(lengths.max()) + 1,
-            )
-    return WindowCounts(words, joint.tocsr(), n_windows, window_size, mode)
+    # stream over chunks of whole documents of at most ``max_entries / window_size`` tokens: only the
+    # counted words of one chunk are ever materialised (no array spans every token of the corpus)
+    accumulator = _Accumulator(m)
+    offsets = corpus.offsets
+    chunk_tokens = max(max_entries // window_size, 1)
+    stride = int(lengths.max()) + 1 if len(lengths) else 1
+    first_doc = 0
+    while first_doc < len(lengths):
+        # the largest run of documents from first_doc within chunk_tokens (at least one document)
+        end_doc = int(np.searchsorted(offsets, offsets[first_doc] + chunk_tokens, side="right")) - 1
+        end_doc = min(max(end_doc, first_doc + 1), len(lengths))
+        start_token, stop_token = int(offsets[first_doc]), int(offsets[end_doc])
+        block = lookup[corpus.token_ids[start_token:stop_token]]
+        hits = np.flatnonzero(block >= 0)
+        if len(hits):
+            docs = np.searchsorted(offsets[first_doc : end_doc + 1], hits + start_token, side="right") - 1
+            docs += first_doc
+            _chunk_counts(
+                accumulator, docs, hits + start_token - offsets[docs], block[hits], windows_per_doc,
+                window_offsets, window_size, mode, stride, max(max_entries // 8, 1),
+            )  # fmt: skip
+        first_doc = end_doc
+    joint = accumulator.result()
+    return WindowCounts(words, joint, n_windows, window_size, mode)
+
+
+class _Accumulator:
+    """Pair counts summed over chunks: one dense ``(m, m)`` array when small, else sparse partial sums.
+
+    Counts are integers; the dense path sums them as float64 (exact below 2**53) because ``np.bincount``
+    weights are float64.
+    """
+
+    def __init__(self, m: int) -> None:
+        self.m = m
+        self.dense = (
+            m * m <= _DENSE_LIMIT
+        )  # one bincount is cheaper than building and sorting a sparse matrix
+        self.upper = np.zeros(m * m if self.dense else 0)
+        self.diagonal = np.zeros(m)
+        self.sparse = sp.csr_matrix((m, m), dtype=np.int64)
+
+    def add_pairs(self, a: np.ndarray, b: np.ndarray, overlap: np.ndarray) -> None:
+        """Add ``overlap[i]`` windows to the pair ``(a[i], b[i])`` (``a ≠ b``; the matrix stays symmetric)."""
+        if self.dense:
+            self.upper += np.bincount(a.astype(np.int64) * self.m + b, weights=overlap, minlength=self.m**2)
+            return
+        counts = sp.coo_matrix(
+            (
+                np.concatenate([overlap, overlap]).astype(np.int64),
+                (np.concatenate([a, b]), np.concatenate([b, a])),
+            ),
+            shape=(self.m, self.m),
+        )
+        self.sparse = self.sparse + counts.tocsr()
+
+    def result(self) -> sp.csr_matrix:
+        m = self.m
+        if self.dense:
+            upper = self.upper.reshape(m, m)
+            dense = upper + upper.T
+            dense[np.diag_indices(m)] = self.diagonal
+            return sp.csr_matrix(np.rint(dense).astype(np.int64))
+        diagonal = sp.coo_matrix(
+            (np.rint(self.diagonal).astype(np.int64), (np.arange(m), np.arange(m))), shape=(m, m)
+        )
+        return (self.sparse + diagonal.tocsr()).tocsr()
 
 
 def _chunk_counts(
+    accumulator: _Accumulator,
     docs: np.ndarray,
     positions: np.ndarray,
     columns: np.ndarray,
     windows_per_doc: np.ndarray,
     window_offsets: np.ndarray,
-    m: int,
     window_size: int,
     mode: str,
     stride: int,
-) -> sp.csr_matrix:
-    """Pair counts of one chunk of whole documents (occurrences sorted by document then position)."""
+    max_pairs: int,
+) -> None:
+    """Add the counts of one chunk of whole documents (occurrences sorted by document then position)."""
     # group the occurrences by (word, document); positions stay sorted inside a group (stable sort)
-    order = np.argsort(columns * (int(docs.max()) + 1) + docs, kind="stable")
-    docs, positions, columns = docs[order], positions[order], columns[order]
+    first_doc = int(docs.min())
+    local_docs = (docs - first_doc).astype(np.int64)
+    order = np.argsort(columns.astype(np.int64) * (int(local_docs.max()) + 1) + local_docs, kind="stable")
+    del local_docs
+    docs, positions, columns = docs[order], positions[order].astype(np.int64), columns[order]
     new_group = np.ones(len(docs), dtype=bool)
     new_group[1:] = (docs[1:] != docs[:-1]) | (columns[1:] != columns[:-1])
     last_window = windows_per_doc[docs] - 1
@@ -162,6 +214,7 @@ def _chunk_counts(
         rank = np.cumsum(new_group) - 1
         key = rank * stride + positions
         first_after_start = np.searchsorted(key, rank * stride + start, side="left")
+        del rank, key
         end = np.minimum(positions[first_after_start], last_window)
     else:
         end = np.minimum(positions, last_window)
@@ -175,28 +228,27 @@ def _chunk_counts(
     first = window_offsets[docs[keep]] + start[keep]  # global window indices: documents never overlap
     last = window_offsets[docs[keep]] + end[keep]
     columns = columns[keep]
-    diagonal = np.bincount(columns, weights=last - first + 1, minlength=m)
+    del docs, positions, start, end, previous_end, last_window, keep, new_group
+    accumulator.diagonal += np.bincount(columns, weights=last - first + 1, minlength=accumulator.m)
     # every pair of intervals of different words that overlap: sort by start, then each interval i meets
-    # the intervals starting in [start_i, last_i] after it; the overlap length is the shared window count
+    # the intervals starting in [start_i, last_i] after it; the overlap length is the shared window count.
+    # The pairs are expanded a block of intervals at a time (at most ``max_pairs`` pairs) to bound memory.
     order = np.argsort(first, kind="stable")
     first, last, columns = first[order], last[order], columns[order]
     stop = np.searchsorted(first, last, side="right")
     n_partners = stop - np.arange(1, len(first) + 1)
-    total = int(n_partners.sum())
-    left = np.repeat(np.arange(len(first)), n_partners)
-    right = left + 1 + (np.arange(total) - np.repeat(np.cumsum(n_partners) - n_partners, n_partners))
-    overlap = np.minimum(last[left], last[right]) - first[right] + 1
-    a, b = columns[left], columns[right]
-    if m * m <= _DENSE_LIMIT:  # one bincount is cheaper than building and sorting a sparse matrix
-        upper = np.bincount(a * m + b, weights=overlap, minlength=m * m).reshape(m, m)
-        dense = upper + upper.T
-        dense[np.diag_indices(m)] = diagonal
-        return sp.csr_matrix(np.rint(dense).astype(np.int64))
-    counts = sp.coo_matrix(
-        (
-            np.concatenate([overlap, overlap, diagonal]).astype(np.int64),
-            (np.concatenate([a, b, np.arange(m)]), np.concatenate([b, a, np.arange(m)])),
-        ),
-        shape=(m, m),
-    )
-    return counts.tocsr()
+    del stop, order
+    cumulative = np.cumsum(n_partners)
+    lo = 0
+    while lo < len(first):
+        done = int(cumulative[lo - 1]) if lo else 0
+        hi = max(int(np.searchsorted(cumulative, done + max_pairs, side="right")), lo + 1)
+        partners = n_partners[lo:hi]
+        total = int(partners.sum())
+        if total:
+            left = np.repeat(np.arange(lo, hi), partners)
+            offsets_in_block = np.cumsum(partners) - partners
+            right = left + 1 + (np.arange(total) - np.repeat(offsets_in_block, partners))
+            overlap = np.minimum(last[left], last[right]) - first[right] + 1
+            accumulator.add_pairs(columns[left], columns[right], overlap)
+        lo = hi

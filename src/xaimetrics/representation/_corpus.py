@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -55,7 +56,7 @@ class ReferenceCorpus:
         """Build from already tokenised documents (lists of strings)."""
         vocab: dict[str, int] = {}
         lengths: list[int] = []
-        ids: list[int] = []
+        ids = array("i")  # 4 bytes per token while building (a list would hold an 8-byte pointer per token)
         for document in documents:
             if isinstance(document, str):
                 raise invalid(
@@ -85,8 +86,8 @@ class ReferenceCorpus:
             )
         offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
-        dtype = np.int32 if len(vocab) < 2**31 else np.int64
-        return cls(np.asarray(ids, dtype=dtype), offsets, tuple(vocab), name)
+        token_ids = np.frombuffer(ids, dtype=np.intc).astype(np.int32, copy=False)  # no copy
+        return cls(token_ids, offsets, tuple(vocab), name)
 
     @classmethod
     def from_texts(
