@@ -292,5 +292,8 @@ def _table(results: list[Any]) -> None:
     for row in [header, *rows]:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
     for r in results:
+        if r.n_hedged or r.n_negated:
+            print(f"{r.label}: {r.n_hedged} answer(s) named several classes and {r.n_negated} negated a class "
+                  "(counted as invalid, so wrong)")  # fmt: skip
         if r.error:
             print(f"{r.label}: the simulator failed: {r.error}")

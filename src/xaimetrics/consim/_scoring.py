@@ -42,6 +42,8 @@ class ConSimResult:
             (real names, also for anonymised prompts); ``statuses``: ``{id: "ok" | "missing" | "invalid" |
             "conflict"}``; ``raw_answers``: the text found for each id.
         n_correct, n_parsed, n_missing, n_invalid, n_conflicting: counts over the EP samples.
+        invalid_reasons: ``{id: "no_class" | "hedged" | "negated"}`` for the invalid answers (a line naming
+            no class, several distinct classes, or a negated class); ``n_hedged`` and ``n_negated`` count them.
         unexpected_ids: ids the answer mentioned that were not asked for.
         messages: the prompt; ``raw_answer`` the simulator's text (``None`` without a simulator).
         model, prompt_tokens, completion_tokens, latency_s, cost_usd, cached, attempts, error: from the
@@ -77,6 +79,17 @@ class ConSimResult:
     concept_ids: tuple[int, ...] = ()
     seed: int | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    invalid_reasons: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def n_hedged(self) -> int:
+        """Invalid answers that named several distinct classes (``World News or Sci/Tech``)."""
+        return sum(1 for reason in self.invalid_reasons.values() if reason == "hedged")
+
+    @property
+    def n_negated(self) -> int:
+        """Invalid answers that negated a class (``not World News``)."""
+        return sum(1 for reason in self.invalid_reasons.values() if reason == "negated")
 
     @property
     def is_upper_bound(self) -> bool:
@@ -123,6 +136,9 @@ class ConSimResult:
             "n_missing": self.n_missing,
             "n_invalid": self.n_invalid,
             "n_conflicting": self.n_conflicting,
+            "n_hedged": self.n_hedged,
+            "n_negated": self.n_negated,
+            "invalid_reasons": dict(self.invalid_reasons),
             "sample_ids": list(self.sample_ids),
             "references": dict(self.references),
             "answers": dict(self.answers),
@@ -225,5 +241,6 @@ def score_response(
         unexpected_ids=parsed.unexpected_ids,
         concept_ids=prompt.concept_ids,
         seed=seed,
+        invalid_reasons=dict(parsed.reasons),
         **accounting,
     )
