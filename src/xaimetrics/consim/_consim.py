@@ -119,6 +119,9 @@ class ConSim:
     ) -> ConSimSamples:
         """Select LP and EP samples (see :func:`select_examples`); f's predictions are computed if not given.
 
+        A text is selected at most once: repeats of an earlier (normalised) text are left out, so no LP
+        sample's prediction can be asked again in EP.
+
         Args:
             inputs: candidate texts (e.g. a test split).
             labels: their true classes, shape ``(n,)``.
@@ -129,8 +132,9 @@ class ConSim:
         if predictions is None:
             predictions = self._require_model("predictions").predict(texts)
         selection = select_examples(
-            labels, predictions, n_lp, n_ep, seed=seed, balance=balance, class_names=self.class_names
-        )
+            labels, predictions, n_lp, n_ep, seed=seed, balance=balance, class_names=self.class_names,
+            inputs=texts,
+        )  # fmt: skip
         labels_ = as_class_ids(labels)
         predictions_ = as_class_ids(predictions)
         if len(labels_) != len(texts):
