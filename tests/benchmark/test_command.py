@@ -123,3 +123,34 @@ def test_rank_any_axis_from_the_cli_and_the_report(tmp_path, capsys):
         "The '--by' option must be a grid axis among 'method', 'interpretation'"
         in captured.out + captured.err
     )
+
+
+def test_damaged_or_empty_stores_are_one_line_errors_never_overwritten(tmp_path, capsys):
+    """Issue #11, class 11: no raw sqlite3 traceback, no silent rerun, no empty export with exit 0."""
+    from xaimetrics.benchmark import ResultsStore
+
+    (tmp_path / "grid.toml").write_text(GRID)
+    out = tmp_path / "out"
+    out.mkdir()
+    store = out / "results.sqlite"
+    ResultsStore(store).close()  # a valid store with no results
+    for action in (["export", str(tmp_path / "rows.csv")], ["report"], ["rank"]):
+        assert benchmark_main(["benchmark", *action, "--output", str(out)]) == 1
+        captured = capsys.readouterr()
+        assert f"StoreError: The results store {store} holds no results" in captured.out + captured.err
+    assert not (tmp_path / "rows.csv").exists()
+    store.write_bytes(b"")  # emptied: a run must not silently start over
+    run = ["benchmark", "run", str(tmp_path / "grid.toml"), "--output", str(out),
+           "--providers", "toy_grid:PROVIDERS", "--no-cache", "--no-progress"]  # fmt: skip
+    assert benchmark_main(run) == 1
+    captured = capsys.readouterr()
+    assert f"StoreError: The results store {store} is empty (0 bytes)" in captured.out + captured.err
+    assert store.read_bytes() == b""
+    store.write_bytes(b"SQLite format 3\x00" + bytes(200))  # a truncated header
+    for command in (run, ["benchmark", "export", str(tmp_path / "rows.csv"), "--output", str(out)]):
+        assert benchmark_main(command) == 1
+        captured = capsys.readouterr()
+        lines = (captured.out + captured.err).strip().splitlines()
+        assert lines[-1].startswith(f"StoreError: The results store {store} cannot be read"), lines
+        assert "Traceback" not in captured.out + captured.err
+    assert store.read_bytes() == b"SQLite format 3\x00" + bytes(200)

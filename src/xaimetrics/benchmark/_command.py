@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from xaimetrics._validation import invalid
-from xaimetrics.exceptions import InvalidParameterError
+from xaimetrics.exceptions import InvalidParameterError, StoreError
 
 __all__ = ["register"]
 
@@ -95,6 +95,21 @@ def _store_path(output: str) -> Path:
     return path
 
 
+def _open_results(output: str) -> Any:
+    """The stored results of a folder, refusing a store that holds none (an export or report of nothing)."""
+    from xaimetrics.benchmark import ResultsStore
+
+    path = _store_path(output)
+    store = ResultsStore(path)
+    if len(store) == 0:
+        store.close()
+        raise StoreError(
+            f"The results store {path} holds no results. Run 'xaimetrics benchmark run GRID.toml --output "
+            f"{output}' first; if it held results before, restore it from a backup."
+        )
+    return store
+
+
 def _run(args: argparse.Namespace) -> int:
     from xaimetrics._cache import cache_dir
     from xaimetrics.benchmark import load_grid, run_grid
@@ -130,17 +145,17 @@ def _write(output: Path, run: dict[str, Any] | None, axes: list[str] | None = No
 
 
 def _report(args: argparse.Namespace) -> int:
-    _store_path(args.output)
+    _open_results(args.output).close()
     _write(Path(args.output), None, args.rank_by)
     return 0
 
 
 def _rank(args: argparse.Namespace) -> int:
-    from xaimetrics.benchmark import ResultsStore, markdown_table, ranking_frame, rankings_by
+    from xaimetrics.benchmark import markdown_table, ranking_frame, rankings_by
     from xaimetrics.benchmark._analysis import overall_statistics
     from xaimetrics.benchmark._report import _pairs_table
 
-    with ResultsStore(_store_path(args.output)) as store:
+    with _open_results(args.output) as store:
         frame = store.to_frame()
     try:
         long = ranking_frame(frame, axis=args.by)
@@ -160,8 +175,6 @@ def _rank(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from xaimetrics.benchmark import ResultsStore
-
-    with ResultsStore(_store_path(args.output)) as store:
+    with _open_results(args.output) as store:
         print(store.export(args.path))
     return 0
