@@ -71,6 +71,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="top activating words (CMAW) or LLM labels (o1CA) (default: %(default)s)",
     )
     concepts.add_argument(
+        "--cmaw-variant",
+        default="signed",
+        choices=("signed", "paper"),
+        help="top words: 'signed' (aligned words activate positively, opposed negatively) or 'paper' "
+        "(eq. 1: always 5 per side, punctuation tokens kept) (default: %(default)s)",
+    )
+    concepts.add_argument(
         "--min-frequency",
         type=int,
         default=5,
@@ -310,7 +317,10 @@ def _interpretation(
         _say("Asking the simulator for concept labels (o1CA)...")
         return LLMLabels(simulator, model, extractor, classes=classes, seed=args.seed).fit(texts)
     _say("Interpreting concepts with their top words...")
-    return TopWords(model, extractor, min_frequency=args.min_frequency, stop_words="english").fit(texts)
+    return TopWords(
+        model, extractor, min_frequency=args.min_frequency, stop_words="english",
+        variant=getattr(args, "cmaw_variant", "signed"),
+    ).fit(texts)  # fmt: skip
 
 
 def _simulator(args: argparse.Namespace, model: Any) -> Any:
