@@ -3,8 +3,9 @@
 Each adversarial family of ``tests/adversarial_answers.py`` (unclosed ``<think>`` tags, ``İ`` before a
 ``</think>``, separator runs, huge ids, thousands of unexpected ids, long lines of class words, JSON escapes,
 bullet lines without a sample mention…) is parsed at each size, best of ``--repeat`` runs. The script prints
-every time, the ratio to the same family's 10 KB time (linear growth: ≈ 10× and ≈ 100×), and the worst family
-per size. The reasoning-block regex this replaces (``<think>.*?</think>`` with ``re.DOTALL``) took seconds on
+every time, the ratio to the same family's 10 KB time (linear growth: ≈ 10× and ≈ 100×; sub-millisecond 10 KB
+times make these noisy), the 1 MB / 100 KB step (linear: ≈ 10×, quadratic: ≈ 100×), and the worst family per
+size. The reasoning-block regex this replaces (``<think>.*?</think>`` with ``re.DOTALL``) took seconds on
 ``"<think>" * 8000`` (56 KB) and about half an hour on 1 MB.
 
     PYTHONPATH=src python benchmarks/bench_parse_worst_case.py
@@ -41,12 +42,13 @@ def main() -> None:
     args = parser.parse_args()
     times: dict[str, dict[str, float]] = {}
     name_width = max(len(name) for name in GENERATORS)
-    print(f"{'family':<{name_width}}  " + "  ".join(f"{label:>18}" for label in SIZES))
+    print(f"{'family':<{name_width}}  " + "  ".join(f"{label:>18}" for label in SIZES) + "  1 MB / 100 KB")
     for name, make in GENERATORS.items():
         times[name] = {label: best_time(make(size), args.repeat) for label, size in SIZES.items()}
         base = times[name]["10 KB"]
         cells = [f"{t * 1000:9.2f} ms ({t / base:5.1f}×)" for t in times[name].values()]
-        print(f"{name:<{name_width}}  " + "  ".join(cells))
+        step = times[name]["1 MB"] / times[name]["100 KB"]
+        print(f"{name:<{name_width}}  " + "  ".join(cells) + f"  {step:8.1f}×")
     print()
     base = max(times[name]["10 KB"] for name in GENERATORS)
     for label in SIZES:

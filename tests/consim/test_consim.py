@@ -256,6 +256,7 @@ def _rewrite_in_place(extractor, activations):
     activations[:] = activations.flip(0) * torch.tensor([3.0, 0.2, 1.0, 1.0, 1.0, 1.0])
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("mutate", [_refit, _scale_in_place, _rewrite_in_place])
 @pytest.mark.parametrize("kind", ["NMF", "PCA", "ICA"])
 def test_global_importances_follow_the_content_of_the_extractor_and_activations(

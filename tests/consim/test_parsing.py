@@ -236,6 +236,7 @@ TOPICS = ["World News", "Sci/Tech", "Sports", "Business"]
         ("Sample_20: definitely not Sci/Tech", "negated"),
         ("Sample_20: non-Business", "negated"),
         ("Sample_20: never Sports", "negated"),
+        ("Sample_20: I don't know, maybe Sports", "negated"),
         ("Sample_20: Sports, not World News", "negated"),
         ("Sample_20: weather", "no_class"),
     ],

@@ -115,7 +115,9 @@ def test_property_non_finite_inputs_or_baselines_are_rejected(name, bad, where, 
 
 
 @pytest.mark.parametrize("name", sorted(TENSOR_METRICS))
-@pytest.mark.parametrize(("poison", "where"), [(-7.0, "the perturbed inputs|the baseline"), (0.5, "the inputs")])
+@pytest.mark.parametrize(
+    ("poison", "where"), [(-7.0, "the perturbed inputs|the baseline"), (0.5, "the inputs")]
+)
 def test_non_finite_model_scores_are_an_error_not_a_nan_score(name, poison, where) -> None:
     x = torch.arange(24, dtype=torch.float32).reshape(4, 6) / 10 + 0.5  # x[0, 0] == 0.5
     metric = TENSOR_METRICS[name](_Sum(poison), x, baseline_mode=-7.0)

@@ -251,8 +251,8 @@ class ClassMatcher:
             return None, "no_class"
         previous_end = 0
         for position, index in found:
-            window = words[max(previous_end, position - _NEGATION_WINDOW) : position]
-            if any(_is_negation(window, i) for i in range(len(window))):
+            start = max(previous_end, position - _NEGATION_WINDOW)
+            if any(_is_negation(words, i) for i in range(start, position)):
                 return None, "negated"
             previous_end = position + len(self.tokens[index])
         distinct = {index for _, index in found}
