@@ -3,9 +3,9 @@
 It speaks enough of the OpenAI REST API (``POST /v1/chat/completions``, ``GET /v1/models``) for the official
 ``openai`` client, answers with a ``responder(messages) -> str`` callable, and can inject failures into the
 next requests (rate limits with ``Retry-After``, 5xx, a delay longer than the client timeout, a non-JSON body,
-a dropped connection). With a ``logprobs`` callable it also returns token log-probabilities
-(``choices[0].logprobs.content`` with ``top_logprobs``) to requests that ask for them (see
-:func:`token_script`). It records every request (path, headers, JSON body) and the maximum number of requests
+a dropped connection, a 200 JSON body that is not a usable completion). With a ``logprobs`` callable it
+also returns token log-probabilities (``choices[0].logprobs.content`` with ``top_logprobs``) to requests
+that ask for them (see :func:`token_script`). It records every request (path, headers, JSON body) and the maximum number of requests
 in flight, so tests can check retries, the concurrency limit and what the client sent.
 
 Import it from any test (``tests/`` is on ``sys.path`` under pytest)::
@@ -53,7 +53,7 @@ __all__ = [
 Responder = Callable[[list[dict[str, Any]]], str]
 #: ``(messages, answer text) -> choices[0].logprobs.content`` (OpenAI format), or None for ``"logprobs": null``
 LogprobsResponder = Callable[[list[dict[str, Any]], str], "list[dict[str, Any]] | None"]
-FaultKind = Literal["status", "delay", "garbage", "drop"]
+FaultKind = Literal["status", "delay", "garbage", "drop", "json"]
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,8 @@ class Fault:
     """One injected failure, consumed by the next chat-completion request.
 
     Build them with the class methods: ``Fault.rate_limit(retry_after=0.05)``, ``Fault.server_error(503)``,
-    ``Fault.delay(2.0)``, ``Fault.garbage()``, ``Fault.drop()``.
+    ``Fault.delay(2.0)``, ``Fault.garbage()``, ``Fault.drop()``, ``Fault.json(payload)`` (a 200 JSON body of
+    your own; ``Fault.completion(...)`` builds a completion with chosen content, finish reason, usage).
     """
 
     kind: FaultKind
@@ -69,6 +70,7 @@ class Fault:
     retry_after: float | None = None
     delay_s: float = 0.0
     body: bytes = b""
+    payload: Any = None
 
     @classmethod
     def rate_limit(cls, retry_after: float | None = 0.05) -> Fault:
@@ -94,6 +96,37 @@ class Fault:
     def drop(cls) -> Fault:
         """Close the connection without sending any response."""
         return cls("drop")
+
+    @classmethod
+    def json(cls, payload: Any, status: int = 200) -> Fault:
+        """Answer with ``payload`` as a JSON body (valid JSON, but maybe not a completion)."""
+        return cls("json", status=status, payload=payload)
+
+    @classmethod
+    def completion(
+        cls,
+        content: Any = "",
+        *,
+        finish_reason: Any = "stop",
+        usage: Any = None,
+        message: Any = "default",
+        choices: Any = "default",
+    ) -> Fault:
+        """A 200 completion whose fields can be anything: ``content=None`` with
+        ``finish_reason="content_filter"``, ``usage={"prompt_tokens": -5}``, ``message=None`` (the key is
+        left out), ``choices={}``..."""
+        choice: dict[str, Any] = {"index": 0, "finish_reason": finish_reason, "logprobs": None}
+        if message == "default":
+            choice["message"] = {"role": "assistant", "content": content}
+        elif message is not None:
+            choice["message"] = message
+        payload: dict[str, Any] = {
+            "id": "chatcmpl-fault", "object": "chat.completion", "created": 0, "model": "fake-model",
+            "choices": [choice] if choices == "default" else choices,
+        }  # fmt: skip
+        if usage is not None:
+            payload["usage"] = usage
+        return cls.json(payload)
 
 
 @dataclass(frozen=True)
@@ -293,6 +326,9 @@ class _Handler(BaseHTTPRequestHandler):
             return True
         if fault.kind == "garbage":
             self._send_bytes(fault.status, fault.body)
+            return True
+        if fault.kind == "json":
+            self._send_json(fault.status, fault.payload)
             return True
         headers = {} if fault.retry_after is None else {"Retry-After": f"{fault.retry_after:g}"}
         error_type = "rate_limit_exceeded" if fault.status == 429 else "server_error"

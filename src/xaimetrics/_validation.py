@@ -13,6 +13,7 @@ __all__ = [
     "check_in_range",
     "check_positive_int",
     "check_same_length",
+    "check_seed",
     "check_texts",
     "invalid",
 ]
@@ -61,6 +62,25 @@ def check_positive_int(value: Any, name: str, owner: str, *, minimum: int = 1) -
     """Return ``value`` if it is an integer ≥ ``minimum`` (bools are rejected)."""
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise invalid(name, owner, f"an integer ≥ {minimum}", value)
+    return int(value)
+
+
+def check_seed(value: Any, name: str, owner: str) -> int:
+    """Return ``value`` as an ``int`` if it is a non-negative integer (numpy integers too; bools rejected).
+
+    ``numpy.random.default_rng`` and ``torch.manual_seed`` reject negative seeds with messages that name no
+    argument: check them here.
+
+    Example:
+        >>> check_seed(3, "seed", "select_examples")
+        3
+        >>> str(invalid("seed", "select_examples", "an integer ≥ 0", -1))
+        "The 'seed' parameter of select_examples must be an integer ≥ 0. Got -1."
+    """
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise invalid(name, owner, "an integer ≥ 0", value, "Seeds are non-negative integers (e.g. 0).")
     return int(value)
 
 

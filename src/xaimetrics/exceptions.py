@@ -17,6 +17,7 @@ __all__ = [
     "MissingDependencyError",
     "NotFittedError",
     "SimulatorError",
+    "StoreError",
     "XaimetricsError",
 ]
 
@@ -43,3 +44,8 @@ class AssetError(XaimetricsError, RuntimeError):
 
 class SimulatorError(XaimetricsError, RuntimeError):
     """A simulator failed for good (after its retries)."""
+
+
+class StoreError(XaimetricsError, RuntimeError):
+    """A results store (an SQLite file) cannot be used as it is: corrupted, truncated, emptied, or not a
+    results store. The message names the file and what to do; xaimetrics never overwrites such a file."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from xaimetrics.benchmark import prompt_type_comparison, ranking_frame, rankings_by, spearman_with_metrics
@@ -100,3 +102,92 @@ def test_parse_statistics_rate():
     table = parse_statistics(frame)
     assert table.loc[0, "parse_rate"] == pytest.approx(5 / 8)
     assert table.loc[0, "n_missing"] == 1 and table.loc[0, "n_invalid"] == 2
+
+
+# -- ranking any grid axis (issue #11, class 7) ----------------------------------------------------------------
+def _grid_results(scores: dict, baseline: dict, axis_column: str | None = None) -> pd.DataFrame:
+    """``scores[(method, value, prompt, seed)]`` for concept rows, ``baseline[(prompt, seed)]`` for NoExplanation.
+
+    ``value`` is the interpretation, or the value of ``axis_column`` (then the interpretation is fixed)."""
+    records = []
+    for (method, value, prompt, seed), score in scores.items():
+        record = {
+            "method": method,
+            "interpretation": value,
+            "prompt_type": prompt,
+            "seed": seed,
+            "score": score,
+        }
+        if axis_column is not None:
+            record.update(interpretation="top_words", **{axis_column: value})
+        records.append(record)
+    for (prompt, seed), score in baseline.items():
+        record = {"method": "NoExplanation", "interpretation": "", "prompt_type": prompt, "seed": seed,
+                  "score": score}  # fmt: skip
+        if axis_column is not None:
+            record[axis_column] = ""
+        records.append(record)
+    return rows(records)
+
+
+def _by_hand(scores: dict, baseline: dict, values: list[str]) -> pd.DataFrame:
+    """The paper's manual pivot: one row per (method, prompt, seed), one column per value + NoExplanation."""
+    table = {}
+    for method, value, prompt, seed in scores:
+        base = baseline.get(({"E1": "NE1"}.get(prompt, "NE2"), seed))
+        row = table.setdefault((method, prompt, seed), {v: np.nan for v in [*values, "NoExplanation"]})
+        row[value] = scores[(method, value, prompt, seed)]
+        row["NoExplanation"] = np.nan if base is None else base
+    return pd.DataFrame(list(table.values()))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    data=st.data(),
+    methods=st.lists(st.sampled_from(["NMF", "PCA", "ICA"]), min_size=1, max_size=3, unique=True),
+    prompts=st.lists(st.sampled_from(["E1", "E2", "E3"]), min_size=1, max_size=3, unique=True),
+    seeds=st.lists(st.integers(0, 9), min_size=1, max_size=3, unique=True),
+    column=st.sampled_from(["interpretation", "importance"]),
+)
+def test_property_any_axis_ranks_like_the_manual_pivot(data, methods, prompts, seeds, column) -> None:
+    from xaimetrics.benchmark import rank_methods, win_matrix
+    from xaimetrics.benchmark._analysis import overall_statistics
+
+    values = ["top_words", "llm_labels"] if column == "interpretation" else ["grad_x_input", "occlusion"]
+    score = st.integers(0, 20).map(lambda k: k / 20)
+    scores = {(m, v, p, s): data.draw(score) for m in methods for v in values for p in prompts for s in seeds}
+    baseline = {(b, s): data.draw(score) for b in ("NE1", "NE2") for s in seeds}
+    results = _grid_results(scores, baseline, None if column == "interpretation" else column)
+    long = ranking_frame(results, axis=column)
+    assert set(long[column]) == {*values, "NoExplanation"}
+    ranking = rankings_by(long)[()]
+    wide = _by_hand(scores, baseline, values)
+    expected = rank_methods(wide)
+    assert ranking["rank"].to_dict() == expected["rank"].to_dict()
+    assert ranking["win_share"].to_dict() == pytest.approx(expected["win_share"].to_dict())
+    wins, differences = overall_statistics(long)
+    pd.testing.assert_frame_equal(wins, win_matrix(wide[list(wins.columns)]), check_names=False)
+    assert set(differences.pvalue.columns) == {*values, "NoExplanation"}
+
+
+def test_interpretation_axis_keeps_methods_apart_and_method_axis_is_unchanged() -> None:
+    scores = {("NMF", "top_words", "E2", 0): 0.9, ("NMF", "llm_labels", "E2", 0): 0.5,
+              ("PCA", "top_words", "E2", 0): 0.2, ("PCA", "llm_labels", "E2", 0): 0.4}  # fmt: skip
+    results = _grid_results(scores, {("NE2", 0): 0.3})
+    by_interpretation = ranking_frame(results, axis="interpretation")
+    assert sorted(by_interpretation["method"].unique()) == ["NMF", "PCA"]
+    # top_words beats llm_labels on NMF, loses on PCA: a tie; both beat the baseline once of twice
+    ranking = rankings_by(by_interpretation)[()]
+    assert ranking.index.name == "interpretation"
+    assert ranking.loc["top_words", "win_share"] == pytest.approx(50.0)
+    by_method = ranking_frame(results)
+    assert list(by_method.columns) == ["dataset", "model", "simulator", "interpretation", "prompt_type",
+                                       "anonymized", "seed", "method", "score"]  # fmt: skip
+
+
+@pytest.mark.parametrize("axis", ["dataset", "score", "n_parsed", "nope", "seed"])
+def test_unknown_axis_is_a_clear_error(axis: str) -> None:
+    with pytest.raises(
+        InvalidParameterError, match=r"'axis' parameter of ranking_frame must be a grid axis among"
+    ):
+        ranking_frame(RESULTS, axis=axis)

@@ -46,7 +46,9 @@ class ProbabilityOracle:
 
     def generate(self, messages, *, answer_schema=None):
         setting, prompt = self._plans["\n\n".join(m.content for m in messages)]
-        rng = np.random.default_rng(zlib.crc32(f"{setting.method}/{setting.seed}/{setting.prompt_type}".encode()))
+        rng = np.random.default_rng(
+            zlib.crc32(f"{setting.method}/{setting.seed}/{setting.prompt_type}".encode())
+        )
         n = len(prompt.shown_classes)
         probabilities, lines = {}, []
         for sample_id, reference in zip(prompt.sample_ids, prompt.references, strict=True):

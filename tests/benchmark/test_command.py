@@ -95,3 +95,62 @@ def test_demo_quick_writes_a_report(tmp_path, capsys):
     if available():  # the demo report opens in headless Chromium without errors
         shot, dom, errors = open_in_chromium(out / "report.html", tmp_path)
         assert errors == [] and shot.stat().st_size > 10_000 and "<h1>xaimetrics demo" in dom
+
+
+def test_rank_any_axis_from_the_cli_and_the_report(tmp_path, capsys):
+    """Issue #11, class 7: CMAW vs o1CA (vs NoExplanation) without a manual pivot."""
+    grid = GRID.replace('methods = ["NMF", "PCA", "NoExplanation"]', 'methods = ["NMF", "NoExplanation"]')
+    (tmp_path / "grid.toml").write_text(grid + 'interpretations = ["top_words", "llm_labels"]\n')
+    out = tmp_path / "out"
+    code = benchmark_main(["benchmark", "run", str(tmp_path / "grid.toml"), "--output", str(out),
+                           "--providers", "toy_grid:PROVIDERS", "--no-cache", "--no-progress"])  # fmt: skip
+    assert code == 0
+    capsys.readouterr()
+    report = (out / "report.md").read_text()
+    assert "## Ranking by interpretation" in report
+    assert "top_words − llm_labels" in report or "llm_labels − top_words" in report
+    assert benchmark_main(["benchmark", "rank", "--by", "interpretation", "--output", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("| interpretation | rank | win_share | mean_score | n_settings |")
+    for name in ("top_words", "llm_labels", "NoExplanation"):
+        assert f"| {name} |" in printed
+    assert "| pair | mean_difference | p_value | significant | n_settings |" in printed
+    assert benchmark_main(["benchmark", "rank", "--output", str(out)]) == 0  # the methods, by default
+    assert "| method | rank |" in capsys.readouterr().out
+    assert benchmark_main(["benchmark", "rank", "--by", "seed", "--output", str(out)]) == 1
+    captured = capsys.readouterr()
+    assert (
+        "The '--by' option must be a grid axis among 'method', 'interpretation'"
+        in captured.out + captured.err
+    )
+
+
+def test_damaged_or_empty_stores_are_one_line_errors_never_overwritten(tmp_path, capsys):
+    """Issue #11, class 11: no raw sqlite3 traceback, no silent rerun, no empty export with exit 0."""
+    from xaimetrics.benchmark import ResultsStore
+
+    (tmp_path / "grid.toml").write_text(GRID)
+    out = tmp_path / "out"
+    out.mkdir()
+    store = out / "results.sqlite"
+    ResultsStore(store).close()  # a valid store with no results
+    for action in (["export", str(tmp_path / "rows.csv")], ["report"], ["rank"]):
+        assert benchmark_main(["benchmark", *action, "--output", str(out)]) == 1
+        captured = capsys.readouterr()
+        assert f"StoreError: The results store {store} holds no results" in captured.out + captured.err
+    assert not (tmp_path / "rows.csv").exists()
+    store.write_bytes(b"")  # emptied: a run must not silently start over
+    run = ["benchmark", "run", str(tmp_path / "grid.toml"), "--output", str(out),
+           "--providers", "toy_grid:PROVIDERS", "--no-cache", "--no-progress"]  # fmt: skip
+    assert benchmark_main(run) == 1
+    captured = capsys.readouterr()
+    assert f"StoreError: The results store {store} is empty (0 bytes)" in captured.out + captured.err
+    assert store.read_bytes() == b""
+    store.write_bytes(b"SQLite format 3\x00" + bytes(200))  # a truncated header
+    for command in (run, ["benchmark", "export", str(tmp_path / "rows.csv"), "--output", str(out)]):
+        assert benchmark_main(command) == 1
+        captured = capsys.readouterr()
+        lines = (captured.out + captured.err).strip().splitlines()
+        assert lines[-1].startswith(f"StoreError: The results store {store} cannot be read"), lines
+        assert "Traceback" not in captured.out + captured.err
+    assert store.read_bytes() == b"SQLite format 3\x00" + bytes(200)

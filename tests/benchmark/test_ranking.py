@@ -3,6 +3,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from xaimetrics.benchmark import (
@@ -77,10 +79,34 @@ def test_differences_match_scipy_paired_t_test(scores: pd.DataFrame) -> None:
     assert np.isnan(d.pvalue.loc["NMF", "NMF"])
 
 
-def test_constant_difference_has_no_p_value() -> None:
-    # Differences equal up to floating-point noise (0.6-0.5 != 0.7-0.6 in binary).
+def test_constant_difference_is_the_most_significant_win() -> None:
+    """Issue #11, class 5: differences equal up to floating-point noise (0.6-0.5 != 0.7-0.6 in binary)."""
     d = pairwise_differences(pd.DataFrame({"A": [0.6, 0.7, 0.8], "B": [0.5, 0.6, 0.7]}))
-    assert np.isnan(d.pvalue.loc["A", "B"]) and not d.significant.loc["A", "B"]
+    assert d.pvalue.loc["A", "B"] == 0.0 and d.pvalue.loc["B", "A"] == 0.0
+    assert d.significant.loc["A", "B"] and d.significant.loc["B", "A"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    base=st.lists(st.integers(0, 16), min_size=2, max_size=30),
+    step=st.integers(-8, 8),
+    noise=st.lists(st.integers(-1, 1), min_size=30, max_size=30),
+)
+def test_property_p_value_of_constant_and_near_constant_differences(base, step, noise) -> None:
+    """Accuracies on a grid of 1/20 (20 EP samples): a constant difference gives p = 0 (or 1 when it is 0),
+    and it is the limit of the t-test as the variance of the differences goes to 0."""
+    a = np.array(base) / 20 + 0.1
+    b = a - step / 20
+    d = pairwise_differences(pd.DataFrame({"A": a, "B": b}))
+    assert d.pvalue.loc["A", "B"] == (1.0 if step == 0 else 0.0)
+    assert bool(d.significant.loc["A", "B"]) is (step != 0)
+    jitter = np.array(noise[: len(a)]) * 1e-4
+    if step != 0 and np.ptp(jitter) > 0:  # the t-test on nearly constant differences: p close to 0
+        p = pairwise_differences(pd.DataFrame({"A": a + jitter, "B": b})).pvalue.loc["A", "B"]
+        assert p == pytest.approx(stats.ttest_rel(a + jitter, b).pvalue) and p < 0.05
+    if len(a) > 2 and np.ptp(jitter) > 0:  # non-constant differences: exactly scipy's paired t-test
+        p = pairwise_differences(pd.DataFrame({"A": a + 100 * jitter, "B": b})).pvalue.loc["A", "B"]
+        assert p == pytest.approx(stats.ttest_rel(a + 100 * jitter, b).pvalue)
 
 
 def test_rank_methods_table(scores: pd.DataFrame) -> None:

@@ -193,3 +193,33 @@ def test_a_retrained_model_never_reads_stale_artefacts(tmp_path):
         names.append(sorted(p.name for p in tmp_path.iterdir()))
     assert len(names[1]) == 2 * len(names[0])  # new activations and fit files for the retrained model
     assert names[2] == names[1]  # the first model's files are found again
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "http://user:{s}@127.0.0.1:{port}/v1",
+        "http://{s}@127.0.0.1:{port}/v1",
+        "http://{s}:pw@127.0.0.1:{port}/v1/",
+    ],
+)
+def test_credentials_in_base_url_reach_neither_the_store_nor_the_report(
+    tmp_path, fake_openai_server, template
+):
+    """Issue #11, class 10: a URL credential is used for the calls but never stored or printed."""
+    secret = "sk-url-7f3a9c21e4"
+    server = fake_openai_server(toy_perfect_responder)
+    base_url = template.format(s=secret, port=server.port)
+    grid = toy_grid(simulators=("openai:fake-model",), base_url=base_url, seeds=(0,),
+                    methods=("PCA", "ICA", "NoExplanation"), prompt_types=("NE2", "E2"))  # fmt: skip
+    summary = run_grid(grid, tmp_path / "r.sqlite", providers=PROVIDERS, progress=False,
+                       response_cache=tmp_path / "cache.sqlite")  # fmt: skip
+    assert summary.failed == 0 and summary.completed == len(grid.settings())
+    with ResultsStore(tmp_path / "r.sqlite") as store:
+        frame, stored_grid = store.to_frame(), store.get_meta("grid")
+    assert stored_grid["base_url"] == f"http://127.0.0.1:{server.port}/v1"
+    paths = write_report(frame, tmp_path / "report", grid=stored_grid, run=summary.as_dict())
+    files = [*tmp_path.glob("*.sqlite*"), paths["report_md"], paths["report_html"]]
+    for path in files:
+        assert secret.encode() not in path.read_bytes(), path
+    assert secret not in repr(grid) and secret not in str(grid.to_dict())

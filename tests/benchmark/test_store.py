@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from xaimetrics.benchmark._store import ResultsStore, setting_key
 from xaimetrics.exceptions import InvalidParameterError
@@ -70,3 +72,93 @@ def test_sigkill_leaves_only_whole_rows(tmp_path: Path) -> None:
         assert frame["key"].tolist() == [f"k{i:06d}" for i in range(n)]
         assert all(store.payload(f"k{i:06d}") == {"i": i} for i in range(0, n, 7))
     assert sqlite3.connect(path).execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+# -- corrupted, truncated, emptied or foreign stores (issue #11, class 11) -------------------------------------
+def _filled_store(path: Path, n: int = 40) -> bytes:
+    with ResultsStore(path) as store:
+        for i in range(n):
+            store.add(f"k{i:03d}", {"method": "NMF", "score": i / n}, payload={"answer": "Sample_1: a" * 50})
+        store.set_meta("grid", {"seeds": [0]})
+    assert not path.with_name(path.name + "-wal").exists()  # checkpointed on close: one self-contained file
+    return path.read_bytes()
+
+
+def _corrupt(path: Path, how: str, data: bytes) -> None:
+    if how == "emptied":
+        path.write_bytes(b"")
+    elif how == "half":
+        path.write_bytes(data[: len(data) // 2])
+    elif how == "header only":
+        path.write_bytes(data[:100])
+    elif how == "garbage header":
+        path.write_bytes(b"this is not sqlite" + data[18:])
+    elif how == "zeroed pages":
+        path.write_bytes(data[:4096] + bytes(len(data) - 4096))
+    elif how == "text file":
+        path.write_text("key,score\nk1,0.5\n")
+
+
+CORRUPTIONS = {
+    "emptied": r"is empty \(0 bytes\)",
+    "half": "cannot be read",
+    "header only": "cannot be read",
+    "garbage header": "cannot be read",
+    "zeroed pages": "cannot be read",
+    "text file": "cannot be read",
+}
+
+
+@pytest.mark.parametrize(("how", "message"), CORRUPTIONS.items(), ids=CORRUPTIONS.keys())
+def test_a_damaged_store_is_a_clear_error_and_is_never_written(
+    tmp_path: Path, how: str, message: str
+) -> None:
+    from xaimetrics.exceptions import StoreError
+
+    path = tmp_path / "results.sqlite"
+    _corrupt(path, how, _filled_store(path))
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match=message) as caught:
+        ResultsStore(path)
+    assert str(path) in str(caught.value) and "Nothing was written" in str(caught.value)
+    assert path.read_bytes() == before  # never overwritten, never "repaired"
+    assert not path.with_name(path.name + "-wal").exists()
+
+
+@settings(max_examples=40, deadline=None)
+@given(fraction=st.floats(0.001, 0.999))
+def test_property_any_truncation_is_reported_or_harmless(tmp_path_factory, fraction: float) -> None:
+    """Cut a store anywhere: opening it raises StoreError, or reading it works; never a raw sqlite3 error."""
+    from xaimetrics.exceptions import StoreError
+
+    path = tmp_path_factory.mktemp("cut") / "results.sqlite"
+    data = _filled_store(path)
+    path.write_bytes(data[: max(1, int(len(data) * fraction))])
+    before = path.read_bytes()
+    try:
+        with ResultsStore(path) as store:
+            frame = store.to_frame()
+    except StoreError as error:
+        assert str(path) in str(error)
+        assert path.read_bytes() == before
+    else:
+        assert len(frame) <= 40
+
+
+def test_a_foreign_sqlite_file_is_not_taken_over(tmp_path: Path) -> None:
+    from xaimetrics.exceptions import StoreError
+
+    path = tmp_path / "notes.sqlite"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE notes (text TEXT)")
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match=r"not a xaimetrics results store \(its tables: notes\)"):
+        ResultsStore(path)
+    assert path.read_bytes() == before
+    with sqlite3.connect(path) as connection:
+        connection.execute("DROP TABLE notes")
+        connection.execute("CREATE TABLE results (key TEXT, method TEXT)")
+    with pytest.raises(StoreError, match="lacks the columns"):
+        ResultsStore(path)
+    with pytest.raises(StoreError, match="is not a file"):
+        ResultsStore(tmp_path)

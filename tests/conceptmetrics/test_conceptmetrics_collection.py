@@ -566,3 +566,46 @@ def test_metrics_for_a_missing_type_warn() -> None:
             Annotations(["a"]), binary={"acc": BinaryAccuracy}, categorical={"acc": MulticlassAccuracy}
         )
     assert metrics.keys == ["SUMMARY-binary_acc"]
+
+
+# -- non-finite predictions or continuous targets (issue #11, class 13) ----------------------------------------
+_LOGIT_COLUMNS = {"is.round": 0, "color": 2, "training": 4, "shape.v2": 7, "weight": 9, "update": 10}
+
+
+@pytest.mark.parametrize("concept", list(_LOGIT_COLUMNS))
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+@pytest.mark.parametrize("call", ["update", "forward"])
+def test_non_finite_predictions_are_an_error_not_a_zero_accuracy(ann, concept, bad, call) -> None:
+    metrics = ConceptMetrics(
+        ann, binary={"acc": BinaryAccuracy}, categorical={"acc": (MulticlassAccuracy, {"average": "micro"})},
+        continuous={"mse": MeanSquaredError},
+    )  # fmt: skip
+    logits, target = make_batch()
+    logits[5, _LOGIT_COLUMNS[concept]] = bad
+    with pytest.raises(
+        InvalidParameterError,
+        match=rf"'preds' parameter of ConceptMetrics.update must be finite logits for concept '{concept}'.*row 5",
+    ):
+        getattr(metrics, call)(logits, target)
+    assert all(int(m.update_count) == 0 for m in metrics.metrics())  # nothing was accumulated
+
+
+def test_non_finite_probabilities_and_continuous_targets(ann) -> None:
+    metrics = ConceptMetrics(ann, binary={"acc": BinaryAccuracy}, continuous={"mse": MeanSquaredError},
+                             inputs="probabilities")  # fmt: skip
+    logits, target = make_batch()
+    probabilities = torch.sigmoid(logits)
+    probabilities[3, 0] = float("nan")
+    with pytest.raises(InvalidParameterError, match=r"finite probabilities for concept 'is.round'"):
+        metrics.update(probabilities, target)
+    target[8, 4] = float("nan")
+    with pytest.raises(
+        InvalidParameterError, match=r"'target' parameter .* finite values for continuous concept 'weight'"
+    ):
+        metrics.update(torch.sigmoid(logits), target)
+    # an unscored concept type is not checked (its columns are never read)
+    binary_only = ConceptMetrics(ann, binary={"acc": BinaryAccuracy})
+    logits, target = make_batch()
+    logits[0, 9] = float("nan")  # the continuous column
+    binary_only.update(logits, target)
+    assert torch.isfinite(binary_only.compute()["SUMMARY-binary_acc"])

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from xaimetrics.concepts import ConceptInterpretation, NoProjection, TopWords, top_activating_examples
 from xaimetrics.exceptions import InvalidParameterError, NotFittedError
@@ -215,3 +217,57 @@ def test_top_words_with_a_real_split_classifier_encodes_each_word_alone() -> Non
         if item.aligned:
             assert item.aligned[0] == top.vocabulary_[int(column.argmax())]
         assert (len(item.opposed) > 0) == bool((column < 0).any())
+
+
+# -- CMAW variants: the default signed sides vs the paper's eq. 1 (issue #11, class 8) --------------------------
+WORDS = [f"word{chr(97 + i)}" for i in range(9)]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    scores=st.lists(
+        st.lists(st.integers(-3, 3).map(float), min_size=3, max_size=3),
+        min_size=len(WORDS),
+        max_size=len(WORDS),
+    ),
+    n_words=st.integers(1, 5),
+)
+def test_property_signed_and_paper_sides(scores, n_words) -> None:
+    table = dict(zip(WORDS, scores, strict=True))
+    texts = [" ".join(WORDS)] * 2  # every word twice: frequency ties, so the vocabulary is alphabetical
+
+    def model(words):
+        return np.array([table[w] for w in words])
+
+    extractor = NoProjection().fit(np.array(scores))
+    signed = TopWords(model, extractor, n_words=n_words, min_frequency=2).fit(texts).interpret()
+    paper = (
+        TopWords(model, extractor, n_words=n_words, min_frequency=2, variant="paper").fit(texts).interpret()
+    )
+    for concept in range(3):
+        column = {w: table[w][concept] for w in WORDS}
+        ranked = sorted(WORDS, key=lambda w: -column[w])  # stable: ties keep alphabetical order
+        # paper (eq. 1): always n words aligned, the top n whatever their sign; n opposed when negatives exist
+        assert paper[concept].aligned == tuple(ranked[:n_words])
+        lowest = tuple(sorted(WORDS, key=lambda w: column[w])[:n_words])
+        assert paper[concept].opposed == (lowest if min(column.values()) < 0 else ())
+        # signed: the same order, cut to positive (aligned) and negative (opposed) activations
+        assert signed[concept].aligned == tuple(w for w in ranked[:n_words] if column[w] > 0)
+        assert signed[concept].opposed == tuple(w for w in lowest if column[w] < 0)
+
+
+def test_paper_variant_keeps_punctuation_tokens() -> None:
+    texts = ["Paris, France, again.", "Lyon, France!", "Nice, France, sun."]
+
+    def model(words):  # the comma activates concept 0 most, as in the paper's App. E
+        return np.array([[5.0 if w == "," else 1.0 if w == "france" else 0.0] for w in words])
+
+    extractor = NoProjection().fit(np.array([[0.0], [1.0]]))
+    paper = TopWords(model, extractor, n_words=2, min_frequency=2, variant="paper").fit(texts)
+    assert "," in paper.vocabulary_ and paper.interpret()[0].aligned == (",", "france")
+    signed = TopWords(model, extractor, n_words=2, min_frequency=2).fit(texts)
+    assert "," not in signed.vocabulary_ and signed.interpret()[0].aligned == ("france",)
+    with pytest.raises(
+        InvalidParameterError, match=r"'variant' parameter of TopWords must be one of 'signed'"
+    ):
+        TopWords(model, extractor, variant="eq1").fit(texts)

@@ -156,3 +156,55 @@ def test_user_errors_print_one_line(consim_cli, tiny_model_dir, capsys) -> None:
     assert "balance='relaxed'" in capsys.readouterr().err
     assert consim_cli(*_common(tiny_model_dir), "--prompt-type", "NE1", "--simulator", "gpt-4") == 1
     assert "'--simulator' parameter of xaimetrics consim" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--n-concepts", "100000"],
+            r"'--n-concepts' parameter of xaimetrics consim must be ≤ 2000 \(the --fit",
+        ),
+        (["--n-concepts", "0"], r"'--n-concepts' parameter .* must be an integer ≥ 1. Got 0"),
+        (["--seed", "-1"], r"'--seed' parameter .* must be an integer ≥ 0. Got -1"),
+        (["--n-lp", "0"], r"'--n-lp' parameter"),
+        (["--fit-samples", "0"], r"'--fit-samples' parameter"),
+        (["--pool-samples", "1"], r"'--pool-samples' parameter .* ≥ 2"),
+        (["--max-sample-chars", "0"], r"'--max-sample-chars' parameter"),
+        (["--min-frequency", "0"], r"'--min-frequency' parameter"),
+        (["--simulator", "gpt-4"], r"'--simulator' parameter"),
+        (
+            ["--simulator", "openai:m", "--base-url", "127.0.0.1:8080/v1"],
+            r"'--base-url' .* http:// or https://",
+        ),
+        (["--simulator", "openai:m", "--base-url", "ftp://u:SECRET-9@h/v1"], r"Got ftp://h/v1\."),
+    ],
+)
+def test_arguments_are_checked_before_loading_anything(consim_cli, capsys, args, message) -> None:
+    """Issue #11, classes 12 and 14: the model path does not exist, so only an early check can answer."""
+    code = consim_cli("--model", "/no/such/model", "--dataset", "no_such_dataset", *args)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 1, err
+    assert re.search(message, err[0]), err[0]
+    assert "SECRET" not in err[0]
+
+
+def test_n_concepts_is_bounded_by_the_model_width_before_fitting(consim_cli, tiny_model_dir, capsys) -> None:
+    assert consim_cli(*_common(tiny_model_dir), "--n-concepts", "17", "--method", "pca") == 1
+    err = capsys.readouterr().err
+    assert "'--n-concepts' parameter of xaimetrics consim must be ≤ 16 (the model's activation width)" in err
+
+
+def test_a_failed_simulator_call_exits_with_1(consim_cli, tiny_model_dir, fake_openai_server, capsys) -> None:
+    from fake_openai_server import Fault
+
+    server = fake_openai_server(lambda messages: "Sample_6: positive", faults=[Fault.server_error(400)])
+    args = ["--prompt-type", "E2", "--baseline", "--simulator", "openai:m", "--base-url", server.base_url]
+    assert consim_cli(*_common(tiny_model_dir), *args, "--no-cache") == 1
+    captured = capsys.readouterr()
+    assert "the simulator failed" in captured.out and "no score" in captured.err
+    server.inject(Fault.completion(None, finish_reason="content_filter"))
+    assert consim_cli(*_common(tiny_model_dir), *args, "--no-cache", "--json") == 1
+    records = json.loads(capsys.readouterr().out)
+    assert records[0]["error"] and "content filter" in records[0]["error"] and records[0]["score"] is None
+    assert consim_cli(*_common(tiny_model_dir), *args, "--no-cache") == 0  # no fault left: exit 0

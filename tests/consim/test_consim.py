@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 from fake_openai_server import Fault, perfect_consim_responder
 from xaimetrics.concepts import NMF, TopWords, global_importance, local_importance
@@ -239,3 +240,52 @@ def test_other_errors(lexicon, samples) -> None:
         ConSim(None, classes=["a", "b"]).evaluate(["x", "y"])
     with pytest.raises(InvalidParameterError, match="'prompt_types' parameter"):
         ConSim(lexicon).evaluate_many(samples, prompt_types="E3")
+
+
+# -- global importances are cached by content, not identity (issue #11, class 6) -------------------------------
+def _refit(extractor, activations):
+    extractor.fit(activations.flip(0) * torch.linspace(0.2, 3.0, activations.shape[1]))
+
+
+def _scale_in_place(extractor, activations):
+    activations[:, 0] *= 0.0  # the World topic disappears from the fit activations
+    activations[:, 2] *= 4.0
+
+
+def _rewrite_in_place(extractor, activations):
+    activations[:] = activations.flip(0) * torch.tensor([3.0, 0.2, 1.0, 1.0, 1.0, 1.0])
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("mutate", [_refit, _scale_in_place, _rewrite_in_place])
+@pytest.mark.parametrize("kind", ["NMF", "PCA", "ICA"])
+def test_global_importances_follow_the_content_of_the_extractor_and_activations(
+    lexicon, toy, samples, mutate, kind
+) -> None:
+    from xaimetrics import concepts
+
+    activations = lexicon.activations(toy[0])
+    extractor = getattr(concepts, kind)(n_concepts=3, random_state=0).fit(activations)
+    interpretation = {i: f"concept {i}" for i in range(3)}
+    consim = ConSim(lexicon, extractor=extractor, interpretation=interpretation, activations=activations)
+    before = consim.build_prompt(samples, prompt_type="E1").text
+    mutate(extractor, activations)
+    after = consim.build_prompt(samples, prompt_type="E1").text
+    fresh = ConSim(
+        lexicon, extractor=extractor, interpretation=interpretation, activations=activations.clone()
+    )
+    expected = fresh.build_prompt(samples, prompt_type="E1").text
+    assert expected != before  # the mutation matters...
+    assert after == expected  # ...and the cached importances follow it
+
+
+def test_equal_content_is_a_cache_hit(lexicon, samples, method, monkeypatch) -> None:
+    extractor, words, activations = method
+    consim = ConSim(lexicon, extractor=extractor, interpretation=words, activations=activations)
+    calls = []
+    original = extractor.encode
+    monkeypatch.setattr(extractor, "encode", lambda a: calls.append(len(a)) or original(a))
+    consim.build_prompt(samples, prompt_type="E1")
+    consim.build_prompt(samples, prompt_type="E1", activations=activations.clone())
+    consim.build_prompt(samples, prompt_type="E1", activations=activations.numpy().copy())
+    assert len(calls) == 2  # a copy of the tensor hits the cache; a numpy array is other content

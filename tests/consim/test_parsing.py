@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import time
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -41,7 +44,10 @@ def test_order_does_not_matter_ids_do() -> None:
         ("SAMPLE_020 → NOT PRIME", 1),
         ("Sample_20 is not prime.", 1),
         ("Sample_20: The model predicts prime", 0),
-        ("Sample_20: prime (clearly not Sci/Tech)", 0),  # a class starting the answer wins
+        ('{"Sample_20": "prime", "reason": "clearly not Sci/Tech"}', 0),  # a JSON value is read alone
+        ('{"Sample_20": "Sci\\u002fTech"}', 2),  # JSON escapes are decoded
+        ('{"Sample_20": "\\u0053ci/Tech"}', 2),
+        ("Sample_20: prime — no doubt", 0),  # a negation after the class does not negate it
         ("Ｓａｍｐｌｅ_20: ｐｒｉｍｅ", 0),  # full-width characters (NFKC)
     ],
 )
@@ -209,3 +215,214 @@ def test_property_recovers_noisy_answers(data, assignment, keep, order) -> None:
             assert parsed.answers[sample_id] == assignment[position], (sample_id, parsed.raw[sample_id])
         else:
             assert parsed.statuses[sample_id] == "missing"
+
+
+# -- hedged and negated answers (issue #11, class 2) -----------------------------------------------------------
+TOPICS = ["World News", "Sci/Tech", "Sports", "Business"]
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("Sample_20: World News or Sci/Tech", "hedged"),
+        ("Sample_20: World News / Sci/Tech", "hedged"),
+        ("Sample_20: World News, Sports", "hedged"),
+        ("Sample_20: Sports (maybe Business)", "hedged"),
+        ('Sample_20: "World News" or "Sports"', "hedged"),
+        ('{"Sample_20": "World News", "Sample_21": "Sports"}\nSample_20: Business', "conflict"),
+        ("Sample_20: not World News", "negated"),
+        ("Sample_20: NOT world news", "negated"),
+        ("Sample_20: it isn't Sports", "negated"),
+        ("Sample_20: definitely not Sci/Tech", "negated"),
+        ("Sample_20: non-Business", "negated"),
+        ("Sample_20: never Sports", "negated"),
+        ("Sample_20: I don't know, maybe Sports", "negated"),
+        ("Sample_20: Sports, not World News", "negated"),
+        ("Sample_20: weather", "no_class"),
+    ],
+)
+def test_hedged_and_negated_lines_are_not_answers(line: str, reason: str) -> None:
+    parsed = parse_answers(line, ["20"], TOPICS)
+    assert parsed.answers == {"20": None}
+    if reason == "conflict":
+        assert parsed.statuses == {"20": "conflict"}
+        return
+    assert parsed.statuses == {"20": "invalid"}
+    assert parsed.reasons == {"20": reason}
+    assert (parsed.n_hedged, parsed.n_negated) == (reason == "hedged", reason == "negated")
+
+
+def test_a_class_name_holding_a_negation_is_not_negated() -> None:
+    classes = ["prime", "not prime"]
+    for line, expected in [("not prime", 1), ("is not prime", 1), ("definitely NOT PRIME", 1), ("prime", 0)]:
+        assert parse_answers(f"Sample_1: {line}", ["1"], classes).answers == {"1": expected}, line
+    assert parse_answers("Sample_1: not not prime", ["1"], classes).reasons == {"1": "negated"}
+
+
+_NEGATIONS = ["not ", "NOT ", "Not: ", "isn't ", "is not ", "never ", "definitely not ", "non-", "no "]
+_JOINERS = [" or ", " / ", "/", ", ", " | ", " and ", " vs ", " (or ", " - maybe "]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    data=st.data(),
+    kinds=st.lists(st.sampled_from(["ok", "hedged", "negated"]), min_size=len(IDS), max_size=len(IDS)),
+)
+def test_property_hedged_and_negated_answers_are_never_credited(data, kinds) -> None:
+    """Each id is answered with one class, two distinct classes, or a negated class; only the first counts."""
+    lines, expected = [], {}
+    for sample_id, kind in zip(IDS, kinds, strict=True):
+        first = data.draw(st.integers(0, len(TOPICS) - 1))
+        name = _case(TOPICS[first], data.draw(st.integers(0, 3)))
+        if kind == "hedged":
+            other = data.draw(st.sampled_from([i for i in range(len(TOPICS)) if i != first]))
+            name += data.draw(st.sampled_from(_JOINERS)) + _case(TOPICS[other], data.draw(st.integers(0, 3)))
+        elif kind == "negated":
+            name = data.draw(st.sampled_from(_NEGATIONS)) + name
+        bullet = data.draw(st.sampled_from(_BULLETS))
+        sep = data.draw(st.sampled_from([": ", " - ", " -> ", " = ", ":\n"]))
+        lines.append(f"{bullet}Sample_{sample_id}{sep}{name}")
+        expected[sample_id] = (first, "ok", None) if kind == "ok" else (None, "invalid", kind)
+    parsed = parse_answers("\n".join(data.draw(st.permutations(lines))), IDS, TOPICS)
+    for sample_id, (label, status, reason) in expected.items():
+        assert parsed.answers[sample_id] == label, parsed.raw[sample_id]
+        assert parsed.statuses[sample_id] == status
+        assert parsed.reasons.get(sample_id) == reason
+
+
+# -- negative ids, JSON escapes (class 4) ----------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "mention",
+    [
+        "Sample_-{i}",
+        "Sample -{i}",
+        "sample_-{i}",
+        "Sample #-{i}",
+        "Sample−{i}",
+        "Sample_−{i}",
+        "**Sample_-{i}**",
+    ],
+)
+def test_negative_ids_are_never_credited(mention: str) -> None:
+    text = mention.format(i=21) + ": prime\n" + "Sample_20: Sci/Tech"
+    parsed = parse_answers(text, ["20", "21"], CLASSES)
+    assert parsed.statuses == {"20": "ok", "21": "missing"}
+    assert parsed.unexpected_ids == ("-21",)
+
+
+def test_negative_bare_ids_are_never_credited() -> None:
+    parsed = parse_answers("-21: prime\n- 20: Sci/Tech", ["20", "21"], CLASSES)
+    assert parsed.answers == {"20": 2, "21": None}
+    assert parsed.unexpected_ids == ("-21",)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    ids=st.lists(st.integers(0, 10**6), min_size=1, max_size=8, unique=True),
+    data=st.data(),
+)
+def test_property_a_minus_sign_never_moves_an_answer_to_another_id(ids, data) -> None:
+    prefix = data.draw(st.sampled_from(["Sample_-", "Sample -", "sample−", "SAMPLE #-", "Sample_ -"]))
+    text = "\n".join(f"{prefix}{i}: prime" for i in ids)
+    parsed = parse_answers(text, [str(i) for i in ids], CLASSES)
+    assert set(parsed.statuses.values()) == {"missing"}
+    assert set(parsed.unexpected_ids) == {f"-{i}" for i in ids}
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    assignment=st.lists(st.integers(0, len(CLASSES) - 1), min_size=len(IDS), max_size=len(IDS)),
+    escape=st.lists(st.booleans(), min_size=len(IDS), max_size=len(IDS)),
+)
+def test_property_json_answers_with_unicode_escapes(assignment, escape) -> None:
+    """``json.dumps`` (ASCII-escaped, as many servers emit it) of a mapping of answers is fully recovered."""
+    answers = {}
+    for sample_id, label, hide in zip(IDS, assignment, escape, strict=True):
+        name = CLASSES[label]
+        answers[f"Sample_{sample_id}"] = "".join(f"\\u{ord(c):04x}" for c in name) if hide else name
+    text = "{" + ", ".join(f'"{k}": "{v}"' for k, v in answers.items()) + "}"
+    parsed = parse_answers(text, IDS, CLASSES)
+    assert parsed.answers == dict(zip(IDS, assignment, strict=True))
+
+
+def test_json_escapes_decode_like_json() -> None:
+    classes = ["Café", "Thé"]
+    assert parse_answers('{"Sample_1": "Caf\\u00e9"}', ["1"], classes).answers == {"1": 0}
+    assert parse_answers(json.dumps({"Sample_1": "Thé"}), ["1"], classes).answers == {"1": 1}
+    # an escaped backslash is not the start of an escape
+    assert parse_answers('{"Sample_1": "\\\\u0043af\\u00e9"}', ["1"], classes).statuses == {"1": "invalid"}
+
+
+# -- Unicode case (classes 3 and the parser's matching) --------------------------------------------------------
+UNICODE_CLASSES = ["Kırmızı", "Straße", "İstanbul", "ΣΟΦΙΑ", "ǅungla", "ﬁnance", "Ωmega", "Ærø"]
+_CASES = [str, str.upper, str.lower, str.title, str.casefold, str.swapcase]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    assignment=st.lists(st.integers(0, len(UNICODE_CLASSES) - 1), min_size=len(IDS), max_size=len(IDS)),
+    cases=st.lists(st.sampled_from(_CASES), min_size=len(IDS), max_size=len(IDS)),
+    id_case=st.sampled_from(_CASES),
+)
+def test_property_every_case_variant_of_a_class_matches(assignment, cases, id_case) -> None:
+    lines = [
+        f"{id_case('Sample_')}{sample_id}: {case(UNICODE_CLASSES[label])}"
+        for sample_id, label, case in zip(IDS, assignment, cases, strict=True)
+    ]
+    parsed = parse_answers("\n".join(lines), IDS, UNICODE_CLASSES)
+    assert parsed.answers == dict(zip(IDS, assignment, strict=True)), parsed.raw
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    # Title-casing ᾷ, ῇ, ῷ moves their perispomeni from the vowel to the iota: the only letters (checked
+    # exhaustively, one at a time) whose case variants keep other base letters with a mark elsewhere.
+    names=st.lists(
+        st.text(
+            st.characters(categories=["Lu", "Ll", "Lt"], exclude_characters="ᾷῇῷ"), min_size=1, max_size=6
+        ),
+        min_size=2,
+        max_size=4,
+        unique=True,
+    ),
+    data=st.data(),
+)
+def test_property_case_variants_of_arbitrary_letters(names, data) -> None:
+    from xaimetrics.consim._parsing import ClassMatcher
+
+    try:
+        ClassMatcher(names)
+    except InvalidParameterError:  # two names equal once folded: rejected, nothing to match
+        return
+    label = data.draw(st.integers(0, len(names) - 1))
+    case = data.draw(st.sampled_from(_CASES))
+    assert parse_answers(f"Sample_1: {case(names[label])}", ["1"], names).answers == {"1": label}
+
+
+# -- reasoning blocks: positions from the text itself (class 3) ------------------------------------------------
+@settings(max_examples=200, deadline=None)
+@given(prefix=st.text(alphabet="İıßẞΣςﬁ Ⅻ\u0307x", max_size=40), upper=st.booleans())
+def test_property_think_tags_after_length_changing_characters(prefix: str, upper: bool) -> None:
+    tag = "THINK" if upper else "think"
+    block = f"{prefix}<{tag}>Sample_20 is prime?</{tag}>\nSample_20: Sci/Tech"
+    assert parse_answers(block, ["20"], CLASSES).answers == {"20": 2}
+    lone = f"{prefix} Sample_20: prime</{tag}>Sample_20: Class_10"
+    assert parse_answers(lone, ["20"], CLASSES).answers == {"20": 4}
+    cut = f"Sample_20: Class_1 {prefix}<{tag}>Sample_20: prime"
+    assert parse_answers(cut, ["20"], CLASSES).answers == {"20": 3}
+
+
+def test_one_megabyte_worst_cases_parse_in_linear_time() -> None:
+    """A generous bound (timings belong to benchmarks/bench_parse_worst_case.py): the old quadratic
+    ``<think>`` regex took about half an hour on 1 MB."""
+    from adversarial_answers import CLASSES as BENCH_CLASSES
+    from adversarial_answers import GENERATORS
+    from adversarial_answers import IDS as BENCH_IDS
+
+    for name, make in GENERATORS.items():
+        text = make(1_000_000)
+        started = time.perf_counter()
+        parsed = parse_answers(text, BENCH_IDS, BENCH_CLASSES)
+        elapsed = time.perf_counter() - started
+        assert elapsed < 5.0, (name, elapsed)
+        assert set(parsed.answers) == set(BENCH_IDS)

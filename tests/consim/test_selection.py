@@ -147,6 +147,11 @@ def test_class_names_give_quotas_to_absent_classes() -> None:
         ({"n_lp": 0}, "'n_lp' parameter of select_examples must be an integer ≥ 1"),
         ({"balance": "loose"}, "'balance' parameter"),
         ({"seed": 1.5}, "'seed' parameter"),
+        ({"seed": -1}, "'seed' parameter of select_examples must be an integer ≥ 0. Got -1"),
+        ({"seed": -(2**70)}, "'seed' parameter of select_examples must be an integer ≥ 0"),
+        ({"seed": np.int64(-3)}, "'seed' parameter of select_examples must be an integer ≥ 0"),
+        ({"seed": True}, "'seed' parameter"),
+        ({"seed": "0"}, "'seed' parameter"),
     ],
 )
 def test_parameter_errors(kwargs: dict, message: str) -> None:
@@ -192,3 +197,65 @@ def test_property_no_duplicates_exact_sizes(n_classes, n_lp, n_ep, accuracy, see
         classes = np.unique(labels)
         per_class = table[classes].sum(axis=1)
         assert per_class.max() - per_class.min() <= 1
+
+
+# -- repeated texts never reach both LP and EP (issue #11, class 1) ---------------------------------------------
+def _variant(text: str, how: int) -> str:
+    return [text, text.upper(), f"  {text} ", text.replace(" ", "\n "), text.replace(" ", "\u3000")][how]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n_distinct=st.integers(12, 40),
+    copies=st.lists(st.integers(1, 4), min_size=40, max_size=40),
+    variants=st.lists(st.integers(0, 4), min_size=160, max_size=160),
+    seed=st.integers(0, 2**32 - 1),
+    relaxed=st.booleans(),
+)
+def test_property_a_text_is_selected_at_most_once(n_distinct, copies, variants, seed, relaxed) -> None:
+    """A pool with repeated texts (exact, case, whitespace or full-width-space variants, with any label)."""
+    from xaimetrics.consim._selection import normalized_text
+
+    rng = np.random.default_rng(seed % 1000)
+    texts, labels, predictions = [], [], []
+    for i in range(n_distinct):
+        for _ in range(copies[i]):
+            texts.append(_variant(f"review number {i} is here", variants[len(texts) % 160]))
+            labels.append(int(rng.integers(0, 2)))
+            predictions.append(int(rng.integers(0, 2)))
+    order = rng.permutation(len(texts))
+    texts = [texts[i] for i in order]
+    labels, predictions = np.array(labels)[order], np.array(predictions)[order]
+    try:
+        selection = select_examples(
+            labels, predictions, 4, 4, seed=seed, balance="relaxed" if relaxed else "strict", inputs=texts
+        )
+    except InvalidParameterError as error:
+        assert "Per class" in str(error) or "repeated texts" in str(error)
+        return
+    chosen = [normalized_text(texts[i]) for i in selection.indices]
+    assert len(set(chosen)) == len(chosen) == 8
+    assert selection.n_repeated == len(texts) - n_distinct
+
+
+def test_consim_selection_never_shows_an_lp_text_again_in_ep() -> None:
+    from xaimetrics.consim import ConSim
+
+    texts = [f"text {i % 30}" for i in range(120)]  # every text four times
+    labels = [i % 2 for i in range(120)]
+    predictions = [(i // 2) % 2 for i in range(120)]
+    consim = ConSim(None, classes=["negative", "positive"])
+    for seed in range(20):
+        samples = consim.select_examples(
+            texts, labels, predictions, n_lp=6, n_ep=6, seed=seed, balance="relaxed"
+        )
+        assert not set(samples.lp_texts) & set(samples.ep_texts)
+        assert len(set(samples.lp_texts + samples.ep_texts)) == 12
+
+
+def test_repeated_texts_are_named_in_the_shortage_error() -> None:
+    texts = ["same"] * 10 + ["other"] * 10
+    with pytest.raises(InvalidParameterError, match="18 repeated texts are left out"):
+        select_examples([0, 1] * 10, [0, 1] * 10, 2, 2, inputs=texts)
+    with pytest.raises(InvalidParameterError, match="'inputs' parameter of select_examples must be one text"):
+        select_examples([0, 1], [0, 1], 1, 1, inputs=["a"])

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import xaimetrics.fidelity as fidelity
 from fidelity.fidelity_reference import reference_counts
+from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.fidelity._base import feature_ranks, n_perturbed, step_counts, trapezoid_auc
 
 
@@ -68,3 +69,62 @@ def test_normalised_area_is_the_mean_height():
     assert trapezoid_auc(np.array([0.0, 0.1, 0.3]), np.array([0.7, 0.7, 0.7])) == pytest.approx(0.7)
     # uneven x: trapezoid over the true fractions, not over indices
     assert trapezoid_auc(np.array([0.0, 0.1, 1.0]), np.array([1.0, 0.0, 0.0])) == pytest.approx(0.05)
+
+
+# -- non-finite inputs, baselines and model scores (issue #11, class 13) ---------------------------------------
+TENSOR_METRICS = {
+    "Insertion": lambda model, x, **kw: fidelity.Insertion(model, x, steps=4, **kw),
+    "Deletion": lambda model, x, **kw: fidelity.Deletion(model, x, steps=4, **kw),
+    "AOPCComprehensiveness": lambda model, x, **kw: fidelity.AOPCComprehensiveness(model, x, **kw),
+    "AOPCSufficiency": lambda model, x, **kw: fidelity.AOPCSufficiency(model, x, **kw),
+    "MuFidelity": lambda model, x, **kw: fidelity.MuFidelity(model, x, nb_samples=8, **kw),
+}
+
+
+class _Sum(torch.nn.Module):
+    """``f(x) = [sum(x), -sum(x)]``, NaN where feature 0 equals ``poison`` (a model that breaks on some inputs)."""
+
+    def __init__(self, poison: float | None = None) -> None:
+        super().__init__()
+        self.poison = poison
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        total = x.sum(dim=1, keepdim=True)
+        out = torch.cat([total, -total], dim=1)
+        if self.poison is not None:
+            out = torch.where(x[:, :1] == self.poison, torch.full_like(out, float("nan")), out)
+        return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    name=st.sampled_from(sorted(TENSOR_METRICS)),
+    bad=st.sampled_from([float("nan"), float("inf"), float("-inf")]),
+    where=st.sampled_from(["inputs", "baseline_mode"]),
+    row=st.integers(0, 3),
+    column=st.integers(0, 5),
+)
+def test_property_non_finite_inputs_or_baselines_are_rejected(name, bad, where, row, column) -> None:
+    x = torch.arange(24, dtype=torch.float32).reshape(4, 6) / 10 + 0.5
+    baseline = torch.zeros(4, 6)
+    (x if where == "inputs" else baseline)[row, column] = bad
+    with pytest.raises(
+        InvalidParameterError, match=rf"The '{where}' parameter of {name} must be finite numbers"
+    ):
+        TENSOR_METRICS[name](_Sum(), x, baseline_mode=baseline)
+
+
+@pytest.mark.parametrize("name", sorted(TENSOR_METRICS))
+@pytest.mark.parametrize(
+    ("poison", "where"), [(-7.0, "the perturbed inputs|the baseline"), (0.5, "the inputs")]
+)
+def test_non_finite_model_scores_are_an_error_not_a_nan_score(name, poison, where) -> None:
+    x = torch.arange(24, dtype=torch.float32).reshape(4, 6) / 10 + 0.5  # x[0, 0] == 0.5
+    metric = TENSOR_METRICS[name](_Sum(poison), x, baseline_mode=-7.0)
+    with pytest.raises(
+        InvalidParameterError,
+        match=rf"'model' parameter of {name} must be a model whose scores .* finite on ({where})",
+    ):
+        metric.evaluate(torch.rand(4, 6))
+    healthy = TENSOR_METRICS[name](_Sum(), x, baseline_mode=-7.0).evaluate(torch.rand(4, 6))
+    assert np.isfinite(healthy)

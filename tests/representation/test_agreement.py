@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.representation import analyze_ratings, krippendorff_alpha
@@ -132,3 +134,52 @@ def test_analyze_ratings_errors():
         analyze_ratings(pd.DataFrame({"example": [1], "annotator": [1], "dimension": [1]}))
     with pytest.raises(InvalidParameterError, match="ratings from at least two coders"):
         analyze_ratings(np.full((3, 1, 2), 4.0))  # one annotator
+
+
+# -- value_domain is checked against the ratings (issue #11, class 14) -----------------------------------------
+@pytest.mark.parametrize(
+    ("domain", "message"),
+    [
+        (
+            [1, 2],
+            r"a list holding every rating value of the data. Got \[1.0, 2.0\], while the ratings also hold 3, 4",
+        ),
+        ([1, 2, 2, 3, 4], "distinct values"),
+        ([4], "at least two finite numbers"),
+        ([1, 2, float("nan"), 4], "at least two finite numbers"),
+        ("1234", "a sequence of the possible rating values"),
+        (["low", "high"], "numbers"),
+    ],
+)
+def test_value_domain_errors_name_the_argument(domain, message) -> None:
+    with pytest.raises(
+        InvalidParameterError, match=rf"The 'value_domain' parameter of krippendorff_alpha .*{message}"
+    ):
+        krippendorff_alpha(PAPER, orientation="coders_units", level="ordinal", value_domain=domain)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    ratings=st.lists(
+        st.lists(st.sampled_from([1, 2, 3, 4, 5, None]), min_size=6, max_size=6), min_size=2, max_size=4
+    ),
+    domain=st.lists(st.integers(0, 7), min_size=2, max_size=8, unique=True),
+    level=st.sampled_from(["nominal", "ordinal", "interval"]),
+)
+def test_property_value_domain_covers_the_ratings_or_is_rejected(ratings, domain, level) -> None:
+    data = np.array(ratings, dtype=float)
+    present = set(np.unique(data[~np.isnan(data)]).tolist())
+    covered = present <= set(domain)
+    rated_twice = (~np.isnan(data)).sum(axis=0) >= 2
+    try:
+        result = krippendorff_alpha(
+            data, orientation="coders_units", level=level, value_domain=sorted(domain)
+        )
+    except InvalidParameterError as error:
+        message = str(error)
+        assert "value_domain" in message or "two coders" in message
+        assert not covered or "two coders" in message
+        return
+    assert covered
+    assert math.isnan(result.alpha) == (result.reason is not None)
+    assert result.reason is not None or rated_twice.any()

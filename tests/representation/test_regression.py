@@ -6,6 +6,8 @@ import json
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.representation import check_regression, flatten_metrics, load_metrics
@@ -62,3 +64,46 @@ def test_undefined_metrics_in_a_saved_baseline_are_kept_and_skipped(tmp_path):
     path.write_text(json.dumps({"metrics": {"agreement.alpha": None, "composite.score": 0.7}}))
     report = check_regression({"agreement.alpha": 0.2, "composite.score": 0.69}, path)
     assert not report.detected and report.checked == ["composite.score"]
+
+
+# -- the regression gate cannot be disabled by a non-finite threshold (issue #11, class 13) ---------------------
+BAD_THRESHOLDS = [float("nan"), float("inf"), -0.1, True, "0.1", None, {"coherence.*": float("nan")},
+                  {"*": -1.0}, {"*": float("inf")}]  # fmt: skip
+
+
+@pytest.mark.parametrize("threshold", BAD_THRESHOLDS, ids=repr)
+def test_a_threshold_that_would_let_regressions_pass_is_rejected(threshold) -> None:
+    with pytest.raises(
+        InvalidParameterError, match=r"'threshold' parameter of check_regression must be a finite"
+    ):
+        check_regression({"coherence.mean": 0.1}, {"coherence.mean": 0.9}, threshold=threshold)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    before=st.floats(-10, 10),
+    drop=st.floats(0, 10),
+    threshold=st.floats(0, 10),
+    direction=st.sampled_from(["higher", "lower"]),
+)
+def test_property_the_gate_fires_exactly_beyond_the_threshold(before, drop, threshold, direction) -> None:
+    now = before - drop if direction == "higher" else before + drop
+    report = check_regression({"m": now}, {"m": before}, threshold=threshold, directions={"m": direction})
+    limit = before - threshold if direction == "higher" else before + threshold
+    worse = now < limit if direction == "higher" else now > limit
+    assert report.detected is worse
+
+
+def test_interpretability_threshold_is_checked_before_any_work(capsys) -> None:
+    from xaimetrics import cli
+
+    for value in ("nan", "inf", "-1"):
+        code = cli.main(["interpretability", "--dataset", "no_such_dataset", "--threshold", value])
+        assert code == 1
+        err = capsys.readouterr().err.strip().splitlines()
+        expected = (
+            "InvalidParameterError: The '--threshold' parameter of xaimetrics interpretability must be a finite "
+            f"number ≥ 0, or {{pattern: number}}. Got {float(value)}. A NaN or infinite threshold would let every "
+            "regression pass."
+        )
+        assert err == [expected]

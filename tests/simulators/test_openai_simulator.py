@@ -248,3 +248,111 @@ def test_invalid_messages_are_rejected_before_any_request() -> None:
         with pytest.raises(InvalidParameterError, match="role in"):
             sim.generate([{"role": "robot", "content": "hi"}])  # type: ignore[list-item]
         assert server.chat_request_count == 0
+
+
+# -- malformed 200 responses become error responses (issue #11, class 9) ---------------------------------------
+_CHOICE = {"index": 0, "message": {"role": "assistant", "content": "x"}, "finish_reason": "stop"}
+MALFORMED_RETRIED = {
+    "no choices": Fault.json({"id": "x", "object": "chat.completion"}),
+    "choices is a dict": Fault.completion(choices={"0": _CHOICE}),
+    "choices is a string": Fault.completion(choices="oops"),
+    "choices is empty": Fault.completion(choices=[]),
+    "a choice is a string": Fault.completion(choices=["x"]),
+    "no message": Fault.completion(message=None),
+    "message is a string": Fault.completion(message="hi"),
+    "null content, stop": Fault.completion(content=None),
+    "content is a number": Fault.completion(content=42),
+    "content is a list": Fault.completion(content=["a"]),
+    "negative usage": Fault.completion("x", usage={"prompt_tokens": -5, "completion_tokens": 1}),
+    "absurd usage": Fault.completion("x", usage={"prompt_tokens": 1e30, "completion_tokens": 1}),
+    "fractional usage": Fault.completion("x", usage={"prompt_tokens": 1.5, "completion_tokens": 1}),
+    "usage is text": Fault.completion("x", usage={"prompt_tokens": "lots", "completion_tokens": 1}),
+    "usage is a list": Fault.completion("x", usage=[1, 2]),
+    "body is a list": Fault.json([1, 2]),
+    "body is a string": Fault.json("hello"),
+    "body is null": Fault.json(None),
+}
+MALFORMED_FINAL = {
+    "content filter, null": (
+        Fault.completion(None, finish_reason="content_filter"),
+        "content filter withheld",
+    ),
+    "content filter, cut": (Fault.completion("Sample_12: n", finish_reason="content_filter"), "filter cut"),
+    "null content at the token limit": (Fault.completion(None, finish_reason="length"), "raise max_tokens"),
+    "refusal": (
+        Fault.completion(message={"role": "assistant", "content": None, "refusal": "I cannot help"}),
+        "refused to answer (I cannot help)",
+    ),
+}
+
+
+@pytest.mark.parametrize("fault", MALFORMED_RETRIED.values(), ids=MALFORMED_RETRIED.keys())
+def test_malformed_completion_is_an_error_then_retried(server: FakeOpenAIServer, fault: Fault) -> None:
+    server.inject(fault)
+    response = make(server).generate(PROMPT)
+    assert response.error is None and response.text == EXPECTED and response.attempts == 2
+    server.inject(fault)
+    failed = make(server, max_retries=0).generate(PROMPT)
+    assert failed.text == "" and failed.error is not None and "malformed response" in failed.error
+
+
+@pytest.mark.parametrize(("fault", "message"), MALFORMED_FINAL.values(), ids=MALFORMED_FINAL.keys())
+def test_filtered_or_empty_completion_is_an_error_not_retried(
+    server: FakeOpenAIServer, fault: Fault, message: str
+) -> None:
+    server.inject(fault)
+    response = make(server).generate(PROMPT)
+    assert response.text == "" and response.error is not None and message in response.error
+    assert response.attempts == 1 and server.chat_request_count == 1
+
+
+def test_malformed_completions_never_abort_a_batch(server: FakeOpenAIServer) -> None:
+    faults = [*MALFORMED_RETRIED.values(), *(fault for fault, _ in MALFORMED_FINAL.values())]
+    server.inject(*faults)
+    sim = make(server, max_retries=0, max_concurrency=1)
+    responses = sim.generate_batch([PROMPT] * (len(faults) + 3))
+    assert [r.error is None for r in responses] == [False] * len(faults) + [True] * 3
+    assert all(r.text == EXPECTED for r in responses[len(faults) :])
+    assert asyncio.run(make(server, max_retries=0).agenerate(PROMPT)).text == EXPECTED
+
+
+@pytest.mark.parametrize("fault", [f for f, _ in MALFORMED_FINAL.values()], ids=MALFORMED_FINAL.keys())
+def test_an_error_response_is_never_cached(server: FakeOpenAIServer, fault: Fault, tmp_path) -> None:
+    from xaimetrics.simulators import CachedSimulator
+
+    server.inject(fault)
+    cached = CachedSimulator(make(server), tmp_path / "cache.sqlite")
+    assert cached.generate(PROMPT).error is not None
+    assert len(cached) == 0
+    again = cached.generate(PROMPT)  # asks the server again, gets the real answer, stores it
+    assert again.text == EXPECTED and not again.cached and server.chat_request_count == 2
+    assert cached.generate(PROMPT).cached and len(cached) == 1
+
+
+# -- credentials inside base_url (class 10) --------------------------------------------------------------------
+SECRET = "s3cr3t-9f8e7d6c"
+CREDENTIAL_URLS = [
+    "http://user:{s}@127.0.0.1:{port}/v1",
+    "http://{s}@127.0.0.1:{port}/v1",
+    "http://{s}:x@127.0.0.1:{port}/v1/",
+]
+
+
+@pytest.mark.parametrize("template", CREDENTIAL_URLS)
+def test_credentials_in_base_url_never_leave_the_simulator(
+    server: FakeOpenAIServer, template: str, tmp_path
+) -> None:
+    from xaimetrics.simulators import CachedSimulator
+
+    url = template.format(s=SECRET, port=server.port)
+    sim = make(server, base_url=url, max_retries=0)
+    assert sim.generate(PROMPT).text == EXPECTED  # the URL works...
+    server.inject(Fault.server_error(400))
+    failed = sim.generate(PROMPT)
+    cached = CachedSimulator(sim, tmp_path / "cache.sqlite")
+    cached.generate(PROMPT)
+    cached.close()
+    shown = [repr(sim), repr(cached), str(sim.cache_identity()), failed.error, repr(failed)]
+    assert not any(SECRET in text for text in shown)  # ...but never shows up
+    assert SECRET.encode() not in (tmp_path / "cache.sqlite").read_bytes()
+    assert f"127.0.0.1:{server.port}/v1" in repr(sim)

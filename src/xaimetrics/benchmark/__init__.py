@@ -5,7 +5,8 @@ rankings with paired t-tests, Spearman correlations with the concept metrics, an
 - :func:`run_grid` — computes each artefact once, calls simulators concurrently, stores every finished setting
   in a :class:`ResultsStore` (SQLite) and resumes after a crash; ``backend="ray"`` spreads it on Ray;
 - :func:`ranking_frame`, :func:`rankings_by`, :func:`rank_methods`, :func:`win_matrix`,
-  :func:`pairwise_differences`, :func:`spearman_with_metrics` — the statistics;
+  :func:`pairwise_differences`, :func:`spearman_with_metrics` — the statistics, for any grid axis
+  (``ranking_frame(results, axis="interpretation")``);
 - :func:`write_report` — the report.
 
 Example:
@@ -21,6 +22,7 @@ from xaimetrics.benchmark._analysis import (
     prompt_type_comparison,
     ranking_frame,
     rankings_by,
+    setting_columns,
     spearman_with_metrics,
     subset_rankings,
 )
@@ -72,6 +74,7 @@ __all__ = [
     "ranking_prompt",
     "rankings_by",
     "run_grid",
+    "setting_columns",
     "setting_key",
     "spearman_with_metrics",
     "subset_rankings",

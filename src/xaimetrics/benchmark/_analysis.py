@@ -5,10 +5,19 @@ anonymisation × seed. Concept methods enter with their own score in that settin
 baseline enters with the score of its baseline prompt (NE1 for E1, NE2 for E2 and E3) on the same seed,
 dataset, model and simulator — one baseline row therefore votes in several settings, as in the paper's
 Fig. 4. U1 rows (upper bounds) and validation-phase rows never enter a ranking.
+
+**Any grid axis can be ranked** with the same Copeland / t-test machinery (``axis=``): ``"method"`` (concept
+extraction, the default), ``"interpretation"`` (CMAW vs o1CA, paper Tab. 2 right and Tab. 3) or any other
+column of the results, such as an ``"importance"`` column in results that carry one. The competitors are the
+axis values plus ``NoExplanation``; a ranking setting is then every other axis, the extraction method
+included (:func:`setting_columns`). The baseline row is spread over every value of the axes it does not
+have (its prompt type's targets, the methods, the interpretations), so it meets each competitor in each
+setting once.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -30,6 +39,7 @@ __all__ = [
     "prompt_type_comparison",
     "ranking_frame",
     "rankings_by",
+    "setting_columns",
     "spearman_with_metrics",
     "subset_rankings",
 ]
@@ -64,19 +74,34 @@ def choose_metric(results: pd.DataFrame, metric: str = "auto") -> str:
     return "expected_accuracy" if len(rows) and rows["expected_accuracy"].notna().all() else "score"
 
 
+def setting_columns(axis: str = "method") -> list[str]:
+    """The columns that identify a ranking setting when ``axis`` is ranked: every other axis.
+
+    Example:
+        >>> setting_columns("interpretation")
+        ['dataset', 'model', 'simulator', 'prompt_type', 'anonymized', 'seed', 'method']
+    """
+    return [c for c in (*RANKING_KEYS, "method") if c != axis]
+
+
 def ranking_frame(
-    results: pd.DataFrame, *, metric: str = "score", exclude_degenerate: bool = False
+    results: pd.DataFrame, *, axis: str = "method", metric: str = "score", exclude_degenerate: bool = False
 ) -> pd.DataFrame:
-    """The long table the rankings take: one row per ranking setting × method, baselines spread out.
+    """The long table the rankings take: one row per ranking setting × competitor, baselines spread out.
 
     Args:
         results: the store's rows (:meth:`ResultsStore.to_frame`).
+        axis: the column whose values compete (module docstring): ``"method"`` (default),
+            ``"interpretation"``, or another column of ``results`` (e.g. ``"importance"``).
         metric: the column that becomes ``score``: ``"score"`` (eq. 5), ``"expected_accuracy"`` or ``"auto"``
             (:func:`choose_metric`).
-        exclude_degenerate: leave out the settings whose simulator gave (nearly) one answer to every sample.
+        exclude_degenerate: leave out the settings whose simulator did not tell the samples apart.
 
     Returns:
-        Columns :data:`RANKING_KEYS` + ``method`` + ``score``.
+        Columns :func:`setting_columns` + ``axis`` + ``score``.
+
+    Raises:
+        InvalidParameterError: missing columns, or an ``axis`` that is not a column of ``results``.
 
     Example:
         >>> rows = pd.DataFrame({"dataset": "d", "model": "m", "simulator": "s", "seed": 0, "phase": "evaluation",
@@ -84,12 +109,22 @@ def ranking_frame(
         ...     "prompt_type": ["E2", "E3", "NE2"], "anonymized": 1, "is_upper_bound": 0, "score": [0.8, 0.7, 0.6]})
         >>> ranking_frame(rows)[["prompt_type", "method", "score"]].values.tolist()
         [['E2', 'NMF', 0.8], ['E3', 'NMF', 0.7], ['E2', 'NoExplanation', 0.6], ['E3', 'NoExplanation', 0.6]]
+        >>> ranking_frame(rows, axis="interpretation")[["prompt_type", "interpretation"]].values.tolist()
+        [['E2', 'top_words'], ['E3', 'top_words'], ['E2', 'NoExplanation'], ['E3', 'NoExplanation']]
     """
     needed = {*RANKING_KEYS, "method", "score", "phase", "is_upper_bound"}
     missing = sorted(needed - set(results.columns))
     if missing:
         raise invalid("results", "ranking_frame", "the results store's columns", f"missing {missing}")
     metric = choose_metric(results, metric)
+    rankable = ["method", "interpretation"]
+    rankable += sorted(str(c) for c in results.columns if c not in needed and c not in _NOT_AXES)
+    if axis not in rankable:
+        raise invalid(
+            "axis", "ranking_frame", "a grid axis among " + ", ".join(repr(c) for c in rankable), axis,
+            "Rank 'method' (extraction), 'interpretation', or a column your results add (e.g. 'importance').",
+        )  # fmt: skip
+    keys = setting_columns(axis)
     rows = results[(results["phase"] == "evaluation") & (results["is_upper_bound"].astype(int) == 0)]
     if exclude_degenerate and "degenerate" in rows.columns:
         rows = rows[rows["degenerate"].fillna(0).astype(int) == 0]
@@ -99,56 +134,94 @@ def ranking_frame(
     concept = rows[rows["method"] != BASELINE_METHOD]
     concept = concept[concept["prompt_type"].isin(("E1", "E2", "E3"))]
     baseline = rows[rows["method"] == BASELINE_METHOD]
-    interpretations = sorted(concept["interpretation"].dropna().unique()) or [""]
+    spread_values = {
+        column: sorted(concept[column].dropna().unique()) or [""]
+        for column in ("interpretation", "method")
+        if column in keys
+    }
     spread = []
     for _, row in baseline.iterrows():
         for target in ranking_prompt(str(row["prompt_type"])):
-            for interpretation in interpretations:
+            for values in itertools.product(*spread_values.values()):
                 copy = row.copy()
-                copy["prompt_type"], copy["interpretation"] = target, interpretation
+                copy["prompt_type"] = target
+                copy.update(dict(zip(spread_values, values, strict=True)))
+                copy[axis] = BASELINE_METHOD
                 spread.append(copy)
     parts = [concept, pd.DataFrame(spread, columns=baseline.columns)] if spread else [concept]
     long = pd.concat(parts, ignore_index=True)
-    long = long[[*RANKING_KEYS, "method", "score"]]
-    # a setting with a single method (e.g. NE2 spread to an E3 the grid did not run) holds no duel
-    duels = long.groupby(list(RANKING_KEYS), dropna=False)["method"].transform("nunique")
+    long = long[[*keys, axis, "score"]]
+    # a setting with a single competitor (e.g. NE2 spread to an E3 the grid did not run) holds no duel
+    duels = long.groupby(keys, dropna=False)[axis].transform("nunique")
     long = long[duels >= 2].reset_index(drop=True)
     long["score"] = long["score"].astype(float)
     return long
 
 
-def rankings_by(long: pd.DataFrame, by: Sequence[str] = ()) -> dict[tuple[Any, ...], pd.DataFrame]:
+#: columns of the results store that are measurements or bookkeeping, never a rankable axis
+_NOT_AXES = frozenset({
+    "key", "n_samples", "n_parsed", "n_missing", "n_invalid", "prompt_tokens", "completion_tokens",
+    "cost_usd", "latency_s", "cached", "error", "created_at", "n_concepts", "expected_accuracy", "log_loss",
+    "brier", "majority_share", "degenerate", "n_concepts_shown", "scoring",
+})  # fmt: skip
+
+
+def _axis_of(long: pd.DataFrame, axis: str | None) -> str:
+    """The competing column of a :func:`ranking_frame` table: ``axis``, or the column before ``score``."""
+    if axis is None:
+        columns = list(long.columns)
+        axis = columns[-2] if len(columns) >= 2 and columns[-1] == "score" else "method"
+    if axis not in long.columns:
+        raise invalid("axis", "rankings_by", f"a column of the ranking table {list(long.columns)}", axis)
+    return axis
+
+
+def rankings_by(
+    long: pd.DataFrame, by: Sequence[str] = (), *, axis: str | None = None
+) -> dict[tuple[Any, ...], pd.DataFrame]:
     """Copeland rankings (eq. 6–7, :func:`rank_methods`) of every subset defined by the ``by`` columns.
 
-    The key is the tuple of ``by`` values (``()`` for all settings). Subsets with fewer than two methods are
-    left out.
+    The key is the tuple of ``by`` values (``()`` for all settings). Subsets with fewer than two competitors
+    are left out. ``axis`` is the competing column of ``long`` (default: the one :func:`ranking_frame` ranked,
+    the column before ``score``).
     """
+    axis = _axis_of(long, axis)
+    keys = setting_columns(axis)
     out: dict[tuple[Any, ...], pd.DataFrame] = {}
     groups = [((), long)] if not by else list(long.groupby(list(by), sort=True))
     for key, part in groups:
         key = key if isinstance(key, tuple) else (key,)
-        wide = pivot_scores(part, setting=list(RANKING_KEYS))
+        wide = pivot_scores(part, method=axis, setting=keys)
         if wide.shape[1] >= 2:
-            out[key] = rank_methods(wide)
+            table = rank_methods(wide)
+            table.index.name = axis
+            out[key] = table
     return out
 
 
-def subset_rankings(long: pd.DataFrame) -> dict[str, dict[tuple[Any, ...], pd.DataFrame]]:
-    """Rankings overall and per dataset, model, simulator, interpretation, prompt type and anonymisation."""
-    subsets: dict[str, dict[tuple[Any, ...], pd.DataFrame]] = {"all": rankings_by(long)}
-    for column in ("dataset", "model", "simulator", "interpretation", "prompt_type", "anonymized"):
+def subset_rankings(
+    long: pd.DataFrame, *, axis: str | None = None
+) -> dict[str, dict[tuple[Any, ...], pd.DataFrame]]:
+    """Rankings overall and per dataset, model, simulator, interpretation (or method), prompt type and
+    anonymisation — every setting column but the ranked ``axis``."""
+    axis = _axis_of(long, axis)
+    subsets: dict[str, dict[tuple[Any, ...], pd.DataFrame]] = {"all": rankings_by(long, axis=axis)}
+    for column in ("dataset", "model", "simulator", "interpretation", "method", "prompt_type", "anonymized"):
+        if column == axis or column not in long.columns:
+            continue
         if long[column].nunique() > 1 or column == "prompt_type":
-            subsets[column] = rankings_by(long, [column])
+            subsets[column] = rankings_by(long, [column], axis=axis)
     return subsets
 
 
 def overall_statistics(
-    long: pd.DataFrame, *, alpha: float = 0.05
+    long: pd.DataFrame, *, alpha: float = 0.05, axis: str | None = None
 ) -> tuple[pd.DataFrame, PairwiseDifferences]:
     """The win matrix (eq. 6, 0–100) and the differences with paired t-tests (eq. 8) over all settings."""
     from xaimetrics.benchmark._ranking import win_matrix
 
-    wide = pivot_scores(long, setting=list(RANKING_KEYS))
+    axis = _axis_of(long, axis)
+    wide = pivot_scores(long, method=axis, setting=setting_columns(axis))
     order = rank_methods(wide).index
     wide = wide[order]
     return win_matrix(wide), pairwise_differences(wide, alpha=alpha)

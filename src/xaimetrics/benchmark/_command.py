@@ -3,6 +3,9 @@
     xaimetrics benchmark run grid.toml --output results/      # run (or resume) and write the report
     xaimetrics benchmark report --output results/             # rebuild the report from the stored results
     xaimetrics benchmark export --output results/ rows.parquet
+    xaimetrics benchmark rank --output results/ --by interpretation   # rank any grid axis
+
+``--rank-by AXIS`` (``run`` and ``report``, repeatable) adds a ranking of that grid axis to the report.
 
 ``--providers module:attribute`` names a :class:`~xaimetrics.benchmark.Providers` object registering your own
 datasets, models or simulators (the module must be importable).
@@ -17,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from xaimetrics._validation import invalid
+from xaimetrics.exceptions import InvalidParameterError, StoreError
 
 __all__ = ["register"]
 
@@ -38,12 +42,23 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     run.add_argument("--providers", default=None, help="'module:attribute' of a Providers object")
     run.add_argument("--no-cache", action="store_true", help="do not use the simulator response cache")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.add_argument("--rank-by", action="append", default=None, metavar="AXIS", help=_RANK_BY_HELP)
     run.set_defaults(func=_run)
     report = actions.add_parser("report", help="rebuild the report from the stored results")
     report.add_argument(
         "--output", default="xaimetrics-benchmark", help="results folder (default: %(default)s)"
     )
+    report.add_argument("--rank-by", action="append", default=None, metavar="AXIS", help=_RANK_BY_HELP)
     report.set_defaults(func=_report)
+    rank = actions.add_parser("rank", help="print the Copeland ranking and paired t-tests of one grid axis")
+    rank.add_argument(
+        "--by", default="method",
+        help="the axis: 'method' (extraction), 'interpretation', or a column of the results (default: %(default)s)",
+    )  # fmt: skip
+    rank.add_argument(
+        "--output", default="xaimetrics-benchmark", help="results folder (default: %(default)s)"
+    )
+    rank.set_defaults(func=_rank)
     export = actions.add_parser("export", help="export the stored results to .csv or .parquet")
     export.add_argument("path", help="the file to write (.csv or .parquet)")
     export.add_argument(
@@ -51,6 +66,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     export.set_defaults(func=_export)
     return parser
+
+
+_RANK_BY_HELP = "also rank this grid axis in the report (e.g. interpretation); repeatable"
 
 
 def _providers(spec: str | None) -> Any:
@@ -77,6 +95,21 @@ def _store_path(output: str) -> Path:
     return path
 
 
+def _open_results(output: str) -> Any:
+    """The stored results of a folder, refusing a store that holds none (an export or report of nothing)."""
+    from xaimetrics.benchmark import ResultsStore
+
+    path = _store_path(output)
+    store = ResultsStore(path)
+    if len(store) == 0:
+        store.close()
+        raise StoreError(
+            f"The results store {path} holds no results. Run 'xaimetrics benchmark run GRID.toml --output "
+            f"{output}' first; if it held results before, restore it from a backup."
+        )
+    return store
+
+
 def _run(args: argparse.Namespace) -> int:
     from xaimetrics._cache import cache_dir
     from xaimetrics.benchmark import load_grid, run_grid
@@ -98,28 +131,50 @@ def _run(args: argparse.Namespace) -> int:
           f"${summary.cost_usd:.4f}) in {summary.wall_time_s:.1f} s")  # fmt: skip
     for error in summary.errors[:5]:
         print(f"  failed: {error}", file=sys.stderr)
-    _write(output, summary.as_dict())
+    _write(output, summary.as_dict(), args.rank_by)
     return 0 if summary.failed == 0 else 1
 
 
-def _write(output: Path, run: dict[str, Any] | None) -> None:
+def _write(output: Path, run: dict[str, Any] | None, axes: list[str] | None = None) -> None:
     from xaimetrics.benchmark import ResultsStore, write_report
 
     with ResultsStore(output / "results.sqlite") as store:
         frame, grid = store.to_frame(), store.get_meta("grid", {})
-    paths = write_report(frame, output, grid=grid, run=run)
+    paths = write_report(frame, output, grid=grid, run=run, axes=axes)
     print(f"Report: {paths['report_html']}")
 
 
 def _report(args: argparse.Namespace) -> int:
-    _store_path(args.output)
-    _write(Path(args.output), None)
+    _open_results(args.output).close()
+    _write(Path(args.output), None, args.rank_by)
+    return 0
+
+
+def _rank(args: argparse.Namespace) -> int:
+    from xaimetrics.benchmark import markdown_table, ranking_frame, rankings_by
+    from xaimetrics.benchmark._analysis import overall_statistics
+    from xaimetrics.benchmark._report import _pairs_table
+
+    with _open_results(args.output) as store:
+        frame = store.to_frame()
+    try:
+        long = ranking_frame(frame, axis=args.by)
+    except InvalidParameterError as error:  # name the option, not the API argument
+        raise InvalidParameterError(
+            str(error).replace("'axis' parameter of ranking_frame", "'--by' option")
+        ) from error
+    if long[args.by].nunique() < 2:
+        raise invalid("--by", "xaimetrics benchmark rank", "an axis with two or more values in shared settings",
+                      f"{long[args.by].nunique()} value(s) of {args.by!r}", "Run more of the grid first.")  # fmt: skip
+    table = rankings_by(long, axis=args.by)[()]
+    _, differences = overall_statistics(long, axis=args.by)
+    print(markdown_table(table))
+    print()
+    print(markdown_table(_pairs_table(differences, list(table.index)), index=False))
     return 0
 
 
 def _export(args: argparse.Namespace) -> int:
-    from xaimetrics.benchmark import ResultsStore
-
-    with ResultsStore(_store_path(args.output)) as store:
+    with _open_results(args.output) as store:
         print(store.export(args.path))
     return 0

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from xaimetrics._urls import public_url
 from xaimetrics._validation import invalid
 from xaimetrics.benchmark._store import setting_key
 
@@ -243,7 +244,7 @@ class Grid:
                 continue
             local = [f"local:{name}" for name in GGUF_ASSETS]
             known = ", ".join(
-                repr(s) for s in ("local", *local, "openai:<model>", "perfect", *self.extra_simulators)
+                repr(s) for s in ("local", "openai:<model>", "perfect", *local, *self.extra_simulators)
             )
             raise invalid("simulators", _OWNER, f"among {known}", simulator)
         labels = [_split_label(p) for p in self.prompt_types]
@@ -263,6 +264,10 @@ class Grid:
             )
         if not self.seeds:
             raise invalid("seeds", _OWNER, "a non-empty list of int", "an empty list")
+        for name in ("seeds", "validation_seeds"):
+            negative = [seed for seed in getattr(self, name) if seed < 0]
+            if negative:
+                raise invalid(name, _OWNER, "integers ≥ 0", negative, "Seeds are non-negative integers.")
         overlap = set(self.seeds) & set(self.validation_seeds)
         if overlap:
             raise invalid("validation_seeds", _OWNER, "disjoint from 'seeds'", sorted(overlap))
@@ -303,7 +308,7 @@ class Grid:
             and self.base_url is not None
             and not str(self.base_url).startswith(("http://", "https://"))
         ):
-            raise invalid("base_url", _OWNER, "an http(s):// URL", self.base_url)
+            raise invalid("base_url", _OWNER, "an http(s):// URL", public_url(self.base_url))
         if self.needs_validation and not self.validation_seeds:
             raise invalid(
                 "validation_seeds",
@@ -427,9 +432,25 @@ class Grid:
                         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The grid as plain data (what the TOML file holds)."""
+        """The grid as plain data (what the TOML file holds), ``base_url`` without credentials.
+
+        This is what the results store and the report keep: a credential inside ``base_url``
+        (``http://user:KEY@host/v1``) or its query never leaves the object.
+        """
         data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.repr}
+        if data.get("base_url") is not None:
+            data["base_url"] = public_url(data["base_url"])
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in data.items() if v is not None}
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={value!r}" for name, value in self._shown().items())
+        return f"{type(self).__name__}({fields})"
+
+    def _shown(self) -> dict[str, Any]:
+        shown = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.repr}
+        if shown.get("base_url") is not None:
+            shown["base_url"] = public_url(shown["base_url"])
+        return shown
 
     def replace(self, **changes: Any) -> Grid:
         return dataclasses.replace(self, **changes)

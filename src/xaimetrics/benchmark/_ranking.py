@@ -12,6 +12,11 @@ counts as a win nor a loss.
   methods *including* ``i``: a method that beats or ties every other one is ranked 1. Equal counts share a rank.
 - Difference matrix (eq. 8): ``Diff[i, j] = mean_s(acc_i − acc_j)``, with the standard deviation and the
   two-sided paired Student t-test p-value (``scipy.stats.ttest_rel``) over the same paired settings.
+  **Constant differences** (zero variance, e.g. a method winning by exactly 0.05 in every setting) make the
+  t statistic ``mean / 0``: its limit is ``±∞``, so ``p = 0`` when the constant is not zero (the most
+  consistent win there is; ``ttest_rel`` also gives 0 for it, up to float noise in the differences) and
+  ``p = 1`` when every difference is zero (no difference at all). A NaN would read as "not significant" and
+  hide the clearest wins.
 """
 
 from __future__ import annotations
@@ -132,8 +137,9 @@ def copeland_ranks(wins: pd.DataFrame) -> pd.Series:
 class PairwiseDifferences:
     """Eq. 8 with its statistics; every field is a methods × methods DataFrame.
 
-    ``significant`` is ``pvalue < alpha``; pairs with fewer than two shared settings, or whose differences
-    are all equal (zero variance), have a NaN p-value and are never significant.
+    ``significant`` is ``pvalue < alpha``. Pairs with fewer than two shared settings have a NaN p-value and
+    are never significant; pairs whose differences are all equal (zero variance) get ``p = 0`` (a non-zero
+    constant: the limit of the t-test) or ``p = 1`` (all zero).
     """
 
     mean: pd.DataFrame
@@ -155,6 +161,9 @@ def pairwise_differences(scores: pd.DataFrame, *, alpha: float = 0.05) -> Pairwi
         >>> d = pairwise_differences(s)
         >>> round(float(d.mean.loc["A", "B"]), 3), bool(d.significant.loc["A", "B"])
         (0.325, True)
+        >>> constant = pairwise_differences(pd.DataFrame({"A": [0.85, 0.75, 0.6], "B": [0.8, 0.7, 0.55]}))
+        >>> float(constant.pvalue.loc["A", "B"]), bool(constant.significant.loc["A", "B"])
+        (0.0, True)
     """
     from scipy import stats
 
@@ -175,9 +184,13 @@ def pairwise_differences(scores: pd.DataFrame, *, alpha: float = 0.05) -> Pairwi
                 continue
             mean[i, j] = diff.mean()
             std[i, j] = diff.std(ddof=1) if diff.size > 1 else np.nan
-            # Equal differences (up to float noise) have zero variance: the t statistic is undefined.
-            if i != j and diff.size > 1 and np.ptp(diff) > 1e-12 * max(1.0, float(np.abs(diff).max())):
+            if i == j or diff.size < 2:
+                continue
+            tolerance = 1e-12 * max(1.0, float(np.abs(diff).max()))
+            if np.ptp(diff) > tolerance:
                 pvalue[i, j] = stats.ttest_rel(values[shared, i], values[shared, j]).pvalue
+            else:  # equal differences (up to float noise): |t| → ∞ unless they are all zero (module docstring)
+                pvalue[i, j] = 0.0 if abs(float(diff.mean())) > tolerance else 1.0
 
     def frame(array: np.ndarray) -> pd.DataFrame:
         return pd.DataFrame(array, index=methods.copy(), columns=methods.copy())

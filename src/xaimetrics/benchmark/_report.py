@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +66,7 @@ def write_report(
     concept_metrics: pd.DataFrame | None = None,
     title: str = "ConSim benchmark report",
     metric: str = "auto",
+    axes: Sequence[str] | None = None,
 ) -> dict[str, Path]:
     """Write ``report.html``, ``report.md`` and the PNG figures into ``output``; return their paths.
 
@@ -78,6 +79,10 @@ def write_report(
         title: the page title.
         metric: the score rankings use: ``"auto"`` (expected accuracy when every setting has class
             probabilities, else eq. 5's accuracy), ``"score"`` or ``"expected_accuracy"``.
+        axes: grid axes ranked in sections of their own, beside the methods (Copeland ranking and paired
+            t-tests, :func:`~xaimetrics.benchmark.ranking_frame`): e.g. ``["interpretation"]`` (CMAW vs o1CA
+            vs NoExplanation, paper Tab. 2 right) or ``["importance"]`` when the results carry that column.
+            Default: ``interpretation`` when the results hold two or more interpretations.
     """
     jinja2 = import_optional("jinja2", extra="report", caller="write_report")
     import markupsafe
@@ -105,6 +110,20 @@ def write_report(
         for key, table in tables.items():
             html, md = _both(table)
             subsets.append({"title": f"{column} = {', '.join(map(str, key))}", "html": html, "md": md})
+    axis_sections = []
+    for axis in _report_axes(results, axes):
+        long_axis = analysis.ranking_frame(
+            results, axis=axis, metric=assessment.metric, exclude_degenerate=True
+        )
+        if long_axis[axis].nunique() < 2:
+            continue
+        table = analysis.rankings_by(long_axis, axis=axis)[()]
+        _, axis_differences = analysis.overall_statistics(long_axis, axis=axis)
+        html, md = _both(table)
+        pairs_html, pairs_md = _both(_pairs_table(axis_differences, list(table.index)), index=False)
+        axis_sections.append(
+            {"axis": axis, "html": html, "md": md, "pairs_html": pairs_html, "pairs_md": pairs_md}
+        )
     context: dict[str, Any] = {
         "title": title,
         "generated": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -117,6 +136,7 @@ def write_report(
         "metric_note": _METRIC_NOTES[assessment.metric],
         "stability": _stability_text(assessment.stability),
         "ceiling": _ceiling_text(assessment.ceiling, assessment.metric),
+        "axes": axis_sections,
     }
     paths["baseline"] = figures.plot_baseline_comparison(assessment.comparison, output / "vs_baseline.png")
     context["figures"]["baseline"] = paths["baseline"].name
@@ -155,6 +175,10 @@ def write_report(
         if markup:  # tables are built escaped by pandas
             values = {k: (markupsafe.Markup(v) if k.endswith("_html") else v) for k, v in values.items()}
             values["subsets"] = [{**s, "html": markupsafe.Markup(s["html"])} for s in subsets]
+            values["axes"] = [
+                {**a, "html": markupsafe.Markup(a["html"]), "pairs_html": markupsafe.Markup(a["pairs_html"])}
+                for a in axis_sections
+            ]
         path = output / name
         path.write_text(template.render(**values), encoding="utf-8")
         paths[name.replace(".", "_")] = path
@@ -193,6 +217,31 @@ def _ceiling_text(ceiling: Mapping[str, float] | None, metric: str) -> str:
         f"U1 ceiling ({metric}): {ceiling['mean']:.3f}, 95% CI [{ceiling['ci_low']:.3f}, {ceiling['ci_high']:.3f}] "
         f"over {ceiling['n_settings']} settings. It leaks the model's answers, so it is never ranked."
     )
+
+
+def _report_axes(results: pd.DataFrame, axes: Sequence[str] | None) -> list[str]:
+    """The axes ranked beside the methods: those asked for, else ``interpretation`` when it varies."""
+    if axes is not None:
+        if isinstance(axes, str):
+            axes = [axes]
+        return [axis for axis in dict.fromkeys(axes) if axis != "method"]
+    concept = results[(results["method"] != analysis.BASELINE_METHOD) & results["score"].notna()]
+    return ["interpretation"] if concept["interpretation"].nunique() >= 2 else []
+
+
+def _pairs_table(differences: Any, order: list[str]) -> pd.DataFrame:
+    """One row per pair (better-ranked first): mean difference, paired t-test p-value, significance."""
+    rows = []
+    for i, first in enumerate(order):
+        for second in order[i + 1 :]:
+            rows.append({
+                "pair": f"{first} − {second}",
+                "mean_difference": float(differences.mean.loc[first, second]),
+                "p_value": float(differences.pvalue.loc[first, second]),
+                "significant": bool(differences.significant.loc[first, second]),
+                "n_settings": int(differences.n_settings.loc[first, second]),
+            })  # fmt: skip
+    return pd.DataFrame(rows, columns=["pair", "mean_difference", "p_value", "significant", "n_settings"])
 
 
 def _version() -> str:

@@ -5,14 +5,21 @@ runner moves on, so a crash or ``kill -9`` loses at most the setting in flight a
 A setting is identified by a *key* (a stable hash of its parameters): re-running a grid skips the keys
 already stored, which is how runs resume, and ``INSERT`` on an existing key is refused, so no setting is ever
 stored twice.
+
+A store that cannot be trusted is never used, nor overwritten: a file that is not SQLite, is truncated or
+corrupted (``PRAGMA quick_check`` fails), was emptied to zero bytes, or holds another database raises
+:class:`~xaimetrics.exceptions.StoreError` naming the file and the way out (restore it, or move it away to
+start over), instead of a raw ``sqlite3.DatabaseError`` or a silent fresh start that reruns every setting.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -20,6 +27,7 @@ from typing import Any
 import pandas as pd
 
 from xaimetrics._validation import invalid
+from xaimetrics.exceptions import StoreError
 
 __all__ = ["ResultsStore", "setting_key"]
 
@@ -100,16 +108,61 @@ class ResultsStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        existed = self.path.exists()
+        if existed:
+            _check_file(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._connection = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._connection.execute("PRAGMA journal_mode=WAL")
-        self._connection.execute("PRAGMA synchronous=FULL")
-        self._connection.executescript(_SCHEMA)
-        present = {row[1] for row in self._connection.execute("PRAGMA table_info(results)")}
-        for column in _ADDED_COLUMNS:
-            if column not in present:
-                self._connection.execute(f"ALTER TABLE results ADD COLUMN {column}")
+        with self._guard():
+            self._connection = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        try:
+            with self._guard():
+                if existed:  # inspect before any write: a bad file is reported, never "repaired"
+                    self._check_contents()
+                self._connection.execute("PRAGMA journal_mode=WAL")
+                self._connection.execute("PRAGMA synchronous=FULL")
+                self._connection.executescript(_SCHEMA)
+                present = {row[1] for row in self._connection.execute("PRAGMA table_info(results)")}
+                for column in _ADDED_COLUMNS:  # a store written before these columns existed gets them
+                    if column not in present:
+                        self._connection.execute(f"ALTER TABLE results ADD COLUMN {column}")
+        except StoreError:
+            self._connection.close()
+            raise
+
+    @contextlib.contextmanager
+    def _guard(self) -> Iterator[None]:
+        """Turn SQLite's errors into a :class:`StoreError` naming the file and what to do."""
+        try:
+            yield
+        except sqlite3.DatabaseError as error:
+            raise _store_error(self.path, error) from error
+
+    def _check_contents(self) -> None:
+        connection = self._connection
+        check = connection.execute("PRAGMA quick_check(1)").fetchone()
+        if check is None or check[0] != "ok":
+            raise _store_error(
+                self.path, sqlite3.DatabaseError(f"quick_check: {check[0] if check else 'no answer'}")
+            )
+        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if tables and "results" not in tables:
+            raise StoreError(
+                f"{self.path} is an SQLite file but not a xaimetrics results store (its tables: "
+                f"{', '.join(sorted(tables))}). Nothing was written to it. Pass the path of a results store, "
+                "or a new path to start a new run."
+            )
+        if "results" in tables:
+            present = {row[1] for row in connection.execute("PRAGMA table_info(results)")}
+            missing = [
+                c for c in ("key", *COLUMNS, "payload") if c not in present and c not in _ADDED_COLUMNS
+            ]
+            if missing:
+                raise StoreError(
+                    f"The results table of {self.path} lacks the columns {missing}: it was not written by this "
+                    "version of xaimetrics. Nothing was written to it. Export it with the version that wrote "
+                    "it, or move it away to start a new run."
+                )
 
     def close(self) -> None:
         with self._lock:
@@ -122,16 +175,16 @@ class ResultsStore:
         self.close()
 
     def keys(self) -> set[str]:
-        with self._lock:
+        with self._lock, self._guard():
             return {row[0] for row in self._connection.execute("SELECT key FROM results")}
 
     def __contains__(self, key: str) -> bool:
-        with self._lock:
+        with self._lock, self._guard():
             found = self._connection.execute("SELECT 1 FROM results WHERE key = ?", (key,)).fetchone()
         return found is not None
 
     def __len__(self) -> int:
-        with self._lock:
+        with self._lock, self._guard():
             return int(self._connection.execute("SELECT COUNT(*) FROM results").fetchone()[0])
 
     def add(self, key: str, row: Mapping[str, Any], payload: Mapping[str, Any] | None = None) -> bool:
@@ -142,7 +195,7 @@ class ResultsStore:
         values = [_to_sql(row.get(c)) for c in COLUMNS]
         text = json.dumps(dict(payload or {}), default=str, ensure_ascii=False)
         placeholders = ", ".join("?" for _ in range(len(COLUMNS) + 2))
-        with self._lock:
+        with self._lock, self._guard():
             cursor = self._connection.execute(
                 f"INSERT OR IGNORE INTO results (key, {', '.join(COLUMNS)}, payload) VALUES ({placeholders})",
                 [key, *values, text],
@@ -150,14 +203,14 @@ class ResultsStore:
         return cursor.rowcount == 1
 
     def payload(self, key: str) -> dict[str, Any]:
-        with self._lock:
+        with self._lock, self._guard():
             found = self._connection.execute("SELECT payload FROM results WHERE key = ?", (key,)).fetchone()
         if found is None:
             raise invalid("key", "ResultsStore.payload", "a stored key", key)
         return json.loads(found[0])
 
     def rows(self) -> Iterator[dict[str, Any]]:
-        with self._lock:
+        with self._lock, self._guard():
             cursor = self._connection.execute(f"SELECT key, {', '.join(COLUMNS)}, created_at FROM results")
             names = [d[0] for d in cursor.description]
             fetched = cursor.fetchall()
@@ -182,19 +235,53 @@ class ResultsStore:
         return path
 
     def set_meta(self, name: str, value: Any) -> None:
-        with self._lock:
+        with self._lock, self._guard():
             self._connection.execute(
                 "INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)",
                 (name, json.dumps(value, default=str)),
             )
 
     def get_meta(self, name: str, default: Any = None) -> Any:
-        with self._lock:
+        with self._lock, self._guard():
             found = self._connection.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
         return default if found is None else json.loads(found[0])
 
     def add_many(self, items: Iterable[tuple[str, Mapping[str, Any], Mapping[str, Any] | None]]) -> int:
         return sum(self.add(key, row, payload) for key, row, payload in items)
+
+
+#: how long a zero-byte store may stay empty before it counts as emptied (another process may be creating it)
+_EMPTY_GRACE_S = 1.0
+
+
+def _check_file(path: Path) -> None:
+    """Refuse a path that is not a regular file, or a file emptied to zero bytes (its rows are gone)."""
+    if not path.is_file():
+        raise StoreError(f"The results store {path} is not a file. Pass the path of a results.sqlite file.")
+    wal = path.with_name(path.name + "-wal")
+    deadline = time.monotonic() + _EMPTY_GRACE_S
+    while path.stat().st_size == 0 and not (wal.is_file() and wal.stat().st_size > 0):
+        if time.monotonic() > deadline:
+            raise StoreError(
+                f"The results store {path} is empty (0 bytes): its results are gone (a truncated copy, a full "
+                "disk?). Nothing was written to it. Restore it from a backup, or delete it to rerun every "
+                "setting from scratch."
+            )
+        time.sleep(0.05)
+
+
+def _store_error(path: Path, error: sqlite3.DatabaseError) -> StoreError:
+    message = str(error)
+    if isinstance(error, sqlite3.OperationalError) and ("locked" in message or "busy" in message):
+        return StoreError(
+            f"The results store {path} is locked by another process (sqlite: {message}). Wait for it to "
+            "finish, or use another store."
+        )
+    return StoreError(
+        f"The results store {path} cannot be read (sqlite: {message}): it is corrupted or truncated, or "
+        "not an SQLite file (an interrupted copy, a full disk?). Nothing was written to it. Restore it from "
+        "a backup, or move it away to rerun every setting in a new store."
+    )
 
 
 def _to_sql(value: Any) -> Any:

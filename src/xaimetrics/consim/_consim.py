@@ -8,6 +8,7 @@ is a plain bound on normalised importances; local importances (E3, U1) come from
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 from collections.abc import Sequence
 from typing import Any
@@ -101,7 +102,7 @@ class ConSim:
         self.max_sample_chars = max_sample_chars
         self.batch_size = batch_size
         self.scoring = scoring
-        self._global_cache: list[tuple[Any, Any, Any]] = []
+        self._global_cache: list[tuple[tuple[str, str, int], Any]] = []
 
     # -- step 1 ----------------------------------------------------------------------------------------------
     @property
@@ -126,6 +127,9 @@ class ConSim:
     ) -> ConSimSamples:
         """Select LP and EP samples (see :func:`select_examples`); f's predictions are computed if not given.
 
+        A text is selected at most once: repeats of an earlier (normalised) text are left out, so no LP
+        sample's prediction can be asked again in EP.
+
         Args:
             inputs: candidate texts (e.g. a test split).
             labels: their true classes, shape ``(n,)``.
@@ -136,8 +140,9 @@ class ConSim:
         if predictions is None:
             predictions = self._require_model("predictions").predict(texts)
         selection = select_examples(
-            labels, predictions, n_lp, n_ep, seed=seed, balance=balance, class_names=self.class_names
-        )
+            labels, predictions, n_lp, n_ep, seed=seed, balance=balance, class_names=self.class_names,
+            inputs=texts,
+        )  # fmt: skip
         labels_ = as_class_ids(labels)
         predictions_ = as_class_ids(predictions)
         if len(labels_) != len(texts):
@@ -429,13 +434,19 @@ class ConSim:
         return texts[:cut], texts[cut:], preds[:cut], preds[cut:]
 
     def _global_importances(self, explanation: Explanation, n_classes: int) -> Any:
-        """``Φ``, computed once per (extractor, activations) pair and kept for the next prompts."""
+        """``Φ``, computed once per (extractor state, activations) *content* and kept for the next prompts.
+
+        The key is a digest of the values, not the objects: refitting the same extractor object, or editing
+        the activations in place, computes ``Φ`` again (an identity key returned stale importances). The
+        model is taken as fixed for a ConSim object.
+        """
         extractor, activations = explanation.extractor, explanation.activations
-        for cached_extractor, cached_activations, value in self._global_cache:
-            if cached_extractor is extractor and cached_activations is activations:
+        key = (content_digest(extractor), content_digest(activations), n_classes)
+        for cached_key, value in self._global_cache:
+            if cached_key == key:
                 return value
         value = global_importances_of(self.model, extractor, activations, n_classes, self.batch_size)
-        self._global_cache = [*self._global_cache[-3:], (extractor, activations, value)]
+        self._global_cache = [*self._global_cache[-3:], (key, value)]
         return value
 
 
@@ -451,3 +462,72 @@ def _accepts_keyword(function: Any, name: str) -> bool:
     except (TypeError, ValueError):
         return False
     return name in parameters or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+
+
+def content_digest(value: Any) -> str:
+    """A SHA-256 digest of what ``value`` holds: array and tensor bytes (with dtype and shape), the learned
+    state of an object (its attributes, torch modules by ``state_dict``), containers item by item.
+
+    Two objects with equal content share a digest; refitting an extractor or editing an array in place
+    changes it. An object's private attributes (``_cache``) and the functions stored on it (a patched method)
+    are not part of its content.
+
+    Example:
+        >>> a = np.arange(6.0).reshape(2, 3)
+        >>> before = content_digest(a)
+        >>> before == content_digest(a.copy()), before == content_digest(a.T)
+        (True, False)
+        >>> a[0, 0] = 9.0
+        >>> content_digest(a) == before
+        False
+    """
+    digest = hashlib.sha256()
+    _feed(digest, value, depth=0, seen=set())
+    return digest.hexdigest()
+
+
+def _feed(digest: Any, value: Any, *, depth: int, seen: set[int]) -> None:
+    if hasattr(value, "detach") and hasattr(value, "cpu"):  # a torch tensor
+        import torch
+
+        tensor = value.detach().cpu().contiguous()
+        digest.update(f"tensor{tuple(tensor.shape)}{tensor.dtype}".encode())
+        digest.update(tensor.reshape(-1).view(torch.uint8).numpy().tobytes())
+        return
+    if isinstance(value, np.ndarray):
+        array = np.ascontiguousarray(value)
+        digest.update(f"array{array.shape}{array.dtype}".encode())
+        digest.update(array.tobytes() if array.dtype != object else repr(array.tolist()).encode())
+        return
+    if value is None or isinstance(value, bool | int | float | complex | str | bytes | np.generic):
+        digest.update(f"{type(value).__name__}:{value!r};".encode())
+        return
+    if id(value) in seen or depth > 6:
+        digest.update(b"<...>")
+        return
+    seen = seen | {id(value)}
+    if isinstance(value, dict):
+        digest.update(b"dict{")
+        for key in sorted(value, key=repr):
+            digest.update(repr(key).encode())
+            _feed(digest, value[key], depth=depth + 1, seen=seen)
+        digest.update(b"}")
+    elif isinstance(value, list | tuple | set | frozenset):
+        items = sorted(value, key=repr) if isinstance(value, set | frozenset) else value
+        digest.update(f"{type(value).__name__}[".encode())
+        for item in items:
+            _feed(digest, item, depth=depth + 1, seen=seen)
+        digest.update(b"]")
+    elif callable(getattr(value, "state_dict", None)) and callable(getattr(value, "parameters", None)):
+        digest.update(
+            f"module:{type(value).__qualname__}".encode()
+        )  # a torch module: its weights and buffers
+        _feed(digest, dict(value.state_dict()), depth=depth + 1, seen=seen)
+    elif hasattr(value, "__dict__"):
+        digest.update(f"object:{type(value).__module__}.{type(value).__qualname__}".encode())
+        # public attributes only: learned state ends in "_" (components_, mean_...); private ones ("_torch_cache_")
+        # are caches derived from it, and functions stored on the object (patched methods) are not state
+        state = {k: v for k, v in vars(value).items() if not k.startswith("_") and not inspect.isroutine(v)}
+        _feed(digest, state, depth=depth + 1, seen=seen)
+    else:
+        digest.update(f"{type(value).__qualname__}:{value!r}".encode())

@@ -82,6 +82,8 @@ class ConSimResult:
             (real names, also for anonymised prompts); ``statuses``: ``{id: "ok" | "missing" | "invalid" |
             "conflict"}``; ``raw_answers``: the text found for each id.
         n_correct, n_parsed, n_missing, n_invalid, n_conflicting: counts over the EP samples.
+        invalid_reasons: ``{id: "no_class" | "hedged" | "negated"}`` for the invalid answers (a line naming
+            no class, several distinct classes, or a negated class); ``n_hedged`` and ``n_negated`` count them.
         unexpected_ids: ids the answer mentioned that were not asked for.
         messages: the prompt; ``raw_answer`` the simulator's text (``None`` without a simulator).
         model, prompt_tokens, completion_tokens, latency_s, cost_usd, cached, attempts, error: from the
@@ -147,6 +149,18 @@ class ConSimResult:
         """True for an explanation prompt type whose explanation shows no concept at all."""
         return self.prompt_type.content.global_explanations and not self.concept_ids
 
+    invalid_reasons: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def n_hedged(self) -> int:
+        """Invalid answers that named several distinct classes (``World News or Sci/Tech``)."""
+        return sum(1 for reason in self.invalid_reasons.values() if reason == "hedged")
+
+    @property
+    def n_negated(self) -> int:
+        """Invalid answers that negated a class (``not World News``)."""
+        return sum(1 for reason in self.invalid_reasons.values() if reason == "negated")
+
     @property
     def is_upper_bound(self) -> bool:
         """True for U1: report :attr:`upper_bound`, never rank it as a score."""
@@ -192,6 +206,9 @@ class ConSimResult:
             "n_missing": self.n_missing,
             "n_invalid": self.n_invalid,
             "n_conflicting": self.n_conflicting,
+            "n_hedged": self.n_hedged,
+            "n_negated": self.n_negated,
+            "invalid_reasons": dict(self.invalid_reasons),
             "sample_ids": list(self.sample_ids),
             "references": dict(self.references),
             "answers": dict(self.answers),
@@ -310,6 +327,7 @@ def score_response(
         majority_share=None if text is None else _majority_share(answered, len(prompt.sample_ids)),
         reference_majority_share=_majority_share(list(prompt.references), len(prompt.sample_ids)),
         **probabilistic,
+        invalid_reasons=dict(parsed.reasons),
         **accounting,
     )
 

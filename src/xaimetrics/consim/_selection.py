@@ -19,17 +19,23 @@ The exact rule, so that a selection can be reproduced by hand:
 
 Everything random comes from one ``numpy.random.default_rng(seed)`` (PCG64), whose streams are identical
 on every platform, and the arithmetic of steps 1 and 3 is exact integer arithmetic.
+
+**Repeated texts.** When the texts are given (``inputs=``, as :meth:`ConSim.select_examples` does), a text is
+selected at most once: samples whose *normalised* text (NFKC, case-folded, whitespace collapsed) repeats an
+earlier one are left out before step 1, whatever their label. Otherwise a pool holding the same text twice
+could show it with f's prediction in LP and ask for it again in EP, which inflates the score.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
-from xaimetrics._validation import check_choice, check_positive_int, invalid
+from xaimetrics._validation import check_choice, check_positive_int, check_seed, check_texts, invalid
 from xaimetrics.exceptions import InvalidParameterError
 
 __all__ = ["ExampleSelection", "select_examples"]
@@ -52,6 +58,7 @@ class ExampleSelection:
         chosen: same shape, how many of each were selected (LP + EP).
         notes: what ``balance="relaxed"`` changed (empty when the quotas were met exactly).
         seed: the seed used.
+        n_repeated: samples left out because their normalised text repeats an earlier one (``inputs=``).
     """
 
     lp_indices: np.ndarray
@@ -61,6 +68,7 @@ class ExampleSelection:
     chosen: np.ndarray
     notes: tuple[str, ...] = ()
     seed: int = 0
+    n_repeated: int = 0
 
     @property
     def indices(self) -> np.ndarray:
@@ -82,6 +90,7 @@ def select_examples(
     seed: int = 0,
     balance: Balance = "strict",
     class_names: Sequence[str] | None = None,
+    inputs: Sequence[str] | None = None,
 ) -> ExampleSelection:
     """Select ``n_lp`` learning-phase and ``n_ep`` evaluation-phase samples for ConSim (App. B.1).
 
@@ -98,6 +107,9 @@ def select_examples(
             nearest cells and says so in :attr:`ExampleSelection.notes`.
         class_names: names of the classes ``0 … C-1``. When given, every one of them gets a quota (even if
             absent from ``labels``); otherwise the classes are the distinct values of ``labels``.
+        inputs: the texts, same length. When given, no two selected samples share a normalised text (NFKC,
+            case-folded, whitespace collapsed): repeats of an earlier text are left out
+            (:attr:`ExampleSelection.n_repeated` counts them).
 
     Returns:
         An :class:`ExampleSelection`.
@@ -114,12 +126,14 @@ def select_examples(
         [0, 1, 2, 3, 5, 6, 7, 8]
         >>> selection.chosen.tolist()  # per class: [correct, wrong]
         [[2, 2], [2, 2]]
+        >>> texts = ["a", "b", "c", "d", "e", "f", "A ", "g", "h", "i"]  # "A " repeats "a"
+        >>> select_examples(labels, predictions, n_lp=2, n_ep=2, inputs=texts).n_repeated
+        1
     """
     n_lp = check_positive_int(n_lp, "n_lp", _OWNER)
     n_ep = check_positive_int(n_ep, "n_ep", _OWNER)
     balance = check_choice(balance, "balance", _OWNER, ("strict", "relaxed"))  # type: ignore[assignment]
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise invalid("seed", _OWNER, "an integer", seed)
+    seed = check_seed(seed, "seed", _OWNER)
     labels_ = _as_int_array(labels, "labels")
     predictions_ = _as_int_array(predictions, "predictions")
     if labels_.shape != predictions_.shape:
@@ -142,14 +156,16 @@ def select_examples(
         names = [str(c) for c in class_ids]
     if not class_ids:
         raise invalid("labels", _OWNER, "a non-empty array", "an empty array")
+    first = _first_occurrences(inputs, labels_.shape[0])
 
     total = n_lp + n_ep
     rng = np.random.default_rng(int(seed))
     correct = labels_ == predictions_
     pools = [
-        [np.flatnonzero((labels_ == c) & (correct if kind == 0 else ~correct)) for kind in (0, 1)]
+        [np.flatnonzero((labels_ == c) & (correct if kind == 0 else ~correct) & first) for kind in (0, 1)]
         for c in class_ids
     ]
+    n_repeated = int((~first).sum())
     available = np.array([[len(pool) for pool in cell] for cell in pools], dtype=np.int64).reshape(
         len(class_ids), 2
     )
@@ -163,12 +179,13 @@ def select_examples(
             names,
             quotas,
             available,
-            f"the data has only {int(available.sum())} samples in these classes.",
+            f"the data has only {int(available.sum())} samples in these classes"
+            + (f" once {n_repeated} repeated texts are left out." if n_repeated else "."),
         )
     notes: tuple[str, ...] = ()
     if np.any(available < quotas):
         if balance == "strict":
-            raise _shortage_error(total, n_lp, n_ep, names, quotas, available, None)
+            raise _shortage_error(total, n_lp, n_ep, names, quotas, available, None, n_repeated)
         quotas, notes = _relax(quotas, available, names)
 
     drawn = [
@@ -184,8 +201,36 @@ def select_examples(
         available=available,
         chosen=quotas,
         notes=notes,
-        seed=int(seed),
+        seed=seed,
+        n_repeated=n_repeated,
     )
+
+
+def normalized_text(text: str) -> str:
+    """The form under which two texts count as the same sample: NFKC, case-folded, whitespace collapsed.
+
+    Example:
+        >>> normalized_text("  A  fine\tFILM ") == normalized_text("a fine film")
+        True
+    """
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def _first_occurrences(inputs: Sequence[str] | None, n: int) -> np.ndarray:
+    """Boolean mask of the samples whose normalised text did not occur before (all True without texts)."""
+    keep = np.ones(n, dtype=bool)
+    if inputs is None:
+        return keep
+    texts = check_texts(inputs, "inputs", _OWNER)
+    if len(texts) != n:
+        raise invalid("inputs", _OWNER, f"one text per label ({n})", f"{len(texts)} texts")
+    seen: set[str] = set()
+    for i, text in enumerate(texts):
+        key = normalized_text(text)
+        if key in seen:
+            keep[i] = False
+        seen.add(key)
+    return keep
 
 
 def _as_int_array(values: Any, name: str) -> np.ndarray:
@@ -299,6 +344,7 @@ def _shortage_error(
     quotas: np.ndarray,
     available: np.ndarray,
     reason: str | None,
+    n_repeated: int = 0,
 ) -> InvalidParameterError:
     rows = []
     for c, name in enumerate(names):
@@ -314,6 +360,8 @@ def _shortage_error(
     if reason:
         sentences.append(f"Here {reason}")
     sentences.append("Per class (labels), correctly / wrongly predicted: " + "; ".join(rows) + ".")
+    if n_repeated and reason is None:
+        sentences.append(f"{n_repeated} repeated texts were left out (a text is selected at most once).")
     sentences.append(
         "Pass more samples, ask for fewer (n_lp, n_ep), or pass balance='relaxed' to fill the missing "
         "cells from the nearest ones."

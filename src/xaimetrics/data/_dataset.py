@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from xaimetrics._validation import check_positive_int, invalid
+from xaimetrics._validation import check_positive_int, check_seed, invalid
 
 __all__ = ["TextDataset"]
 
@@ -87,6 +87,7 @@ class TextDataset:
     def sample(self, n: int, *, seed: int = 0, stratify: bool = True) -> TextDataset:
         """``n`` rows drawn without replacement, class-proportional when ``stratify`` (deterministic)."""
         n = check_positive_int(n, "n", "TextDataset.sample")
+        seed = check_seed(seed, "seed", "TextDataset.sample")
         if n >= len(self):
             return self
         rng = np.random.default_rng(seed)

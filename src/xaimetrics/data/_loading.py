@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from xaimetrics._validation import check_choice, check_in_range, invalid
+from xaimetrics._validation import check_choice, check_in_range, check_seed, invalid
 from xaimetrics.data._dataset import TextDataset
 from xaimetrics.data._offline import OFFLINE_SOURCES, read_offline
 from xaimetrics.exceptions import InvalidParameterError
@@ -59,6 +59,7 @@ def load_dataset(
     split = check_choice(split, "split", "load_dataset", SPLITS)
     validation_fraction = check_in_range(validation_fraction, "validation_fraction", "load_dataset", 0.0, 0.5)
     test_fraction = check_in_range(test_fraction, "test_fraction", "load_dataset", 0.0, 0.5)
+    seed = check_seed(seed, "seed", "load_dataset")
     if name in OFFLINE_SOURCES:
         texts, labels, classes, info = read_offline(name)
         full = TextDataset(texts, labels, classes, name, "all", info)

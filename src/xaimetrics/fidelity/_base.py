@@ -36,6 +36,7 @@ __all__ = [
     "ACTIVATIONS",
     "FidelityBase",
     "apply_activation",
+    "check_finite_scores",
     "feature_ranks",
     "is_text",
     "n_perturbed",
@@ -141,6 +142,31 @@ def trapezoid_auc(fractions: np.ndarray, scores: np.ndarray) -> float:
     return float(np.trapezoid(scores, fractions) / width)
 
 
+def check_finite_scores(scores: torch.Tensor, owner: str, where: str) -> torch.Tensor:
+    """Return ``scores`` (shape ``(rows,)``) if every one is finite; raise naming the model otherwise.
+
+    A NaN or infinite score would make every area, AOPC or correlation NaN or infinite without a word.
+
+    Example:
+        >>> import torch
+        >>> check_finite_scores(torch.tensor([0.5, float("nan")]), "Deletion", "the inputs")
+        Traceback (most recent call last):
+        ...
+        xaimetrics.exceptions.InvalidParameterError: The 'model' parameter of Deletion must be a model whose scores g(f, x, y) are finite on the inputs. Got nan for row 1 (1 of 2 rows). Check the model's weights and the inputs; a model that overflows needs inputs on a smaller scale.
+    """
+    import torch
+
+    bad = ~torch.isfinite(scores)
+    if bool(bad.any()):
+        first = int(bad.nonzero()[0, 0]) if bad.ndim > 1 else int(bad.nonzero()[0])
+        raise invalid(
+            "model", owner, f"a model whose scores g(f, x, y) are finite on {where}",
+            f"{scores.reshape(-1)[first].item()} for row {first} ({int(bad.sum())} of {bad.numel()} rows)",
+            "Check the model's weights and the inputs; a model that overflows needs inputs on a smaller scale.",
+        )  # fmt: skip
+    return scores
+
+
 def run_rows(
     perturber: Any,
     sample_index: torch.Tensor,
@@ -177,7 +203,7 @@ def run_rows(
             samples = sample_index[rows].to(device)
             mask = mask_fn(rows.to(device))
             out[rows] = perturber.forward(samples, mask).to(device="cpu", dtype=torch.float64)
-    return out
+    return check_finite_scores(out, perturber.owner, "the perturbed inputs")
 
 
 class FidelityBase:
@@ -270,14 +296,18 @@ class FidelityBase:
         """Scores ``g(f, x, y)`` of the unperturbed inputs, shape ``(n_samples,)`` (computed once)."""
         if self._clean is None:
             self._perturber.set_targets(self._raw_targets, self.batch_size)
-            self._clean = self._perturber.endpoint_scores(baseline=False, batch_size=self.batch_size)
+            clean = self._perturber.endpoint_scores(baseline=False, batch_size=self.batch_size)
+            self._clean = check_finite_scores(clean, self._owner, "the inputs")
         return self._clean
 
     def _baseline_scores(self) -> torch.Tensor:
         """Scores of the fully perturbed inputs (every feature at its baseline), shape ``(n_samples,)``."""
         if self._baseline is None:
             self._clean_scores()
-            self._baseline = self._perturber.endpoint_scores(baseline=True, batch_size=self.batch_size)
+            baseline = self._perturber.endpoint_scores(baseline=True, batch_size=self.batch_size)
+            self._baseline = check_finite_scores(
+                baseline, self._owner, "the baseline (every feature perturbed)"
+            )
         return self._baseline
 
     def _prepare(self, explanations: Any) -> tuple[torch.Tensor, torch.Tensor]:

@@ -167,6 +167,7 @@ class TensorPerturber:
         self.owner = owner
         self.device = model_device(model) if device is None else resolve_device(device, owner)
         self.inputs = x.to(device=self.device, dtype=model_dtype(model) or x.dtype)
+        _check_finite(self.inputs, "inputs", owner)
         self.n_samples = int(x.shape[0])
         self.sample_position = torch.arange(self.n_samples)
         self.baseline = self._resolve_baseline(baseline_mode)
@@ -191,6 +192,7 @@ class TensorPerturber:
         baseline = as_float_tensor(value, "baseline_mode", owner).to(
             device=self.device, dtype=self.inputs.dtype
         )
+        _check_finite(baseline, "baseline_mode", owner)
         try:
             return baseline.expand(self.inputs.shape)
         except RuntimeError as error:
@@ -264,6 +266,20 @@ class TensorPerturber:
         mask = mask.view(mask.shape[0], *self._mask_shape)
         perturbed = torch.where(mask, self.baseline[samples], self.inputs[samples])
         return self.scorer(perturbed, targets[samples])
+
+
+def _check_finite(values: torch.Tensor, name: str, owner: str) -> None:
+    """Raise naming ``name`` when ``values`` (inputs or baseline) hold NaN or inf (also after a dtype cast)."""
+    flat = values.reshape(values.shape[0], -1) if values.ndim > 1 else values.reshape(1, -1)
+    bad = ~torch.isfinite(flat).all(dim=1)
+    if bool(bad.any()):
+        first = int(bad.nonzero()[0, 0])
+        where = f"sample {first}" if values.ndim > 1 and name == "inputs" else f"row {first}"
+        raise invalid(
+            name, owner, "finite numbers", f"NaN or inf in {where} ({int(bad.sum())} of {bad.numel()} rows)",
+            "Replace or drop them: every score, and so every area, would be NaN or inf. Inputs in a wide "
+            "float range may also overflow when cast to the model's dtype.",
+        )  # fmt: skip
 
 
 def _feature_shape(e_shape: tuple[int, ...], x_shape: tuple[int, ...], owner: str) -> tuple[int, ...]:

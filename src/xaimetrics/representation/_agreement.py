@@ -105,7 +105,8 @@ def krippendorff_alpha(
         pairable ratings are the same value (α is 0/0: there is no disagreement to expect).
 
     Raises:
-        InvalidParameterError: fewer than two coders, non-numeric ratings, a bad orientation or level.
+        InvalidParameterError: fewer than two coders, non-numeric ratings, a bad orientation or level, a
+            ``value_domain`` that repeats a value or misses a rating present in the data.
 
     Example:
         >>> ratings = [[1, 2, 3, 3, None], [1, 2, 3, 4, 4], [None, 3, 3, 4, 4]]  # 3 coders × 5 units
@@ -115,6 +116,8 @@ def krippendorff_alpha(
     orientation = check_choice(orientation, "orientation", "krippendorff_alpha", ORIENTATIONS)
     level = check_choice(level, "level", "krippendorff_alpha", LEVELS)
     data = _as_float_array(ratings, 2, "krippendorff_alpha")
+    if value_domain is not None:
+        value_domain = _check_value_domain(value_domain, data)
     if orientation == "units_coders":
         data = data.T
     rated = ~np.isnan(data)
@@ -148,9 +151,36 @@ def krippendorff_alpha(
     alpha = krippendorff.alpha(
         reliability_data=data,
         level_of_measurement=level,
-        value_domain=None if value_domain is None else list(value_domain),
+        value_domain=value_domain,
     )
     return AlphaResult(float(alpha), **common)
+
+
+def _check_value_domain(value_domain: Any, data: np.ndarray) -> list[float]:
+    """The domain as a list of distinct finite numbers covering every rating in ``data``."""
+    owner = "krippendorff_alpha"
+    if isinstance(value_domain, str | bytes) or not isinstance(value_domain, Sequence | np.ndarray):
+        raise invalid("value_domain", owner, "a sequence of the possible rating values", value_domain)
+    try:
+        domain = np.array(list(value_domain), dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise invalid(
+            "value_domain", owner, "numbers (the possible rating values)", list(value_domain)
+        ) from error
+    if domain.ndim != 1 or len(domain) < 2 or not np.isfinite(domain).all():
+        raise invalid("value_domain", owner, "at least two finite numbers", list(value_domain))
+    if len(np.unique(domain)) != len(domain):
+        raise invalid("value_domain", owner, "distinct values", list(value_domain), "List each value once.")
+    present = np.unique(data[~np.isnan(data)])
+    outside = present[~np.isin(present, domain)]
+    if outside.size:
+        shown = ", ".join(f"{v:g}" for v in outside[:10]) + (" …" if outside.size > 10 else "")
+        raise invalid(
+            "value_domain", owner, "a list holding every rating value of the data",
+            f"{[float(v) for v in domain]}, while the ratings also hold {shown}",
+            "Add the missing values to value_domain (in scale order), or fix the ratings.",
+        )  # fmt: skip
+    return [float(v) for v in domain]
 
 
 @dataclass

@@ -155,6 +155,12 @@ def run(args: argparse.Namespace) -> int:
     for name in ("n_concepts", "seeds", "max_samples", "k", "window_size", "vocabulary_size", "batch_size"):
         if getattr(args, name) < 1:
             raise invalid(f"--{name.replace('_', '-')}", owner, "a positive integer", getattr(args, name))
+    from xaimetrics.representation._regression import check_threshold
+
+    check_threshold(args.threshold, "--threshold", owner)  # NaN would disable the regression gate
+    if args.baseline is not None and not args.baseline.is_file():
+        raise invalid("--baseline", owner, "an existing JSON file", str(args.baseline),
+                      "Write one first with 'xaimetrics interpretability ... --output DIR'.")  # fmt: skip
     data = load_dataset(args.dataset, args.split)
     chosen = np.sort(np.random.default_rng(0).permutation(len(data.texts))[: args.max_samples])
     texts, labels = [data.texts[i] for i in chosen], data.labels[chosen]

@@ -15,7 +15,7 @@ from xaimetrics.representation._coherence import dim_coherence, encode_words
 from xaimetrics.representation._corpus import ReferenceCorpus
 from xaimetrics.representation._counterfactual import ConsistencyResult
 from xaimetrics.representation._purity import dimension_purity
-from xaimetrics.representation._regression import check_regression
+from xaimetrics.representation._regression import check_regression, check_threshold
 from xaimetrics.representation._report import InterpretabilityReport
 from xaimetrics.representation._stability import dictionary_stability, representation_stability
 
@@ -98,6 +98,7 @@ def evaluate_interpretability(
     """
     owner = "evaluate_interpretability"
     texts = check_texts(inputs, "inputs", owner)
+    check_threshold(threshold, "threshold", owner)  # before the work: NaN would disable the regression gate
     if vocabulary is None:
         vocabulary = corpus.frequent_words()
     if len(vocabulary) < k:

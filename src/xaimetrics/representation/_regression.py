@@ -26,6 +26,7 @@ __all__ = [
     "Regression",
     "RegressionReport",
     "check_regression",
+    "check_threshold",
     "flatten_metrics",
     "load_metrics",
 ]
@@ -164,7 +165,8 @@ def check_regression(
         missing: ``"raise"`` (default) when the baseline lacks a checked metric, or ``"ignore"``.
 
     Raises:
-        InvalidParameterError: the baseline file is missing or unreadable, or lacks checked metrics.
+        InvalidParameterError: the baseline file is missing or unreadable, or lacks checked metrics; a
+            threshold that is negative, NaN or infinite (:func:`check_threshold`).
 
     Example:
         >>> report = check_regression(
@@ -175,6 +177,7 @@ def check_regression(
         (True, ['coherence.mean: 0.450 → 0.300', 'human.pct_disagree: 0.200 → 0.400'])
     """
     missing = check_choice(missing, "missing", "check_regression", ("raise", "ignore"))
+    check_threshold(threshold)
     directions = DEFAULT_DIRECTIONS if directions is None else directions
     for direction in directions.values():
         check_choice(direction, "directions", "check_regression", ("higher", "lower"))
@@ -211,14 +214,37 @@ def check_regression(
     return RegressionReport(regressions, checked, absent, threshold)
 
 
+def check_threshold(threshold: Any, name: str = "threshold", owner: str = "check_regression") -> None:
+    """Raise unless ``threshold`` is a finite number ≥ 0, or a mapping of patterns to such numbers.
+
+    NaN would disable the gate (every comparison with NaN is false: no regression is ever found) and
+    ``inf`` tolerates any change: neither is a threshold.
+
+    Example:
+        >>> check_threshold({"coherence.*": 0.05})
+        >>> check_threshold(float("nan"))
+        Traceback (most recent call last):
+        ...
+        xaimetrics.exceptions.InvalidParameterError: The 'threshold' parameter of check_regression must be a finite number ≥ 0, or {pattern: number}. Got nan. A NaN or infinite threshold would let every regression pass.
+    """
+    values = list(threshold.values()) if isinstance(threshold, Mapping) else [threshold]
+    for value in values:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+            or value < 0
+        ):
+            raise invalid(
+                name, owner, "a finite number ≥ 0, or {pattern: number}", threshold,
+                "A NaN or infinite threshold would let every regression pass.",
+            )  # fmt: skip
+
+
 def _threshold(metric: str, threshold: float | Mapping[str, float]) -> float:
     if isinstance(threshold, Mapping):
         for pattern, value in threshold.items():
             if fnmatch.fnmatchcase(metric, pattern):
                 return float(value)
         return 0.1
-    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or threshold < 0:
-        raise invalid(
-            "threshold", "check_regression", "a non-negative number or {pattern: number}", threshold
-        )
     return float(threshold)

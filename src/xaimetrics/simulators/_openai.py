@@ -10,9 +10,10 @@ import time
 import weakref
 from collections.abc import Mapping
 from typing import Any, Literal
-from urllib.parse import urlsplit, urlunsplit
 
 from xaimetrics._optional import import_optional
+from xaimetrics._urls import public_url as _public_url
+from xaimetrics._urls import scrub_url
 from xaimetrics._validation import check_positive_int, invalid
 from xaimetrics.simulators._base import AnswerSchema, BaseSimulator, ChatMessage, SimulatorResponse
 from xaimetrics.simulators._grammar import answer_grammar
@@ -43,13 +44,66 @@ class _Secret:
         return "_Secret('***')"
 
 
-def _public_url(url: str) -> str:
-    """The URL without credentials, query or fragment (what may appear in logs and cache keys)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+#: token counts above this are not usage numbers but a broken server (no context window is near it)
+MAX_USAGE_TOKENS = 10**9
+
+
+def completion_problem(completion: Any) -> tuple[str, bool] | None:
+    """Why an HTTP 200 completion cannot be used as an answer, and whether a retry may help; ``None`` if fine.
+
+    A body that is valid JSON is not necessarily a completion: ``choices`` may be missing or not a list,
+    ``message`` absent, ``content`` null or not text, usage numbers negative, fractional or absurd. Each
+    becomes an error response (never cached, never scored) instead of an exception that would abort a whole
+    batch. A ``content_filter`` finish (null or cut content) and a null content at ``finish_reason="length"``
+    are not retried: the same request gets the same verdict.
+
+    Example:
+        >>> from types import SimpleNamespace as NS
+        >>> ok = NS(choices=[NS(message=NS(content="Sample_1: a"), finish_reason="stop")], usage=None)
+        >>> completion_problem(ok) is None
+        True
+        >>> completion_problem(NS(choices=[NS(message=NS(content=None), finish_reason="content_filter")]))
+        ("the server's content filter withheld the answer (finish_reason='content_filter')", False)
+        >>> completion_problem(NS(choices="oops"))
+        ("malformed response: 'choices' is a str, not a non-empty list", True)
+    """
+    choices = getattr(completion, "choices", None)
+    if not isinstance(choices, list) or not choices:
+        kind = "missing" if choices is None else "empty" if choices == [] else f"a {type(choices).__name__}"
+        return f"malformed response: 'choices' is {kind}, not a non-empty list", True
+    choice = choices[0]
+    message = getattr(choice, "message", None)
+    finish = getattr(choice, "finish_reason", None)
+    if message is None:
+        return "malformed response: choices[0] has no 'message'", True
+    content = getattr(message, "content", None)
+    if finish == "content_filter":
+        verb = "withheld" if not content else "cut"
+        return f"the server's content filter {verb} the answer (finish_reason='content_filter')", False
+    if content is None:
+        refusal = getattr(message, "refusal", None)
+        if isinstance(refusal, str) and refusal:
+            return f"the model refused to answer ({refusal[:200]})", False
+        if finish == "length":
+            return "no content before the token limit (finish_reason='length'); raise max_tokens", False
+        return f"malformed response: the message content is null (finish_reason={finish!r})", True
+    if not isinstance(content, str):
+        return f"malformed response: the message content is a {type(content).__name__}, not text", True
+    usage = getattr(completion, "usage", None)
+    if isinstance(usage, list | tuple | str | int | float):
+        return f"malformed response: 'usage' is a {type(usage).__name__}, not an object", True
+    for name in ("prompt_tokens", "completion_tokens"):
+        value = getattr(usage, name, None) if usage is not None else None
+        if value is None:
+            continue
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not 0 <= value <= MAX_USAGE_TOKENS
+            or value != int(value)
+        ):
+            return f"malformed response: usage.{name} is {value!r}, not a token count", True
+    return None
 
 
 class OpenAICompatibleSimulator(BaseSimulator):
@@ -57,11 +111,13 @@ class OpenAICompatibleSimulator(BaseSimulator):
 
     Uses the official ``openai`` client (extra ``openai``) with its own retries disabled: this class retries
     HTTP 408/409/429/5xx, timeouts, connection errors and malformed bodies with exponential backoff and jitter
-    (:class:`~xaimetrics.simulators.RetryPolicy`), honouring ``Retry-After``. A call that still fails returns a
-    :class:`SimulatorResponse` whose ``error`` is set and ``text`` empty (or raises
+    (:class:`~xaimetrics.simulators.RetryPolicy`), honouring ``Retry-After``. A 200 body that is not a usable
+    completion (:func:`completion_problem`: no ``message``, ``choices`` not a list, absurd usage, null content
+    or a ``content_filter`` finish) is an error too, retried when a retry may help. A call that still fails
+    returns a :class:`SimulatorResponse` whose ``error`` is set and ``text`` empty (or raises
     :class:`~xaimetrics.exceptions.SimulatorError` with ``raise_on_error=True``), so one bad request does not
     end a long run. The API key is read once and kept only inside the HTTP clients: it never appears in
-    ``repr``, error messages, cache keys or results.
+    ``repr``, error messages, cache keys or results; nor do credentials inside ``base_url``.
 
     **Class probabilities** (``AnswerSchema(probabilities=True)``): the same chat request also asks for
     ``logprobs=True, top_logprobs=K``; for each answer line ``Sample_{id}: {class}`` the distribution over the
@@ -328,7 +384,8 @@ class OpenAICompatibleSimulator(BaseSimulator):
 
     def _scrub(self, text: str) -> str:
         key = self._key.reveal()
-        return text.replace(key, "***") if len(key) >= 4 else text
+        text = text.replace(key, "***") if len(key) >= 4 else text
+        return scrub_url(text, self.base_url)  # credentials inside base_url (http://user:KEY@host/v1)
 
     def _failure(self, message: str, started: float, attempts: int) -> SimulatorResponse:
         summary = f"{self.name} failed after {attempts} attempt{'s' if attempts > 1 else ''}: {message}"
@@ -345,14 +402,22 @@ class OpenAICompatibleSimulator(BaseSimulator):
     ) -> tuple[SimulatorResponse | None, float]:
         """The retry decision shared by the sync and async loops.
 
+        A completion that :func:`completion_problem` rejects is a failed attempt like an HTTP error.
         Returns the final response (a success, or a failure once retries are spent or the error is not
         retryable) and 0, or ``None`` and the seconds to wait before the next attempt.
         """
         if error is None:
-            response = self._success(completion, started, attempt)
-            if response is not None:
-                return response, 0.0
-            retryable, retry_after, message = True, None, "malformed response (no choices)"
+            problem = completion_problem(completion)
+            if problem is None:
+                try:
+                    response = self._success(completion, started, attempt)
+                except Exception as failure:  # a body the checks did not foresee: an error, not a crash
+                    problem = (f"malformed response ({type(failure).__name__}: {failure})", True)
+                else:
+                    if response is not None:
+                        return response, 0.0
+                    problem = ("malformed response: no choices", True)
+            retryable, retry_after, message = problem[1], None, self._scrub(problem[0])
         else:
             retryable, retry_after, message = self._classify(error)
         if not retryable or attempt > self.retry.max_retries:
