@@ -154,3 +154,24 @@ def test_damaged_or_empty_stores_are_one_line_errors_never_overwritten(tmp_path,
         assert lines[-1].startswith(f"StoreError: The results store {store} cannot be read"), lines
         assert "Traceback" not in captured.out + captured.err
     assert store.read_bytes() == b"SQLite format 3\x00" + bytes(200)
+
+
+def test_demo_grid_defaults_and_flags():
+    from xaimetrics._demo import demo_grid
+
+    parser = argparse.ArgumentParser()
+    subparsers = parser.add_subparsers()
+    from xaimetrics._demo import register
+
+    register(subparsers)
+    grid = demo_grid(parser.parse_args(["demo"]))
+    assert grid.datasets == ("bbc_news",) and grid.balance == "relaxed"
+    assert grid.controls and grid.scoring == "probability"
+    assert {s.method for s in grid.settings()} >= {"SurrogateWords", "RandomWords", "NoExplanation", "NMF"}
+    rt = demo_grid(
+        parser.parse_args(["demo", "--dataset", "rotten_tomatoes", "--scoring", "accuracy", "--no-controls"])
+    )
+    assert rt.balance == "strict" and not rt.controls and rt.scoring == "accuracy"
+    assert not {s.method for s in rt.settings()} & {"SurrogateWords", "RandomWords"}
+    quick = demo_grid(parser.parse_args(["demo", "--quick"]))
+    assert quick.pool_size is None and quick.controls  # BBC's test split has 212 articles: the whole of it
