@@ -237,7 +237,7 @@ def _run(args: argparse.Namespace) -> int:
     if len(metrics) >= 3 and len(assessment.ranking):
         rho = spearman_with_metrics(assessment.ranking, metrics)
         print("\nSpearman correlation with simulatability (win share; p-values beside)")
-        print(rho.to_string(float_format=lambda v: f"{v:+.3f}"))
+        print(rho.to_string(formatters={"rho": "{:+.3f}".format, "pvalue": "{:.3f}".format}))
     summary.wall_time_s = time.perf_counter() - started
     print(
         f"\n{summary.completed} settings run, {summary.skipped} already stored, {summary.failed} failed; "
