@@ -21,10 +21,10 @@ from xaimetrics.simulators._base import (
 )
 from xaimetrics.simulators._grammar import answer_grammar
 from xaimetrics.simulators._probabilities import (
-    answer_text,
     class_continuations,
     log_softmax,
     normalise_log_probabilities,
+    probability_response,
 )
 
 __all__ = ["LlamaCppSimulator", "default_simulator"]
@@ -263,19 +263,10 @@ class LlamaCppSimulator(_LocalModelMixin, BaseSimulator):
 
                 probabilities[sample_id] = normalise_log_probabilities(continuation.log_probabilities(after))
             latency = time.perf_counter() - started
-        return SimulatorResponse(
-            text=answer_text(schema, probabilities),
-            model=self.name,
-            prompt_tokens=computed,
-            completion_tokens=0,
-            latency_s=latency,
-            probabilities=probabilities,
-            metadata={
-                "mode": "class_probabilities",
-                "prompt_tokens_total": conditioned,
-                "prefix_reuse": self.prefix_reuse,
-            },
-        )
+        return probability_response(
+            schema, probabilities, model=self.name, computed=computed, conditioned=conditioned,
+            latency_s=latency, prefix_reuse=self.prefix_reuse,
+        )  # fmt: skip
 
 
 def default_simulator(name: str = DEFAULT_GGUF, **kwargs: Any) -> LlamaCppSimulator:

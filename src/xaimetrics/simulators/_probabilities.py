@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from xaimetrics._validation import invalid
-from xaimetrics.simulators._base import AnswerSchema
+from xaimetrics.simulators._base import AnswerSchema, SimulatorResponse
 
 __all__ = [
     "ClassContinuations",
@@ -27,6 +27,7 @@ __all__ = [
     "class_continuations",
     "log_softmax",
     "normalise_log_probabilities",
+    "probability_response",
 ]
 
 
@@ -173,3 +174,36 @@ def check_probabilities(
             )
         out[sample_id] = tuple(float(v) for v in values / values.sum())
     return out
+
+
+def probability_response(
+    schema: AnswerSchema,
+    probabilities: Mapping[str, tuple[float, ...]],
+    *,
+    model: str,
+    computed: int,
+    conditioned: int,
+    latency_s: float,
+    prefix_reuse: bool,
+) -> SimulatorResponse:
+    """The response of a local simulator that scored continuations: argmax text, tokens computed / conditioned on.
+
+    Example:
+        >>> r = probability_response(AnswerSchema(("1",), ("a", "b")), {"1": (0.2, 0.8)}, model="m", computed=5,
+        ...                          conditioned=50, latency_s=0.1, prefix_reuse=True)
+        >>> r.text, r.prompt_tokens, r.metadata["prompt_tokens_total"]
+        ('Sample_1: b', 5, 50)
+    """
+    return SimulatorResponse(
+        text=answer_text(schema, probabilities),
+        model=model,
+        prompt_tokens=computed,
+        completion_tokens=0,
+        latency_s=latency_s,
+        probabilities=dict(probabilities),
+        metadata={
+            "mode": "class_probabilities",
+            "prompt_tokens_total": conditioned,
+            "prefix_reuse": prefix_reuse,
+        },
+    )

@@ -17,10 +17,10 @@ from xaimetrics.simulators._base import (
     _LocalModelMixin,
 )
 from xaimetrics.simulators._probabilities import (
-    answer_text,
     class_continuations,
     log_softmax,
     normalise_log_probabilities,
+    probability_response,
 )
 
 __all__ = ["TransformersChatSimulator", "answer_continuations"]
@@ -306,19 +306,10 @@ class TransformersChatSimulator(_LocalModelMixin, BaseSimulator):
                 _rewind(cache, len(prompt))
             self._prefix_state = (prompt, cache) if cache is not None else None
             latency = time.perf_counter() - started
-        return SimulatorResponse(
-            text=answer_text(schema, probabilities),
-            model=self.name,
-            prompt_tokens=computed,
-            completion_tokens=0,
-            latency_s=latency,
-            probabilities=probabilities,
-            metadata={
-                "mode": "class_probabilities",
-                "prompt_tokens_total": computed + reused,
-                "prefix_reuse": self.prefix_reuse,
-            },
-        )
+        return probability_response(
+            schema, probabilities, model=self.name, computed=computed, conditioned=computed + reused,
+            latency_s=latency, prefix_reuse=self.prefix_reuse,
+        )  # fmt: skip
 
 
 def _new_cache(model: Any) -> Any:
