@@ -297,7 +297,9 @@ def conclusion(
     methods = comparison[[m not in roles for m in comparison.index]]
     winners = methods[methods["significant"] & (methods["difference"] > 0)]
     losers = methods[methods["significant"] & (methods["difference"] < 0)]
-    mdd = float(np.nanmedian(comparison["mdd"])) if len(comparison) else math.nan
+    finite = comparison["mdd"].to_numpy(dtype=float) if len(comparison) else np.array([])
+    finite = finite[np.isfinite(finite)]
+    mdd = float(np.median(finite)) if finite.size else math.nan
     sentences = [verdict.get("sentence", "")]
     if len(winners):
         listed = ", ".join(
@@ -305,9 +307,13 @@ def conclusion(
         )
         sentences.append(f"Beating NoExplanation significantly (scored by {metric}): {listed}.")
     else:
+        power = (
+            f"this grid detects differences of about {mdd:.3f} and larger"
+            if math.isfinite(mdd)
+            else "too few shared settings to estimate what this grid can detect"
+        )
         sentences.append(
-            f"No concept method beats NoExplanation significantly (scored by {metric}; this grid detects "
-            f"differences of about {mdd:.3f} and larger)."
+            f"No concept method beats NoExplanation significantly (scored by {metric}; {power})."
         )
     if len(losers):
         sentences.append(
