@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from xaimetrics._validation import invalid
@@ -88,13 +87,12 @@ def _empty_table(results: pd.DataFrame) -> pd.DataFrame:
 def _ceiling(results: pd.DataFrame, metric: str) -> dict[str, float] | None:
     rows = results[(results["phase"] == "evaluation") & (results["is_upper_bound"].astype(int) == 1)]
     column = metric if metric in rows.columns and rows[metric].notna().any() else "score"
-    values = rows[column].dropna().astype(float).to_numpy()
-    if not values.size:
+    values = rows[column].dropna().astype(float)
+    if values.empty:
         return None
-    rng = np.random.default_rng(0)
-    means = values[rng.integers(0, values.size, size=(2000, values.size))].mean(axis=1)
-    return {"mean": float(values.mean()), "ci_low": float(np.quantile(means, 0.025)),
-            "ci_high": float(np.quantile(means, 0.975)), "n_settings": int(values.size)}  # fmt: skip
+    interval = bootstrap_intervals(pd.DataFrame({"U1": values.to_numpy()})).loc["U1"]
+    return {"mean": float(interval["mean"]), "ci_low": float(interval["ci_low"]),
+            "ci_high": float(interval["ci_high"]), "n_settings": int(interval["n_settings"])}  # fmt: skip
 
 
 def assess(

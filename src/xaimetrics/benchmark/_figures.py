@@ -28,6 +28,14 @@ def _pyplot() -> Any:
     return plt
 
 
+def _save(plt: Any, fig: Any, path: str | Path) -> Path:
+    """Lay out, write the PNG and free the figure."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return Path(path)
+
+
 def _heatmap(ax: Any, values: np.ndarray, labels: list[str], cmap: str, vmin: float, vmax: float) -> Any:
     image = ax.imshow(values, cmap=cmap, vmin=vmin, vmax=vmax)
     ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right")
@@ -52,10 +60,7 @@ def plot_win_matrix(wins: pd.DataFrame, path: str | Path) -> Path:
                 ax.text(j, i, f"{values[i, j]:.0f}", ha="center", va="center", fontsize=8, color=color)
     fig.colorbar(image, ax=ax, label="% of settings won (tie = ½)")
     ax.set_title("Pairwise wins (ranked by Copeland)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return Path(path)
+    return _save(plt, fig, path)
 
 
 def plot_differences(differences: Any, path: str | Path) -> Path:
@@ -82,10 +87,7 @@ def plot_differences(differences: Any, path: str | Path) -> Path:
                     fontweight=weight, color=color)  # fmt: skip
     fig.colorbar(image, ax=ax, label="mean accuracy difference")
     ax.set_title(f"Mean differences (* paired t-test p < {differences.alpha})")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return Path(path)
+    return _save(plt, fig, path)
 
 
 def plot_score_distributions(results: pd.DataFrame, path: str | Path) -> Path:
@@ -108,10 +110,7 @@ def plot_score_distributions(results: pd.DataFrame, path: str | Path) -> Path:
         ax.set_ylim(-0.05, 1.05)
         ax.set_ylabel("simulator accuracy vs f (eq. 5)")
         ax.set_title(f"Scores per prompt type — {dataset}")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return Path(path)
+    return _save(plt, fig, path)
 
 
 def plot_spearman(correlations: pd.DataFrame, path: str | Path) -> Path:
@@ -130,10 +129,7 @@ def plot_spearman(correlations: pd.DataFrame, path: str | Path) -> Path:
     ax.set_xlim(-1.15, 1.15)
     ax.set_xlabel("Spearman ρ with simulatability (win share); * p < 0.05")
     ax.set_title("Simulatability vs concept metrics (App. D)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return Path(path)
+    return _save(plt, fig, path)
 
 
 def plot_baseline_comparison(comparison: pd.DataFrame, path: str | Path) -> Path:
@@ -150,7 +146,4 @@ def plot_baseline_comparison(comparison: pd.DataFrame, path: str | Path) -> Path
     ax.set_yticks(range(len(table)), [str(m) for m in table.index])
     ax.set_xlabel("difference with NoExplanation (95% bootstrap interval; filled: p < 0.05)")
     ax.set_title("Does the explanation help the simulator predict the model?")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return Path(path)
+    return _save(plt, fig, path)

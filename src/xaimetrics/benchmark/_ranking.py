@@ -153,6 +153,26 @@ class PairwiseDifferences:
         return self.pvalue < self.alpha
 
 
+def paired_pvalue(differences: np.ndarray) -> float:
+    """Two-sided paired Student t-test p-value of ``acc_i − acc_j`` (``scipy.stats.ttest_rel``).
+
+    Equal differences (up to float noise) have zero variance: ``|t| → ∞`` gives ``p = 0`` unless they are all
+    zero (``p = 1``); fewer than two differences give NaN (module docstring).
+
+    Example:
+        >>> paired_pvalue(np.array([0.05, 0.05, 0.05])), paired_pvalue(np.array([0.0, 0.0]))
+        (0.0, 1.0)
+    """
+    from scipy import stats
+
+    if differences.size < 2:
+        return float("nan")
+    tolerance = 1e-12 * max(1.0, float(np.abs(differences).max()))
+    if np.ptp(differences) > tolerance:
+        return float(stats.ttest_1samp(differences, 0.0).pvalue)
+    return 0.0 if abs(float(differences.mean())) > tolerance else 1.0
+
+
 def pairwise_differences(scores: pd.DataFrame, *, alpha: float = 0.05) -> PairwiseDifferences:
     """Mean and std of ``acc_i − acc_j`` over shared settings, with the paired Student t-test p-value.
 
@@ -165,7 +185,6 @@ def pairwise_differences(scores: pd.DataFrame, *, alpha: float = 0.05) -> Pairwi
         >>> float(constant.pvalue.loc["A", "B"]), bool(constant.significant.loc["A", "B"])
         (0.0, True)
     """
-    from scipy import stats
 
     values = _check_wide(scores, "pairwise_differences")
     alpha = check_in_range(alpha, "alpha", "pairwise_differences", 0.0, 1.0)
@@ -184,13 +203,8 @@ def pairwise_differences(scores: pd.DataFrame, *, alpha: float = 0.05) -> Pairwi
                 continue
             mean[i, j] = diff.mean()
             std[i, j] = diff.std(ddof=1) if diff.size > 1 else np.nan
-            if i == j or diff.size < 2:
-                continue
-            tolerance = 1e-12 * max(1.0, float(np.abs(diff).max()))
-            if np.ptp(diff) > tolerance:
-                pvalue[i, j] = stats.ttest_rel(values[shared, i], values[shared, j]).pvalue
-            else:  # equal differences (up to float noise): |t| → ∞ unless they are all zero (module docstring)
-                pvalue[i, j] = 0.0 if abs(float(diff.mean())) > tolerance else 1.0
+            if i != j:
+                pvalue[i, j] = paired_pvalue(diff)
 
     def frame(array: np.ndarray) -> pd.DataFrame:
         return pd.DataFrame(array, index=methods.copy(), columns=methods.copy())

@@ -119,11 +119,9 @@ def make_simulator(name: str, grid: Grid, providers: Providers, cache_path: Path
         )
     else:
         raise invalid("simulators", "run_grid", "a known simulator name", name)
-    if grid.scoring == "probability" and not getattr(inner, "supports_probabilities", False):
-        raise invalid(
-            "scoring", "run_grid", f"'accuracy' for the simulator {name!r}, which gives no class probabilities",
-            "'probability'", "Use a simulator with token log-probabilities or scoring='accuracy'.",
-        )  # fmt: skip
+    from xaimetrics.consim._scoring import check_scoring
+
+    check_scoring(grid.scoring, inner, "run_grid")
     if cache_path is None:
         return inner
     return CachedSimulator(inner, cache_path)

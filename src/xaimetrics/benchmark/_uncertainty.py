@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,7 +27,7 @@ import pandas as pd
 
 from xaimetrics._validation import invalid
 from xaimetrics.benchmark._grid import BASELINE_METHOD
-from xaimetrics.benchmark._ranking import pivot_scores
+from xaimetrics.benchmark._ranking import paired_pvalue, pivot_scores
 
 __all__ = [
     "baseline_comparison",
@@ -55,7 +56,8 @@ def bootstrap_intervals(
         raise invalid("scores", "bootstrap_intervals", "at least one setting (row)", "none")
     rng = np.random.default_rng(seed)
     draws = values[rng.integers(0, n, size=(n_resamples, n))]
-    with np.errstate(invalid="ignore"), _quiet():
+    with warnings.catch_warnings():  # a method absent from a resample gives NaN, not a warning
+        warnings.simplefilter("ignore", RuntimeWarning)
         means = np.nanmean(draws, axis=1)
     tail = (1.0 - confidence) / 2.0
     return pd.DataFrame(
@@ -87,16 +89,6 @@ def minimum_detectable_difference(differences: Any, *, alpha: float = 0.05, powe
     df = d.size - 1
     factor = stats.t.ppf(1.0 - alpha / 2.0, df) + stats.t.ppf(power, df)
     return float(factor * d.std(ddof=1) / math.sqrt(d.size))
-
-
-def _paired_pvalue(d: np.ndarray) -> float:
-    from scipy import stats
-
-    if d.size < 2:
-        return math.nan
-    if np.ptp(d) <= 1e-12 * max(1.0, float(np.abs(d).max())):  # constant differences: t is ±inf or 0/0
-        return 1.0 if abs(float(d.mean())) <= 1e-12 else 0.0
-    return float(stats.ttest_1samp(d, 0.0).pvalue)
 
 
 def baseline_comparison(
@@ -140,7 +132,7 @@ def baseline_comparison(
                             "pvalue": math.nan, "significant": False, "mdd": math.nan, "n_settings": 0}  # fmt: skip
             continue
         boot = d[rng.integers(0, d.size, size=(n_resamples, d.size))].mean(axis=1)
-        pvalue = _paired_pvalue(d)
+        pvalue = paired_pvalue(d)
         rows[method] = {
             "difference": float(d.mean()),
             "ci_low": float(np.quantile(boot, tail)),
@@ -336,17 +328,3 @@ def conclusion(
     else:
         sentences.append("Ranking stability not measurable (fewer than two seeds).")
     return " ".join(s for s in sentences if s)
-
-
-class _quiet:
-    """Silence numpy's 'Mean of empty slice' warnings (a method absent from a resample gives NaN)."""
-
-    def __enter__(self) -> None:
-        import warnings
-
-        self._catch = warnings.catch_warnings()
-        self._catch.__enter__()
-        warnings.simplefilter("ignore", RuntimeWarning)
-
-    def __exit__(self, *exc: object) -> None:
-        self._catch.__exit__(*exc)

@@ -217,6 +217,20 @@ class TopWords:
         pattern = WORD_OR_PUNCTUATION_PATTERN if self.variant == "paper" else WORD_PATTERN
         return [word for word in pattern.findall(text) if not word.isdigit()]
 
+    def word_counts(self, texts: Sequence[str]) -> Counter[str]:
+        """How often each word of :meth:`tokenize` occurs in ``texts``, stop words left out."""
+        stop_words = self._stop_words()
+        return Counter(word for text in texts for word in self.tokenize(text) if word not in stop_words)
+
+    def frequent_words(self, counts: Counter[str]) -> list[tuple[str, int]]:
+        """The words :meth:`fit` scores: at least ``min_frequency`` occurrences, most frequent first (ties by
+        word), at most ``max_vocabulary`` of them, with their counts."""
+        frequent = sorted(
+            ((word, count) for word, count in counts.items() if count >= self.min_frequency),
+            key=lambda item: (-item[1], item[0]),
+        )
+        return frequent[: self.max_vocabulary]
+
     def fit(self, inputs: Sequence[str]) -> TopWords:
         """Build the vocabulary from ``inputs`` (a list of texts), score every word, keep the top words.
 
@@ -230,13 +244,8 @@ class TopWords:
         min_frequency = check_positive_int(self.min_frequency, "min_frequency", owner)
         if self.max_vocabulary is not None:
             check_positive_int(self.max_vocabulary, "max_vocabulary", owner)
-        stop_words = self._stop_words()
-
-        counts = Counter(word for text in texts for word in self.tokenize(text) if word not in stop_words)
-        frequent = sorted(
-            ((word, count) for word, count in counts.items() if count >= min_frequency),
-            key=lambda item: (-item[1], item[0]),
-        )[: self.max_vocabulary]
+        counts = self.word_counts(texts)
+        frequent = self.frequent_words(counts)
         if not frequent:
             top = max(counts.values(), default=0)
             raise invalid(

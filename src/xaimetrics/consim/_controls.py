@@ -22,7 +22,7 @@ keyword arguments of :meth:`~xaimetrics.consim.ConSim.build_prompt` with :meth:`
 from __future__ import annotations
 
 import hashlib
-from collections import Counter
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,10 +42,8 @@ def _vocabulary(
     texts: Sequence[str], min_frequency: int, stop_words: Any, owner: str
 ) -> tuple[TopWords, list[str]]:
     """The words TopWords would consider (same tokeniser, stop words and frequency floor), most frequent first."""
-    words = TopWords(None, None, min_frequency=min_frequency, stop_words=stop_words)
-    stop = words._stop_words()
-    counts = Counter(w for text in texts for w in words.tokenize(text) if w not in stop)
-    vocabulary = sorted((w for w, c in counts.items() if c >= min_frequency), key=lambda w: (-counts[w], w))
+    words = TopWords(None, None, min_frequency=min_frequency, stop_words=stop_words, max_vocabulary=None)
+    vocabulary = [word for word, _ in words.frequent_words(words.word_counts(texts))]
     if len(vocabulary) < 2:
         raise invalid(
             "min_frequency", owner, "a floor that leaves at least two words", min_frequency,
@@ -54,16 +52,16 @@ def _vocabulary(
     return words, vocabulary
 
 
-class _Control:
-    """Shared parts: the word features and the prompt arguments."""
+class _Control(ABC):
+    """Shared parts: the fitted-state check and the prompt arguments."""
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "global_importances_"):
             raise NotFittedError(f"This {type(self).__name__} is not fitted yet. Call 'fit' first.")
 
+    @abstractmethod
     def local_importances(self, inputs: Sequence[str]) -> np.ndarray:
         """Local contributions of shape ``(n_samples, n_concepts)``."""
-        raise NotImplementedError
 
     def prompt_arguments(self, lp_texts: Sequence[str], ep_texts: Sequence[str]) -> dict[str, Any]:
         """``interpretation``, ``global_importances`` and the LP / EP local importances for ConSim."""

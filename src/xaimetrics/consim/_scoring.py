@@ -131,6 +131,7 @@ class ConSimResult:
     majority_share: float | None = None
     reference_majority_share: float = 0.0
     probability_spread: float | None = None
+    invalid_reasons: dict[str, str] = field(default_factory=dict)
 
     @property
     def degenerate(self) -> bool:
@@ -148,8 +149,6 @@ class ConSimResult:
     def empty_explanation(self) -> bool:
         """True for an explanation prompt type whose explanation shows no concept at all."""
         return self.prompt_type.content.global_explanations and not self.concept_ids
-
-    invalid_reasons: dict[str, str] = field(default_factory=dict)
 
     @property
     def n_hedged(self) -> int:
