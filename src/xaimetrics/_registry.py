@@ -1,0 +1,191 @@
+"""One registry per concept of the library: names (and their aliases) mapped to what they stand for.
+
+Prompt types, simulator kinds, concept extractors and classifiers each have one :class:`Registry`. The API,
+the command line, the grid, the report and the figures all read it, so that adding an entry is a change in
+one place: whatever lists the choices (``--help``, error messages, grid validation) sees the new name.
+
+Names are matched case-insensitively; each entry has one canonical name (the spelling shown in tables and
+stored in results) and any number of aliases.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar, overload
+
+from xaimetrics._validation import invalid
+
+__all__ = ["Registry", "RegistryEntry"]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class RegistryEntry(Generic[T]):
+    """One registered name: its canonical spelling, aliases, a one-line description and the value."""
+
+    name: str
+    value: T
+    aliases: tuple[str, ...] = ()
+    description: str = ""
+    builtin: bool = field(default=False, compare=False)
+
+
+class Registry(Generic[T]):
+    """Canonical names and aliases → values, for one kind of thing (``"prompt type"``, ``"extractor"``…).
+
+    Args:
+        kind: what the entries are, in words (used in error messages).
+        argument: the name of the argument users give these names to (used in error messages).
+
+    Example:
+        >>> colours = Registry[int]("colour", argument="colour")
+        >>> _ = colours.register("red", 1, aliases=("rouge",), description="the first colour")
+        >>> colours.get("ROUGE"), colours.canonical("rouge"), colours.names()
+        (1, 'red', ('red',))
+        >>> "Red" in colours, "blue" in colours
+        (True, False)
+        >>> colours.get("blue")
+        Traceback (most recent call last):
+        ...
+        xaimetrics.exceptions.InvalidParameterError: The 'colour' parameter of colour registry must be one of red (alias: rouge). Got blue.
+    """
+
+    def __init__(self, kind: str, *, argument: str) -> None:
+        self.kind = kind
+        self.argument = argument
+        self._entries: dict[str, RegistryEntry[T]] = {}
+        self._lookup: dict[str, str] = {}
+
+    # -- writing ---------------------------------------------------------------------------------------------
+    @overload
+    def register(
+        self, name: str, value: T, *, aliases: tuple[str, ...] = (), description: str = "",
+        replace: bool = False, builtin: bool = False,
+    ) -> T: ...  # fmt: skip
+
+    @overload
+    def register(
+        self, name: str, value: None = None, *, aliases: tuple[str, ...] = (), description: str = "",
+        replace: bool = False, builtin: bool = False,
+    ) -> Callable[[T], T]: ...  # fmt: skip
+
+    def register(
+        self,
+        name: str,
+        value: T | None = None,
+        *,
+        aliases: tuple[str, ...] = (),
+        description: str = "",
+        replace: bool = False,
+        builtin: bool = False,
+    ) -> T | Callable[[T], T]:
+        """Add ``name`` (and its ``aliases``) for ``value``; used bare or as a decorator.
+
+        A name or alias already taken by another entry is an error unless ``replace=True``.
+        """
+        if value is None:
+
+            def decorate(target: T) -> T:
+                self.register(
+                    name, target, aliases=aliases, description=description, replace=replace, builtin=builtin
+                )
+                return target
+
+            return decorate
+        owner = f"{self.kind} registry"
+        if not isinstance(name, str) or not name.strip():
+            raise invalid("name", owner, "a non-empty string", name)
+        if isinstance(aliases, str):
+            raise invalid("aliases", owner, "a tuple of strings", aliases, f"Write aliases=({aliases!r},).")
+        keys = [name, *aliases]
+        for key in keys:
+            taken = self._lookup.get(key.lower())
+            if taken is not None and taken != name and not replace:
+                raise invalid(
+                    "name", owner, f"a name not already used by the {self.kind} {taken!r}", key,
+                    "Pick another name, or pass replace=True to override it.",
+                )  # fmt: skip
+        if name in self._entries:
+            if not replace:
+                raise invalid(
+                    "name", owner, f"a {self.kind} name not registered yet", name,
+                    "Pass replace=True to override it, or unregister it first.",
+                )  # fmt: skip
+            self.unregister(name)
+        for key in keys:
+            previous = self._lookup.get(key.lower())
+            if previous is not None and previous in self._entries:
+                self.unregister(previous)
+        self._entries[name] = RegistryEntry(name, value, tuple(aliases), description, builtin)
+        for key in keys:
+            self._lookup[key.lower()] = name
+        return value
+
+    def unregister(self, name: str) -> None:
+        """Remove an entry (by canonical name or alias) and its aliases."""
+        canonical = self.canonical(name)
+        del self._entries[canonical]
+        self._lookup = {key: target for key, target in self._lookup.items() if target != canonical}
+
+    @contextmanager
+    def temporarily(self, name: str, value: T, **options: object) -> Iterator[T]:
+        """Register ``name`` for the duration of a ``with`` block (tests, notebooks)."""
+        self.register(name, value, **options)  # type: ignore[arg-type]
+        try:
+            yield value
+        finally:
+            if name in self._entries:
+                self.unregister(name)
+
+    # -- reading ---------------------------------------------------------------------------------------------
+    def canonical(self, name: str, *, owner: str | None = None, argument: str | None = None) -> str:
+        """The canonical spelling of ``name`` or of one of its aliases; raises naming the choices."""
+        found = self._lookup.get(name.lower()) if isinstance(name, str) else None
+        if found is None:
+            raise invalid(
+                argument or self.argument, owner or f"{self.kind} registry", f"one of {self.choices()}", name
+            )
+        return found
+
+    def get(self, name: str, *, owner: str | None = None, argument: str | None = None) -> T:
+        """The value registered under ``name`` (case-insensitive, aliases accepted)."""
+        return self._entries[self.canonical(name, owner=owner, argument=argument)].value
+
+    def entry(self, name: str) -> RegistryEntry[T]:
+        """The full :class:`RegistryEntry` of ``name``."""
+        return self._entries[self.canonical(name)]
+
+    def names(self) -> tuple[str, ...]:
+        """Canonical names, in registration order."""
+        return tuple(self._entries)
+
+    def entries(self) -> tuple[RegistryEntry[T], ...]:
+        """Every entry, in registration order."""
+        return tuple(self._entries.values())
+
+    def choices(self) -> str:
+        """The names as a sentence for error messages and ``--help`` (aliases in brackets)."""
+        parts = []
+        for entry in self._entries.values():
+            aliases = [a for a in entry.aliases if a.lower() != entry.name.lower()]
+            parts.append(
+                f"{entry.name} ({'aliases' if len(aliases) > 1 else 'alias'}: {', '.join(aliases)})"
+                if aliases
+                else entry.name
+            )
+        return ", ".join(parts) if parts else f"(no {self.kind} registered)"
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.lower() in self._lookup
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(tuple(self._entries))
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __repr__(self) -> str:
+        return f"Registry({self.kind!r}: {', '.join(self._entries)})"
