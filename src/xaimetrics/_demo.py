@@ -23,9 +23,8 @@ from typing import Any
 
 from xaimetrics._validation import invalid
 
-__all__ = ["demo_grid", "each_warning_once", "register", "run"]
+__all__ = ["demo_grid", "demo_methods", "each_warning_once", "register", "run"]
 
-DEMO_METHODS = ("NMF", "SAE", "ICA", "PCA", "SVD", "NoProjection", "NoExplanation")
 #: the demo's task and simulator (docs/consim.md, "The demo's task", gives the measurements behind the choice)
 DEMO_DATASET = "bbc_news"
 DEMO_SIMULATOR = "local"
@@ -33,8 +32,23 @@ DEMO_SIMULATOR = "local"
 DEMO_SAMPLE_CHARS = 150
 
 
+def demo_methods() -> tuple[str, ...]:
+    """The demo's methods: every registered concept extractor, then the no-explanation baseline.
+
+    Example:
+        >>> demo_methods()
+        ('NMF', 'SAE', 'ICA', 'PCA', 'SVD', 'NoProjection', 'NoExplanation')
+    """
+    from xaimetrics.benchmark import BASELINE_METHOD
+    from xaimetrics.concepts import EXTRACTORS
+
+    return (*EXTRACTORS.names(), BASELINE_METHOD)
+
+
 def register(subparsers: Any) -> argparse.ArgumentParser:
-    """Add the ``demo`` sub-command."""
+    """Add the ``demo`` sub-command (its method and simulator choices are read from the registries)."""
+    from xaimetrics.simulators import simulator_choices
+
     parser = subparsers.add_parser(
         "demo",
         help="run the offline ConSim benchmark (BBC News topics, anonymised) and write a report",
@@ -67,14 +81,15 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--methods",
-        default=",".join(DEMO_METHODS),
-        help="comma-separated concept methods (default: all, with the NoExplanation baseline)",
+        default=",".join(demo_methods()),
+        help="comma-separated concept methods, among the registered extractors, NoExplanation and the controls "
+        "(default: %(default)s)",
     )
     parser.add_argument(
         "--simulator",
         default=DEMO_SIMULATOR,
-        help="'local' (offline Qwen2.5-Coder-0.5B), 'local:<model>' (e.g. local:qwen2.5-coder-1.5b-instruct-q4_k_m), "
-        "'openai:<model>' (with --base-url) or 'perfect' (pipeline check) (default: %(default)s)",
+        help=f"{', '.join(simulator_choices())}: 'local' is the offline Qwen2.5-Coder-0.5B, 'openai:<model>' needs "
+        "--base-url, 'perfect' is a pipeline check (default: %(default)s)",
     )
     parser.add_argument("--base-url", default=None, help="server URL of an 'openai:' simulator")
     parser.add_argument(
@@ -216,7 +231,7 @@ def _run(args: argparse.Namespace) -> int:
     store_path = output / "results.sqlite"
     summary = run_grid(
         grid, store_path, providers=providers, artefacts=artefacts,
-        response_cache=None if args.simulator == "perfect" else cache_dir("simulators") / "responses.sqlite",
+        response_cache=cache_dir("simulators") / "responses.sqlite",  # oracles such as 'perfect' are never cached
         progress=not args.no_progress,
     )  # fmt: skip
     with ResultsStore(store_path) as store:

@@ -17,9 +17,19 @@ from typing import Generic, TypeVar, overload
 
 from xaimetrics._validation import invalid
 
-__all__ = ["Registry", "RegistryEntry"]
+__all__ = ["Registry", "RegistryEntry", "join_or"]
 
 T = TypeVar("T")
+
+
+def join_or(names: tuple[str, ...] | list[str]) -> str:
+    """Names as a sentence for error messages.
+
+    Example:
+        >>> join_or(["E1", "E2", "E3"]), join_or(["NE1"])
+        ('E1, E2 or E3', 'NE1')
+    """
+    return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else "".join(names)
 
 
 @dataclass(frozen=True)
@@ -39,6 +49,8 @@ class Registry(Generic[T]):
     Args:
         kind: what the entries are, in words (used in error messages).
         argument: the name of the argument users give these names to (used in error messages).
+        prepare: called as ``prepare(name, value)`` before an entry is stored; returns the value to store
+            (e.g. with its name filled in) or raises to refuse it.
 
     Example:
         >>> colours = Registry[int]("colour", argument="colour")
@@ -53,9 +65,10 @@ class Registry(Generic[T]):
         xaimetrics.exceptions.InvalidParameterError: The 'colour' parameter of colour registry must be one of red (alias: rouge). Got blue.
     """
 
-    def __init__(self, kind: str, *, argument: str) -> None:
+    def __init__(self, kind: str, *, argument: str, prepare: Callable[[str, T], T] | None = None) -> None:
         self.kind = kind
         self.argument = argument
+        self._prepare = prepare
         self._entries: dict[str, RegistryEntry[T]] = {}
         self._lookup: dict[str, str] = {}
 
@@ -108,12 +121,14 @@ class Registry(Generic[T]):
                     "name", owner, f"a name not already used by the {self.kind} {taken!r}", key,
                     "Pick another name, or pass replace=True to override it.",
                 )  # fmt: skip
+        if name in self._entries and not replace:
+            raise invalid(
+                "name", owner, f"a {self.kind} name not registered yet", name,
+                "Pass replace=True to override it, or unregister it first.",
+            )  # fmt: skip
+        if self._prepare is not None:
+            value = self._prepare(name, value)
         if name in self._entries:
-            if not replace:
-                raise invalid(
-                    "name", owner, f"a {self.kind} name not registered yet", name,
-                    "Pass replace=True to override it, or unregister it first.",
-                )  # fmt: skip
             self.unregister(name)
         for key in keys:
             previous = self._lookup.get(key.lower())
@@ -132,13 +147,16 @@ class Registry(Generic[T]):
 
     @contextmanager
     def temporarily(self, name: str, value: T, **options: object) -> Iterator[T]:
-        """Register ``name`` for the duration of a ``with`` block (tests, notebooks)."""
+        """Register ``name`` for the duration of a ``with`` block (tests, notebooks).
+
+        On exit the registry is restored as it was, entries that ``replace=True`` displaced included.
+        """
+        entries, lookup = dict(self._entries), dict(self._lookup)
         self.register(name, value, **options)  # type: ignore[arg-type]
         try:
-            yield value
+            yield self._entries[name].value
         finally:
-            if name in self._entries:
-                self.unregister(name)
+            self._entries, self._lookup = entries, lookup
 
     # -- reading ---------------------------------------------------------------------------------------------
     def canonical(self, name: str, *, owner: str | None = None, argument: str | None = None) -> str:
@@ -154,6 +172,11 @@ class Registry(Generic[T]):
         """The value registered under ``name`` (case-insensitive, aliases accepted)."""
         return self._entries[self.canonical(name, owner=owner, argument=argument)].value
 
+    def find(self, name: object) -> T | None:
+        """The value registered under ``name``, or ``None`` (never raises; for names read back from results)."""
+        found = self._lookup.get(name.lower()) if isinstance(name, str) else None
+        return None if found is None else self._entries[found].value
+
     def entry(self, name: str) -> RegistryEntry[T]:
         """The full :class:`RegistryEntry` of ``name``."""
         return self._entries[self.canonical(name)]
@@ -161,6 +184,10 @@ class Registry(Generic[T]):
     def names(self) -> tuple[str, ...]:
         """Canonical names, in registration order."""
         return tuple(self._entries)
+
+    def values(self) -> tuple[T, ...]:
+        """Every value, in registration order."""
+        return tuple(entry.value for entry in self._entries.values())
 
     def entries(self) -> tuple[RegistryEntry[T], ...]:
         """Every entry, in registration order."""

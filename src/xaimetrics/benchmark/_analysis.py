@@ -32,10 +32,12 @@ from xaimetrics.benchmark._ranking import (
     pivot_scores,
     rank_methods,
 )
+from xaimetrics.consim import PROMPT_TYPES, prompt_label
 
 __all__ = [
     "RANKING_KEYS",
     "choose_metric",
+    "prompt_labels",
     "prompt_type_comparison",
     "ranking_frame",
     "rankings_by",
@@ -72,6 +74,20 @@ def choose_metric(results: pd.DataFrame, metric: str = "auto") -> str:
     rows = results[(results["phase"] == "evaluation") & (results["is_upper_bound"].astype(int) == 0)]
     rows = rows[rows["score"].notna()]
     return "expected_accuracy" if len(rows) and rows["expected_accuracy"].notna().all() else "score"
+
+
+def prompt_labels(results: pd.DataFrame) -> pd.Series:
+    """The prompt label (``E2-a``…) of each row, from its ``prompt_type`` and ``anonymized`` columns.
+
+    Example:
+        >>> prompt_labels(pd.DataFrame({"prompt_type": ["E2", "NE1"], "anonymized": [1, 0]})).tolist()
+        ['E2-a', 'NE1']
+    """
+    labels = [
+        prompt_label(str(kind), bool(anonymized))
+        for kind, anonymized in zip(results["prompt_type"], results["anonymized"], strict=True)
+    ]
+    return pd.Series(labels, index=results.index, dtype=object)
 
 
 def setting_columns(axis: str = "method") -> list[str]:
@@ -132,7 +148,7 @@ def ranking_frame(
     rows["score"] = rows[metric].astype(float)
     rows["anonymized"] = rows["anonymized"].astype(bool)
     concept = rows[rows["method"] != BASELINE_METHOD]
-    concept = concept[concept["prompt_type"].isin(("E1", "E2", "E3"))]
+    concept = concept[concept["prompt_type"].isin(PROMPT_TYPES.explanations())]
     baseline = rows[rows["method"] == BASELINE_METHOD]
     spread_values = {
         column: sorted(concept[column].dropna().unique()) or [""]
@@ -236,15 +252,15 @@ def prompt_type_comparison(results: pd.DataFrame) -> pd.DataFrame:
     rows = results[(results["phase"] == "evaluation") & results["score"].notna()].copy()
     if rows.empty:
         return pd.DataFrame(columns=["method", "prompt", "mean", "std", "n", "gain_vs_baseline"])
-    rows["prompt"] = rows["prompt_type"] + np.where(rows["anonymized"].astype(bool), "-a", "")
+    rows["prompt"] = prompt_labels(rows)
     table = rows.groupby(["method", "prompt"])["score"].agg(["mean", "std", "count"]).reset_index()
     table = table.rename(columns={"count": "n"})
     keys = ["dataset", "model", "simulator", "seed", "anonymized"]
     base = rows[rows["method"] == BASELINE_METHOD][[*keys, "prompt_type", "score"]]
     gains = []
+    kinds = rows.groupby(["method", "prompt"])["prompt_type"].first()
     for _, row in table.iterrows():
-        kind = row["prompt"].removesuffix("-a")
-        baseline = {"E1": "NE1", "E2": "NE2", "E3": "NE2"}.get(kind)
+        baseline = PROMPT_TYPES.baseline_of(kinds[(row["method"], row["prompt"])])
         if baseline is None or row["method"] == BASELINE_METHOD:
             gains.append(np.nan)
             continue
@@ -299,7 +315,7 @@ def parse_statistics(results: pd.DataFrame) -> pd.DataFrame:
     if results.empty:
         return pd.DataFrame()
     rows = results.copy()
-    rows["prompt"] = rows["prompt_type"] + np.where(rows["anonymized"].astype(bool), "-a", "")
+    rows["prompt"] = prompt_labels(rows)
     table = rows.groupby(["simulator", "prompt"])[["n_samples", "n_parsed", "n_missing", "n_invalid"]].sum()
     table["parse_rate"] = table["n_parsed"] / table["n_samples"].where(table["n_samples"] > 0)
     return table.reset_index()

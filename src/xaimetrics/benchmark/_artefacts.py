@@ -341,21 +341,15 @@ class Artefacts:
 
 
 def make_extractor(method: str, n_concepts: int, seed: int, **options: Any) -> Any:
-    """A fresh concept extractor of the grid's method name.
+    """A fresh concept extractor of the grid's method name (:func:`xaimetrics.concepts.make_extractor`).
 
     Example:
         >>> type(make_extractor("PCA", 3, 0)).__name__, make_extractor("PCA", 3, 0).n_concepts
         ('PCA', 3)
     """
-    from xaimetrics import concepts
+    from xaimetrics.concepts import make_extractor as from_name
 
-    if method == "NoProjection":
-        return concepts.NoProjection(**options)
-    classes = {"NMF": concepts.NMF, "SAE": concepts.SAE, "ICA": concepts.ICA, "PCA": concepts.PCA}
-    classes["SVD"] = concepts.SVD
-    if method not in classes:
-        raise invalid("method", "make_extractor", "one of " + ", ".join([*classes, "NoProjection"]), method)
-    return classes[method](n_concepts=n_concepts, random_state=seed, **options)
+    return from_name(method, n_concepts, random_state=seed, **options)
 
 
 def _torch_like(classifier: Any, array: np.ndarray) -> Any:

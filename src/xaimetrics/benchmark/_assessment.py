@@ -24,6 +24,7 @@ from xaimetrics.benchmark._uncertainty import (
     control_verdict,
     split_half_stability,
 )
+from xaimetrics.consim import PROMPT_TYPES
 
 __all__ = ["Assessment", "assess"]
 
@@ -73,7 +74,7 @@ def _empty_table(results: pd.DataFrame) -> pd.DataFrame:
     rows = results[
         (results["phase"] == "evaluation")
         & results["score"].notna()
-        & results["prompt_type"].isin(("E1", "E2", "E3"))
+        & results["prompt_type"].isin(PROMPT_TYPES.explanations())
     ]
     if "n_concepts_shown" not in rows.columns or rows.empty:
         return pd.DataFrame(columns=["method", "settings", "empty", "share"])

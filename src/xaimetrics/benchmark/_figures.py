@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 
 from xaimetrics._optional import import_optional
+from xaimetrics.benchmark._analysis import prompt_labels
+from xaimetrics.consim import PROMPT_TYPES
 
 __all__ = [
     "plot_baseline_comparison",
@@ -95,17 +97,19 @@ def plot_score_distributions(results: pd.DataFrame, path: str | Path) -> Path:
     plt = _pyplot()
     rows = results[(results["phase"] == "evaluation")].copy()
     rows["value"] = rows["score"].astype(float)
-    rows["prompt"] = rows["prompt_type"] + np.where(rows["anonymized"].astype(bool), "-a", "")
+    rows["prompt"] = prompt_labels(rows)
     datasets = sorted(rows["dataset"].unique()) or [""]
     fig, axes = plt.subplots(1, len(datasets), figsize=(6.5 * len(datasets), 4.0), squeeze=False)
-    order = ["NE1", "E1", "NE2", "E2", "E3", "U1"]
+    order = {name: i for i, name in enumerate(PROMPT_TYPES.names())}  # registry order; unknown names last
     for ax, dataset in zip(axes[0], datasets, strict=True):
         part = rows[rows["dataset"] == dataset]
-        prompts = sorted(part["prompt"].unique(), key=lambda p: (order.index(p.removesuffix("-a")), p))
+        kinds = part.groupby("prompt")["prompt_type"].first()
+        prompts = sorted(kinds.index, key=lambda p: (order.get(kinds[p], len(order)), p))
         data = [part.loc[part["prompt"] == p, "value"].dropna().to_numpy() for p in prompts]
         if prompts:
             ax.boxplot(data, showmeans=True)
-            ax.set_xticks(range(1, len(prompts) + 1), [p + (" (upper bound)" if "U1" in p else "") for p in prompts],
+            upper = {p: getattr(PROMPT_TYPES.find(kinds[p]), "is_upper_bound", False) for p in prompts}
+            ax.set_xticks(range(1, len(prompts) + 1), [p + (" (upper bound)" if upper[p] else "") for p in prompts],
                           rotation=30, ha="right")  # fmt: skip
         ax.set_ylim(-0.05, 1.05)
         ax.set_ylabel("simulator accuracy vs f (eq. 5)")

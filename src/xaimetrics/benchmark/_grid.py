@@ -34,9 +34,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from xaimetrics._registry import join_or
 from xaimetrics._urls import public_url
 from xaimetrics._validation import invalid
 from xaimetrics.benchmark._store import setting_key
+from xaimetrics.concepts import EXTRACTORS
+from xaimetrics.consim import CONTROLS, PROMPT_TYPES, PromptSetting, prompt_label
 
 __all__ = [
     "BASELINE_METHOD",
@@ -48,17 +51,18 @@ __all__ = [
     "ranking_prompt",
 ]
 
-#: concept extraction methods the runner knows (``xaimetrics.concepts`` classes)
-CONCEPT_METHODS: tuple[str, ...] = ("NMF", "SAE", "ICA", "PCA", "SVD", "NoProjection")
+#: the built-in concept extraction methods (the live list, with registered ones: ``xaimetrics.concepts.EXTRACTORS``)
+CONCEPT_METHODS: tuple[str, ...] = EXTRACTORS.names()
 #: the no-explanation baseline
 BASELINE_METHOD = "NoExplanation"
 #: the controls (:mod:`xaimetrics.consim._controls`): a positive one that must beat the baseline, a negative
 #: one that must not
-CONTROL_METHODS: tuple[str, ...] = ("SurrogateWords", "RandomWords")
+CONTROL_METHODS: tuple[str, ...] = CONTROLS.names()
 #: built-in models: the demo MiniLM classifier, standard or with a ReLU at the split ("+", needed by NMF)
 BUILTIN_MODELS: tuple[str, ...] = ("minilm", "minilm+")
 INTERPRETATIONS: tuple[str, ...] = ("top_words", "llm_labels")
-PROMPT_NAMES: tuple[str, ...] = ("NE1", "E1", "NE2", "E2", "E3", "U1")
+#: the built-in prompt types (the live list, with registered ones: ``xaimetrics.consim.PROMPT_TYPES``)
+PROMPT_NAMES: tuple[str, ...] = PROMPT_TYPES.names()
 _OWNER = "Grid"
 
 
@@ -90,7 +94,12 @@ class Setting:
     @property
     def label(self) -> str:
         """The prompt type with the paper's ``-a`` suffix for anonymised classes."""
-        return self.prompt_type + ("-a" if self.anonymized else "")
+        return prompt_label(self.prompt_type, self.anonymized)
+
+    @property
+    def prompt(self) -> PromptSetting:
+        """The prompt type and anonymisation as one :class:`~xaimetrics.consim.PromptSetting`."""
+        return PromptSetting.parse(self.prompt_type, self.anonymized, owner="Setting")
 
     def params(self) -> dict[str, Any]:
         params = dataclasses.asdict(self)
@@ -105,7 +114,7 @@ class Setting:
 
 
 def ranking_prompt(prompt_type: str) -> tuple[str, ...]:
-    """The explanation prompt types whose ranking a prompt type's score enters.
+    """The explanation prompt types whose ranking a prompt type's score enters (read from ``PROMPT_TYPES``).
 
     A concept method's E1/E2/E3 score enters its own column; the NoExplanation baseline NE1 enters E1 and NE2
     enters E2 and E3 (the paper compares E1 to NE1 and the LP prompts to NE2). U1 enters none.
@@ -114,9 +123,7 @@ def ranking_prompt(prompt_type: str) -> tuple[str, ...]:
         >>> ranking_prompt("NE2"), ranking_prompt("E1"), ranking_prompt("U1")
         (('E2', 'E3'), ('E1',), ())
     """
-    return {"NE1": ("E1",), "NE2": ("E2", "E3"), "E1": ("E1",), "E2": ("E2",), "E3": ("E3",)}.get(
-        prompt_type, ()
-    )
+    return PROMPT_TYPES.ranked_in(prompt_type)
 
 
 def _tuple_of(name: str, value: Any, kind: type, allow_empty: bool = False) -> tuple[Any, ...]:
@@ -144,16 +151,20 @@ class Grid:
             with the runner.
         models: ``"minilm"`` / ``"minilm+"`` (the demo MiniLM classifier; ``+`` adds a ReLU at the split, as
             NMF needs) or names registered with the runner.
-        methods: among :data:`CONCEPT_METHODS` and ``"NoExplanation"``.
+        methods: extractors of :data:`~xaimetrics.concepts.EXTRACTORS` (NMF, SAE, ICA, PCA, SVD, NoProjection
+            and any registered), ``"NoExplanation"`` and the controls. Default: every registered extractor and
+            ``"NoExplanation"``.
         n_concepts: one integer for all methods, or ``{method: int or [candidates]}`` (missing methods get
             ``default_n_concepts``). Candidates are chosen on ``validation_seeds``.
         interpretations: ``"top_words"`` (CMAW, eq. 1) and/or ``"llm_labels"`` (o1CA, eq. 2).
-        prompt_types: paper names with an optional ``-a`` suffix (anonymised classes): NE1, E1, NE2, E2, E3,
-            U1. Baselines (NE1/NE2) are run by ``NoExplanation`` only, the others by concept methods only.
+        prompt_types: names of :data:`~xaimetrics.consim.PROMPT_TYPES` with an optional ``-a`` suffix
+            (anonymised classes): NE1, E1, NE2, E2, E3, U1 and any registered. Baselines (NE1/NE2) are run by
+            ``NoExplanation`` only, the others by concept methods and controls only.
         seeds: evaluation seeds (LP/EP selection and concept fits).
-        simulators: ``"local"`` (the default offline GGUF), ``"local:<name>"`` (a model of
-            :data:`~xaimetrics.simulators.GGUF_ASSETS`), ``"openai:<model>"`` (with ``base_url``), ``"perfect"``
-            (answers the model's predictions: a pipeline check) or names registered with the runner.
+        simulators: specs of :data:`~xaimetrics.simulators.SIMULATORS`: ``"local"`` (the default offline GGUF),
+            ``"local:<name>"`` (a model of :data:`~xaimetrics.simulators.GGUF_ASSETS`), ``"openai:<model>"``
+            (with ``base_url``), ``"perfect"`` (answers the model's predictions: a pipeline check), any
+            registered kind, or names provided to the runner (:class:`Providers`).
         base_url: server URL of ``openai:`` simulators.
         n_lp, n_ep: learning- and evaluation-phase samples per selection (paper: 20 + 20).
         concurrency: simulator calls in flight.
@@ -182,7 +193,7 @@ class Grid:
 
     datasets: tuple[str, ...] = ("rotten_tomatoes",)
     models: tuple[str, ...] = ("minilm+",)
-    methods: tuple[str, ...] = (*CONCEPT_METHODS, BASELINE_METHOD)
+    methods: tuple[str, ...] = field(default_factory=lambda: (*EXTRACTORS.names(), BASELINE_METHOD))
     n_concepts: Any = 20
     interpretations: tuple[str, ...] = ("top_words",)
     prompt_types: tuple[str, ...] = ("NE1-a", "E1-a", "NE2-a", "E2-a", "E3-a")
@@ -227,41 +238,27 @@ class Grid:
 
         _choices("datasets", self.datasets, (*OFFLINE_DATASETS, *self.extra_datasets))
         _choices("models", self.models, (*BUILTIN_MODELS, *self.extra_models))
-        _choices("methods", self.methods, (*CONCEPT_METHODS, *CONTROL_METHODS, BASELINE_METHOD))
+        _choices("methods", self.methods, (*EXTRACTORS.names(), *CONTROLS.names(), BASELINE_METHOD))
         if not isinstance(self.controls, bool):
             raise invalid("controls", _OWNER, "True or False", self.controls)
         if self.scoring not in ("accuracy", "probability"):
             raise invalid("scoring", _OWNER, "'accuracy' or 'probability'", self.scoring)
         _choices("interpretations", self.interpretations, INTERPRETATIONS)
-        for simulator in self.simulators:
-            if simulator in ("local", "perfect", *self.extra_simulators):
-                continue
-            if simulator.startswith("openai:") and len(simulator) > len("openai:"):
-                continue
-            from xaimetrics.simulators import GGUF_ASSETS
-
-            if simulator.startswith("local:") and simulator[len("local:") :] in GGUF_ASSETS:
-                continue
-            local = [f"local:{name}" for name in GGUF_ASSETS]
-            known = ", ".join(
-                repr(s) for s in ("local", "openai:<model>", "perfect", *local, *self.extra_simulators)
-            )
-            raise invalid("simulators", _OWNER, f"among {known}", simulator)
-        labels = [_split_label(p) for p in self.prompt_types]
-        if not any(kind in ("E1", "E2", "E3") for kind, _ in labels) and self.concept_methods:
+        kinds = [self._simulator_kind(simulator) for simulator in self.simulators]
+        prompts = self.prompt_settings()
+        if not any(p.kind.is_ranked for p in prompts) and self.concept_methods:
             raise invalid(
-                "prompt_types",
-                _OWNER,
-                "at least one explanation prompt type (E1, E2 or E3) when concept methods are listed",
+                "prompt_types", _OWNER,
+                f"at least one explanation prompt type ({join_or(PROMPT_TYPES.explanations())}) when concept methods "
+                "are listed",
                 self.prompt_types,
-            )
-        if BASELINE_METHOD in self.methods and not any(kind in ("NE1", "NE2") for kind, _ in labels):
+            )  # fmt: skip
+        if BASELINE_METHOD in self.methods and not any(p.kind.is_baseline for p in prompts):
             raise invalid(
-                "prompt_types",
-                _OWNER,
-                "at least one baseline prompt type (NE1 or NE2) when 'NoExplanation' is listed",
+                "prompt_types", _OWNER,
+                f"at least one baseline prompt type ({join_or(PROMPT_TYPES.baselines())}) when 'NoExplanation' is listed",
                 self.prompt_types,
-            )
+            )  # fmt: skip
         if not self.seeds:
             raise invalid("seeds", _OWNER, "a non-empty list of int", "an empty list")
         for name in ("seeds", "validation_seeds"):
@@ -292,19 +289,16 @@ class Grid:
                     "extractor_options", _OWNER, f"keys among the listed concept methods {self.concept_methods}",
                     unknown,
                 )  # fmt: skip
-        if "NMF" in self.methods:
-            standard = [m for m in self.models if m in BUILTIN_MODELS and not m.endswith("+")]
-            if standard:
-                raise invalid(
-                    "models",
-                    _OWNER,
-                    "'+' (non-negative) variants when NMF is listed",
-                    standard,
-                    "Use 'minilm+' or drop NMF.",
-                )
-        openai = any(s.startswith("openai:") for s in self.simulators)
+        positive = [m for m in self.concept_methods if EXTRACTORS.get(m).positive_activations]
+        standard = [m for m in self.models if m in BUILTIN_MODELS and not m.endswith("+")]
+        if positive and standard:
+            raise invalid(
+                "models", _OWNER, f"'+' (non-negative) variants when {join_or(tuple(positive))} is listed", standard,
+                f"Use 'minilm+' or drop {join_or(tuple(positive))}.",
+            )  # fmt: skip
+        uses_url = any(kind is not None and kind.uses_base_url for kind in kinds)
         if (
-            openai
+            uses_url
             and self.base_url is not None
             and not str(self.base_url).startswith(("http://", "https://"))
         ):
@@ -316,6 +310,13 @@ class Grid:
                 "at least one seed when 'n_concepts' lists candidates",
                 self.validation_seeds,
             )
+
+    def _simulator_kind(self, spec: str) -> Any:
+        """The :class:`~xaimetrics.simulators.SimulatorKind` of a spec (``None`` for a runner-provided name)."""
+        from xaimetrics.simulators import SIMULATORS, check_simulator_spec
+
+        name, _ = check_simulator_spec(spec, extra=self.extra_simulators, owner=_OWNER, argument="simulators")
+        return None if name in self.extra_simulators else SIMULATORS.get(name)
 
     def _check_n_concepts(self) -> None:
         value = self.n_concepts
@@ -348,9 +349,10 @@ class Grid:
 
     def candidates(self, method: str) -> tuple[int, ...]:
         """The numbers of concepts tried for ``method`` (one value: no validation run)."""
-        if method in ("NoProjection", "SurrogateWords"):
+        kind = EXTRACTORS.find(method) or CONTROLS.find(method)
+        if kind is not None and not kind.sized:
             return (0,)  # C = H (the model's width), or one concept per class direction (the surrogate's)
-        if method == "RandomWords":
+        if method in CONTROLS:
             value = self.n_concepts if isinstance(self.n_concepts, int) else self.default_n_concepts
             return (value,)
         value = self.n_concepts
@@ -366,10 +368,13 @@ class Grid:
         """Extra keyword arguments of ``method``'s extractor."""
         return dict((self.extractor_options or {}).get(method, {}))
 
+    def prompt_settings(self) -> list[PromptSetting]:
+        """The prompt types of the grid as :class:`~xaimetrics.consim.PromptSetting` values, in grid order."""
+        return [PromptSetting.parse(p, owner=_OWNER, argument="prompt_types") for p in self.prompt_types]
+
     def prompt_labels(self, *, baseline: bool) -> list[tuple[str, bool]]:
-        """``(paper name, anonymised)`` of the baseline (or explanation) prompt types, in grid order."""
-        labels = [_split_label(p) for p in self.prompt_types]
-        return [(k, a) for k, a in labels if (k in ("NE1", "NE2")) == baseline]
+        """``(name, anonymised)`` of the baseline (or explanation) prompt types, in grid order."""
+        return [(p.name, p.anonymized) for p in self.prompt_settings() if p.kind.is_baseline == baseline]
 
     def settings(
         self, *, phase: str = "evaluation", chosen: Mapping[tuple[str, str, str], int] | None = None
@@ -416,7 +421,7 @@ class Grid:
             for k in counts:
                 for interpretation in self.interpretations:
                     for kind, anonymized in self.prompt_labels(baseline=False):
-                        if validation and kind == "U1":
+                        if validation and PROMPT_TYPES.get(kind).is_upper_bound:
                             continue
                         yield Setting(
                             dataset,
@@ -454,20 +459,6 @@ class Grid:
 
     def replace(self, **changes: Any) -> Grid:
         return dataclasses.replace(self, **changes)
-
-
-def _split_label(label: str) -> tuple[str, bool]:
-    name = label.strip()
-    anonymized = name.lower().endswith(("-a", "_a"))
-    if anonymized:
-        name = name[:-2]
-    name = {"L1": "NE1", "L2": "NE2"}.get(name.upper(), name.upper())
-    if name not in PROMPT_NAMES:
-        choices = ", ".join(PROMPT_NAMES)
-        raise invalid(
-            "prompt_types", _OWNER, f"among {choices} (optionally with '-a' for anonymised classes)", label
-        )
-    return name, anonymized
 
 
 def _choices(name: str, values: Sequence[str], valid: Sequence[str]) -> None:

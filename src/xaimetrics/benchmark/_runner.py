@@ -66,65 +66,23 @@ class RunSummary:
         }  # fmt: skip
 
 
-class _PerfectSimulator:
-    """Answers every registered prompt with the model's predictions (a pipeline check, score 1.0); asked for
-    class probabilities, it gives f's class probability 1."""
-
-    name = "perfect"
-    supports_probabilities = True
-
-    def __init__(self) -> None:
-        self._answers: dict[str, str] = {}
-        self._lock = threading.Lock()
-
-    def register(self, setting: Setting, prompt: Any) -> None:
-        with self._lock:
-            self._answers[_prompt_text(prompt)] = prompt.reference_answer
-
-    def generate(self, messages: Any, *, answer_schema: Any = None) -> Any:
-        from xaimetrics.simulators import SimulatorResponse
-
-        text = "\n\n".join(m.content for m in messages)
-        with self._lock:
-            answer = self._answers.get(text)
-        if answer is None:
-            return SimulatorResponse("", model="perfect", error="prompt not registered")
-        probabilities = None
-        if answer_schema is not None and answer_schema.probabilities:
-            chosen = dict(line.split(": ", 1) for line in answer.splitlines())
-            probabilities = {
-                i: tuple(float(c == chosen[f"Sample_{i}"]) for c in answer_schema.classes)
-                for i in answer_schema.sample_ids
-            }
-        return SimulatorResponse(
-            answer, model="perfect", completion_tokens=len(answer.split()), probabilities=probabilities
-        )
-
-
 def make_simulator(name: str, grid: Grid, providers: Providers, cache_path: Path | None) -> Any:
-    """The simulator a grid name stands for, behind the persistent response cache when ``cache_path``."""
-    from xaimetrics.simulators import CachedSimulator, OpenAICompatibleSimulator, default_simulator
+    """The simulator a grid name stands for (a runner-provided name, else a spec of
+    :data:`~xaimetrics.simulators.SIMULATORS`), behind the persistent response cache when ``cache_path``."""
+    from xaimetrics.consim._scoring import check_scoring
+    from xaimetrics.simulators import CachedSimulator
+    from xaimetrics.simulators import make_simulator as from_spec
 
     if name in providers.simulators:
-        inner = providers.simulators[name]()
-    elif name == "perfect":
-        return _PerfectSimulator()
-    elif name == "local":
-        inner = default_simulator()
-    elif name.startswith("local:"):
-        inner = default_simulator(name[len("local:") :])
-    elif name.startswith("openai:"):
-        inner = OpenAICompatibleSimulator(
-            name[len("openai:") :], base_url=grid.base_url, max_concurrency=grid.concurrency
-        )
+        simulator = providers.simulators[name]()
+        simulator = simulator if cache_path is None else CachedSimulator(simulator, cache_path)
     else:
-        raise invalid("simulators", "run_grid", "a known simulator name", name)
-    from xaimetrics.consim._scoring import check_scoring
-
-    check_scoring(grid.scoring, inner, "run_grid")
-    if cache_path is None:
-        return inner
-    return CachedSimulator(inner, cache_path)
+        simulator = from_spec(
+            name, base_url=grid.base_url, concurrency=grid.concurrency, cache=cache_path, owner="run_grid",
+            argument="simulators",
+        )  # fmt: skip
+    check_scoring(grid.scoring, simulator, "run_grid")
+    return simulator
 
 
 def _prompt_text(prompt: Any) -> str:

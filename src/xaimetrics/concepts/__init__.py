@@ -32,10 +32,12 @@ from xaimetrics.concepts._metrics import ConceptSpaceMetrics, concept_metrics
 from xaimetrics.concepts._nmf import NMF
 from xaimetrics.concepts._no_projection import NoProjection
 from xaimetrics.concepts._pca import PCA
+from xaimetrics.concepts._registry import EXTRACTORS, ExtractorKind, make_extractor
 from xaimetrics.concepts._sae import SAE
 from xaimetrics.concepts._svd import SVD
 
 __all__ = [
+    "EXTRACTORS",
     "ICA",
     "IMPORTANCE_THRESHOLD",
     "NMF",
@@ -46,6 +48,7 @@ __all__ = [
     "ConceptInterpretation",
     "ConceptModel",
     "ConceptSpaceMetrics",
+    "ExtractorKind",
     "NoProjection",
     "TopWords",
     "completeness",
@@ -62,6 +65,7 @@ __all__ = [
     "local_importance",
     "logits_kl",
     "logits_l2",
+    "make_extractor",
     "n_important_concepts",
     "normalize_importance",
     "top_activating_examples",

