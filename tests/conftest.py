@@ -6,6 +6,8 @@ import os
 
 import pytest
 
+from tiny_model import tiny_model_dir  # noqa: F401  (fixture: a tiny saved split classifier)
+
 # Tests never reach a hub: everything comes from PyPI packages or is built by the test.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
