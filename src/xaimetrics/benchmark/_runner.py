@@ -85,10 +85,6 @@ def make_simulator(name: str, grid: Grid, providers: Providers, cache_path: Path
     return simulator
 
 
-def _prompt_text(prompt: Any) -> str:
-    return "\n\n".join(m.content for m in prompt.messages)
-
-
 def build_group_prompts(
     artefacts: Artefacts, settings: list[Setting], simulators: Mapping[str, Any]
 ) -> list[tuple[Setting, Any]]:
