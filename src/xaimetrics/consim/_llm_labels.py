@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from xaimetrics._deprecation import renamed_keyword, warn_renamed
 from xaimetrics._validation import check_positive_int, check_texts, invalid
 from xaimetrics.consim._parsing import _strip_reasoning
 from xaimetrics.exceptions import NotFittedError, SimulatorError
@@ -112,9 +113,10 @@ class LLMLabels:
         classes: class names shown to the LLM (default: ``model.class_names`` when it has them).
         n_labels: how many labels to ask for.
         n_sentences: representative sentences per label.
-        n_examples: dataset texts shown to the LLM (drawn with ``seed``, cut to 300 characters).
+        n_examples: dataset texts shown to the LLM (drawn with ``random_state``, cut to 300 characters).
         task: a one-line description of the task (default: generic text classification).
-        seed: seed of the example draw.
+        random_state: seed of the example draw (``seed``, its former name, still works for one release,
+            with a ``DeprecationWarning``).
 
     Attributes (after :meth:`fit`):
         proposals_ (dict[str, tuple[str, ...]]): the labels and sentences the LLM proposed.
@@ -146,8 +148,12 @@ class LLMLabels:
         n_sentences: int = 5,
         n_examples: int = 10,
         task: str | None = None,
-        seed: int = 0,
+        random_state: int = 0,
+        **deprecated: Any,
     ) -> None:
+        random_state = renamed_keyword(
+            deprecated, old="seed", new="random_state", value=random_state, default=0, owner="LLMLabels"
+        )
         self.simulator = simulator
         self.model = model
         self.extractor = extractor
@@ -156,7 +162,13 @@ class LLMLabels:
         self.n_sentences = n_sentences
         self.n_examples = n_examples
         self.task = task
-        self.seed = seed
+        self.random_state = random_state
+
+    @property
+    def seed(self) -> int:
+        """Deprecated name of :attr:`random_state`."""
+        warn_renamed("seed", "random_state", "LLMLabels", stacklevel=3)
+        return self.random_state
 
     def messages(self, inputs: Sequence[str]) -> list[Any]:
         """The chat messages asking the LLM for labels (shown for transparency and dry runs)."""
@@ -168,7 +180,7 @@ class LLMLabels:
         n_sentences = check_positive_int(self.n_sentences, "n_sentences", owner)
         n_examples = check_positive_int(self.n_examples, "n_examples", owner)
         classes = self._classes()
-        rng = np.random.default_rng(self.seed)
+        rng = np.random.default_rng(self.random_state)
         picked = rng.permutation(len(texts))[: min(n_examples, len(texts))]
         examples = "\n".join(f"- {_one_line(texts[i])[:300]}" for i in sorted(picked))
         task = self.task or "classifying texts"
