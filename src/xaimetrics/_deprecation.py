@@ -20,13 +20,21 @@ def warn_renamed(old: str, new: str, owner: str, *, stacklevel: int = 3) -> None
 
 
 def renamed_keyword(
-    options: dict[str, Any], *, old: str, new: str, value: Any, default: Any, owner: str
+    options: dict[str, Any],
+    *,
+    old: str,
+    new: str,
+    value: Any,
+    default: Any,
+    owner: str,
+    strict: bool = True,
 ) -> Any:
     """The value of keyword ``new`` of a call whose extra keywords ``options`` may hold its old name ``old``.
 
     Called at the top of ``owner(..., new=default, **options)``: ``old`` is taken out of ``options`` with a
-    ``DeprecationWarning`` (given together with a non-default ``new``, it is an error); any other keyword
-    left in ``options`` is a ``TypeError``, as Python raises for an unknown keyword.
+    ``DeprecationWarning`` (given together with a non-default ``new``, it is an error). With ``strict``, any
+    other keyword left in ``options`` is a ``TypeError``, as Python raises for an unknown keyword (leave it
+    off when ``options`` also carries keywords passed on to another call).
 
     Example:
         >>> import warnings
@@ -45,6 +53,6 @@ def renamed_keyword(
             )
         warn_renamed(old, new, owner, stacklevel=4)
         value = old_value
-    if options:
+    if strict and options:
         raise TypeError(f"{owner} got an unexpected keyword argument {next(iter(options))!r}")
     return value
