@@ -29,6 +29,7 @@ from xaimetrics._validation import check_positive_int, invalid
 __all__ = [
     "WordTokenizer",
     "count_words",
+    "encode_texts",
     "encode_words",
     "most_frequent",
     "stop_word_set",
@@ -179,27 +180,32 @@ def encode_words(
         >>> encode_words(lambda ws: [[len(w), w.count("a")] for w in ws], ["banana", "kiwi"]).tolist()
         [[6.0, 3.0], [4.0, 0.0]]
     """
-    return encode_vocabulary(encoder, vocabulary, batch_size=batch_size, owner="encode_words", name="encoder")
+    if not len(vocabulary):
+        raise invalid("vocabulary", "encode_words", "a non-empty list of words", "an empty list")
+    return encode_texts(
+        encoder, vocabulary, batch_size=batch_size, owner="encode_words", name="encoder", item="word"
+    )
 
 
-def encode_vocabulary(
+def encode_texts(
     encoder: Callable[[list[str]], Any],
-    vocabulary: Sequence[str],
+    texts: Sequence[str],
     *,
     batch_size: int | None,
     owner: str,
     name: str,
+    item: str = "text",
 ) -> np.ndarray:
-    """:func:`encode_words` with errors naming ``owner`` and its argument ``name`` (what produced the encoder)."""
+    """``encoder(texts)`` (``texts`` non-empty) as a float64 numpy array of one row per text, ``batch_size``
+    texts per call (``None``: one call); errors name ``owner`` and its argument ``name`` that gave the
+    encoder, and call a text an ``item``."""
     if batch_size is not None:
         batch_size = check_positive_int(batch_size, "batch_size", owner)
-    words = list(vocabulary)
-    if not words:
-        raise invalid("vocabulary", owner, "a non-empty list of words", "an empty list")
-    size = batch_size or len(words)
+    texts = list(texts)
+    size = batch_size or len(texts)
     parts = []
-    for start in range(0, len(words), size):
-        batch = words[start : start + size]
+    for start in range(0, len(texts), size):
+        batch = texts[start : start + size]
         part = encoder(batch)
         if hasattr(part, "detach"):
             part = part.detach().cpu().numpy()
@@ -208,7 +214,7 @@ def encode_vocabulary(
             raise invalid(
                 name,
                 owner,
-                f"an encoder returning one row per word, shape ({len(batch)}, n_dimensions)",
+                f"an encoder returning one row per {item}, shape ({len(batch)}, n_dimensions)",
                 f"shape {part.shape}",
             )
         parts.append(part)

@@ -20,7 +20,7 @@ from xaimetrics._validation import check_choice, check_positive_int, check_same_
 from xaimetrics._words import (
     WordTokenizer,
     count_words,
-    encode_vocabulary,
+    encode_texts,
     most_frequent,
     stop_word_set,
     top_word_indices,
@@ -263,12 +263,13 @@ class TopWords:
             )
         self.vocabulary_ = [word for word, _ in frequent]
         self.word_counts_ = np.array([count for _, count in frequent], dtype=np.int64)
-        self.scores_ = encode_vocabulary(
+        self.scores_ = encode_texts(
             lambda words: self.extractor.encode(h(words)),
             self.vocabulary_,
             batch_size=None,
             owner=owner,
             name="extractor",
+            item="word",
         )
         self.interpretations_ = _select(
             self.scores_, self.vocabulary_, n_words, signed=self.variant == "signed"

@@ -20,6 +20,7 @@ import numpy as np
 
 from xaimetrics._deprecation import renamed_keyword, warn_renamed
 from xaimetrics._validation import check_positive_int, check_texts, invalid
+from xaimetrics._words import encode_texts
 from xaimetrics.consim._parsing import _strip_reasoning
 from xaimetrics.exceptions import NotFittedError, SimulatorError
 
@@ -89,14 +90,7 @@ def o1ca(
     labels = list(label_sentences)
     groups = [check_texts(label_sentences[label], f"label_sentences[{label!r}]", owner) for label in labels]
     flat = [sentence for group in groups for sentence in group]
-    values = encode(flat)
-    if hasattr(values, "detach"):
-        values = values.detach().cpu().numpy()
-    values = np.asarray(values, dtype=np.float64)
-    if values.ndim != 2 or values.shape[0] != len(flat):
-        raise invalid(
-            "encode", owner, f"a function returning shape ({len(flat)}, n_concepts)", f"shape {values.shape}"
-        )
+    values = encode_texts(encode, flat, batch_size=None, owner=owner, name="encode")
     bounds = np.cumsum([0] + [len(group) for group in groups])
     scores = np.stack([values[bounds[j] : bounds[j + 1]].mean(axis=0) for j in range(len(labels))])
     best = scores.argmax(axis=0)

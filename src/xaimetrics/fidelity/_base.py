@@ -207,7 +207,8 @@ def run_rows(
 class FidelityBase:
     """Constructor, validation and cached endpoints shared by every fidelity metric.
 
-    Subclasses set ``_owner`` (the public class name used in error messages) and implement their curves.
+    Subclasses set ``_owner`` (the public class name used in error messages), declare the public signature
+    with its defaults (Xplique's positional order) and implement their curves.
     """
 
     _owner = "FidelityBase"
@@ -217,11 +218,11 @@ class FidelityBase:
         self,
         model: Any,
         inputs: Any,
-        targets: Any = None,
-        batch_size: int | None = 64,
-        baseline_mode: Any = 0.0,
-        operator: Callable[..., Any] | None = None,
-        activation: Activation = None,
+        targets: Any,
+        batch_size: int | None,
+        baseline_mode: Any,
+        operator: Callable[..., Any] | None,
+        activation: Activation,
         *,
         tokenizer: Any = None,
         granularity: Literal["token", "word"] = "token",

@@ -28,7 +28,7 @@ import numpy as np
 
 from xaimetrics._validation import check_choice, check_positive_int, invalid
 from xaimetrics._words import POLES, Pole, encode_words, top_word_indices
-from xaimetrics.representation._bands import band, defined_mean
+from xaimetrics.representation._bands import DimensionScores, none_if_nan
 from xaimetrics.representation._cooccurrence import COUNTING_MODES, WindowCounts, count_windows
 from xaimetrics.representation._corpus import ReferenceCorpus
 
@@ -229,7 +229,7 @@ def topic_coherence(
 
 
 @dataclass
-class CoherenceResult:
+class CoherenceResult(DimensionScores):
     """Dim-Coherence@k of every dimension.
 
     Attributes:
@@ -255,14 +255,7 @@ class CoherenceResult:
     pole_scores: dict[str, np.ndarray] = field(default_factory=dict)
     pole_words: dict[str, list[list[str]]] = field(default_factory=dict)
 
-    @property
-    def mean(self) -> float:
-        """Mean over the dimensions with a defined score (NaN if none)."""
-        return defined_mean(self.scores)
-
-    @property
-    def bands(self) -> list[str]:
-        return [band("coherence", s) for s in self.scores]
+    _band_metric = "coherence"
 
     def to_frame(self) -> Any:
         """A pandas DataFrame, one row per dimension."""
@@ -284,9 +277,7 @@ class CoherenceResult:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (NaN becomes ``None``)."""
         return {
-            "mean": _none_if_nan(self.mean),
-            "scores": [_none_if_nan(s) for s in self.scores],
-            "bands": self.bands,
+            **self._score_summary(),
             "top_words": self.top_words,
             "n_pairs": self.n_pairs.tolist(),
             "missing_words": self.missing_words,
@@ -296,13 +287,9 @@ class CoherenceResult:
             "n_windows": self.n_windows,
             "corpus": self.corpus_name,
             "dimension_names": self.dimension_names,
-            "pole_scores": {p: [_none_if_nan(s) for s in v] for p, v in self.pole_scores.items()},
+            "pole_scores": {p: [none_if_nan(s) for s in v] for p, v in self.pole_scores.items()},
             "pole_words": self.pole_words,
         }
-
-
-def _none_if_nan(value: float) -> float | None:
-    return None if value is None or np.isnan(value) else float(value)
 
 
 def dim_coherence(
