@@ -7,7 +7,7 @@ from typing import Any
 
 from xaimetrics._validation import invalid
 
-__all__ = ["renamed_keyword", "warn_renamed"]
+__all__ = ["RenamedAttribute", "renamed_keyword", "warn_renamed"]
 
 
 def warn_renamed(old: str, new: str, owner: str, *, stacklevel: int = 3) -> None:
@@ -17,6 +17,35 @@ def warn_renamed(old: str, new: str, owner: str, *, stacklevel: int = 3) -> None
         DeprecationWarning,
         stacklevel=stacklevel,
     )
+
+
+class RenamedAttribute:
+    """A class attribute that reads the attribute ``new`` under its old name, with a ``DeprecationWarning``.
+
+    Example:
+        >>> class Labels:
+        ...     seed = RenamedAttribute("random_state")
+        ...     def __init__(self) -> None:
+        ...         self.random_state = 3
+        >>> import warnings
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     Labels().seed
+        3
+    """
+
+    def __init__(self, new: str) -> None:
+        self.new = new
+        self.old = new
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.old = name
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        warn_renamed(self.old, self.new, type(instance).__name__)
+        return getattr(instance, self.new)
 
 
 def renamed_keyword(

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from xaimetrics._deprecation import renamed_keyword, warn_renamed
+from xaimetrics._deprecation import RenamedAttribute, renamed_keyword
 from xaimetrics._validation import check_positive_int, check_texts, invalid
 from xaimetrics._words import encode_texts
 from xaimetrics.consim._parsing import _strip_reasoning
@@ -158,11 +158,7 @@ class LLMLabels:
         self.task = task
         self.random_state = random_state
 
-    @property
-    def seed(self) -> int:
-        """Deprecated name of :attr:`random_state`."""
-        warn_renamed("seed", "random_state", "LLMLabels", stacklevel=3)
-        return self.random_state
+    seed = RenamedAttribute("random_state")
 
     def messages(self, inputs: Sequence[str]) -> list[Any]:
         """The chat messages asking the LLM for labels (shown for transparency and dry runs)."""

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from xaimetrics._deprecation import renamed_keyword, warn_renamed
+from xaimetrics._deprecation import RenamedAttribute, renamed_keyword
 from xaimetrics._validation import invalid
 from xaimetrics.fidelity._base import FidelityBase, PerturbationOptions, run_rows
 from xaimetrics.fidelity._outputs import Activation
@@ -114,11 +114,7 @@ class MuFidelity(FidelityBase):
         self._drop_cache: dict[Any, np.ndarray] = {}
         self._subset_cache: dict[Any, torch.Tensor] = {}
 
-    @property
-    def seed(self) -> int:
-        """Deprecated name of :attr:`random_state`."""
-        warn_renamed("seed", "random_state", self._owner, stacklevel=3)
-        return self.random_state
+    seed = RenamedAttribute("random_state")
 
     # ------------------------------------------------------------------ subsets
     def _groups(self, n_features: torch.Tensor) -> tuple[torch.Tensor | None, np.ndarray]:
