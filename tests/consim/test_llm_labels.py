@@ -113,6 +113,19 @@ def test_seed_is_a_deprecated_alias_of_random_state(lexicon, toy) -> None:
         LLMLabels(None, lexicon, extractor, sed=4)
 
 
+def test_classes_is_a_deprecated_alias_of_class_names(lexicon, toy) -> None:
+    extractor = NMF(n_concepts=2, random_state=0).fit(lexicon.activations(toy[0]))
+    with pytest.warns(DeprecationWarning, match=r"'classes' is deprecated .* use 'class_names'"):
+        old = LLMLabels(None, lexicon, extractor, classes=["a", "b", "c"], seed=0)
+    new = LLMLabels(None, lexicon, extractor, class_names=["a", "b", "c"])
+    assert old.class_names == ["a", "b", "c"] and old.messages(toy[0]) == new.messages(toy[0])
+    assert "The classes are: [a, b, c]" in new.messages(toy[0])[0].content
+    with pytest.warns(DeprecationWarning, match="class_names"):
+        assert new.classes == ["a", "b", "c"]
+    with pytest.raises(InvalidParameterError, match=r"'class_names' parameter of LLMLabels must be given"):
+        LLMLabels(None, lambda texts: lexicon.activations(texts), extractor).messages(toy[0])
+
+
 def test_llm_labels_errors(lexicon, toy) -> None:
     extractor = NMF(n_concepts=2, random_state=0).fit(lexicon.activations(toy[0]))
     with pytest.raises(NotFittedError, match="not fitted"):
