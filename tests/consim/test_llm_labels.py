@@ -116,7 +116,7 @@ def test_seed_is_a_deprecated_alias_of_random_state(lexicon, toy) -> None:
 def test_classes_is_a_deprecated_alias_of_class_names(lexicon, toy) -> None:
     extractor = NMF(n_concepts=2, random_state=0).fit(lexicon.activations(toy[0]))
     with pytest.warns(DeprecationWarning, match=r"'classes' is deprecated .* use 'class_names'"):
-        old = LLMLabels(None, lexicon, extractor, classes=["a", "b", "c"], seed=0)
+        old = LLMLabels(None, lexicon, extractor, classes=["a", "b", "c"])
     new = LLMLabels(None, lexicon, extractor, class_names=["a", "b", "c"])
     assert old.class_names == ["a", "b", "c"] and old.messages(toy[0]) == new.messages(toy[0])
     assert "The classes are: [a, b, c]" in new.messages(toy[0])[0].content
