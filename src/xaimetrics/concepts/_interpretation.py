@@ -218,14 +218,17 @@ class TopWords:
             >>> TopWords(None, None, variant="paper").tokenize("Paris, France!")
             ['paris', ',', 'france', '!']
         """
-        if self.tokenizer is not None:
-            return self.tokenizer(text)
-        return WordTokenizer(lowercase=self.lowercase, keep_punctuation=self.variant == "paper")(text)
+        return self._tokenizer()(text)
 
     def word_counts(self, texts: Sequence[str]) -> Counter[str]:
         """How often each word of :meth:`tokenize` occurs in ``texts``, stop words left out."""
         stop_words = stop_word_set(self.stop_words, "TopWords", lowercase=self.lowercase)
-        return count_words(texts, self.tokenize, stop_words)
+        return count_words(texts, self._tokenizer(), stop_words)
+
+    def _tokenizer(self) -> Callable[[str], list[str]]:
+        if self.tokenizer is not None:
+            return self.tokenizer
+        return WordTokenizer(lowercase=self.lowercase, keep_punctuation=self.variant == "paper")
 
     def frequent_words(self, counts: Counter[str]) -> list[tuple[str, int]]:
         """The words :meth:`fit` scores: at least ``min_frequency`` occurrences, most frequent first (ties by
