@@ -59,7 +59,7 @@ def test_tokenizer_errors() -> None:
         WordTokenizer(pattern="[a-")
 
 
-def test_both_families_export_the_same_tokenizer_and_encoder() -> None:
+def test_both_families_export_the_same_tokenizer() -> None:
     assert concepts.WordTokenizer is representation.WordTokenizer
     corpus = ReferenceCorpus.from_texts(["Well-made, well made."], tokenizer=WordTokenizer())
     assert corpus.document(0) == ["well-made", "well", "made"]
