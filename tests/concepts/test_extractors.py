@@ -16,13 +16,7 @@ from xaimetrics.exceptions import InvalidParameterError, NotFittedError
 N_SAMPLES, N_FEATURES, RANK = 60, 23, 6
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread() -> object:
-    """Tiny SAE fits are much faster on one thread when the 2 cores are shared; restore afterwards."""
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def low_rank(seed: int = 0, *, non_negative: bool = False) -> np.ndarray:

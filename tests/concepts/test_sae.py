@@ -9,14 +9,7 @@ import torch
 from xaimetrics.concepts import SAE
 from xaimetrics.exceptions import InvalidParameterError
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread() -> object:
-    """Tiny SAE fits are much faster on one thread when the 2 cores are shared; restore afterwards."""
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(previous)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def sparse_data(n: int = 400, p: int = 20, rank: int = 6, seed: int = 0) -> np.ndarray:

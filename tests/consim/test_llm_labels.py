@@ -9,7 +9,7 @@ import pytest
 
 from xaimetrics.concepts import NMF
 from xaimetrics.consim import ConSim, LLMLabels, o1ca, parse_label_proposals
-from xaimetrics.exceptions import NotFittedError, SimulatorError
+from xaimetrics.exceptions import InvalidParameterError, NotFittedError, SimulatorError
 from xaimetrics.simulators import ScriptedSimulator, SimulatorResponse
 
 PROPOSALS = {
@@ -73,9 +73,9 @@ def test_llm_labels_end_to_end(lexicon, toy) -> None:
     simulator = ScriptedSimulator(lambda messages: answer)
     activations = lexicon.activations(toy[0])
     extractor = NMF(n_concepts=3, random_state=0).fit(activations)
-    labels = LLMLabels(simulator, lexicon, extractor, n_labels=3, n_sentences=2, n_examples=4, seed=1).fit(
-        toy[0]
-    )
+    labels = LLMLabels(
+        simulator, lexicon, extractor, n_labels=3, n_sentences=2, n_examples=4, random_state=1
+    ).fit(toy[0])
     system, user = simulator.calls[0]
     assert (
         "The classes are: [World, Sports, Sci/Tech]" in system.content
@@ -96,6 +96,34 @@ def test_llm_labels_end_to_end(lexicon, toy) -> None:
         lexicon, extractor=extractor, interpretation=labels, activations=activations
     ).build_prompt(samples, prompt_type="E1")
     assert "For each concept, its label is:" in prompt.text and "'football'" in prompt.text
+
+
+def test_seed_is_a_deprecated_alias_of_random_state(lexicon, toy) -> None:
+    extractor = NMF(n_concepts=2, random_state=0).fit(lexicon.activations(toy[0]))
+    with pytest.warns(DeprecationWarning, match=r"'seed' is deprecated .* use 'random_state'"):
+        old = LLMLabels(None, lexicon, extractor, seed=4)
+    new = LLMLabels(None, lexicon, extractor, random_state=4)
+    assert old.random_state == 4 and old.messages(toy[0]) == new.messages(toy[0])
+    assert new.messages(toy[0]) != LLMLabels(None, lexicon, extractor, random_state=5).messages(toy[0])
+    with pytest.warns(DeprecationWarning, match="random_state"):
+        assert new.seed == 4
+    with pytest.raises(InvalidParameterError, match=r"'seed' parameter of LLMLabels must be left out"):
+        LLMLabels(None, lexicon, extractor, seed=4, random_state=5)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'sed'"):
+        LLMLabels(None, lexicon, extractor, sed=4)
+
+
+def test_classes_is_a_deprecated_alias_of_class_names(lexicon, toy) -> None:
+    extractor = NMF(n_concepts=2, random_state=0).fit(lexicon.activations(toy[0]))
+    with pytest.warns(DeprecationWarning, match=r"'classes' is deprecated .* use 'class_names'"):
+        old = LLMLabels(None, lexicon, extractor, classes=["a", "b", "c"])
+    new = LLMLabels(None, lexicon, extractor, class_names=["a", "b", "c"])
+    assert old.class_names == ["a", "b", "c"] and old.messages(toy[0]) == new.messages(toy[0])
+    assert "The classes are: [a, b, c]" in new.messages(toy[0])[0].content
+    with pytest.warns(DeprecationWarning, match="class_names"):
+        assert new.classes == ["a", "b", "c"]
+    with pytest.raises(InvalidParameterError, match=r"'class_names' parameter of LLMLabels must be given"):
+        LLMLabels(None, lambda texts: lexicon.activations(texts), extractor).messages(toy[0])
 
 
 def test_llm_labels_errors(lexicon, toy) -> None:

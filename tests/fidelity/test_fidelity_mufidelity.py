@@ -28,7 +28,7 @@ def test_matches_pearson_on_the_drawn_subsets(tabular_task):
     model, x = tabular_task
     x = x[:5]
     e = torch.randn(x.shape, generator=torch.Generator().manual_seed(1))
-    metric = MuFidelity(model, x, subset_percent=0.25, nb_samples=25, activation="softmax", seed=7)
+    metric = MuFidelity(model, x, subset_percent=0.25, nb_samples=25, activation="softmax", random_state=7)
     values = metric.evaluate_samples(e)
     predicted = model(x).argmax(1)
     for i in range(5):
@@ -47,9 +47,9 @@ def test_matches_pearson_on_the_drawn_subsets(tabular_task):
 def test_seeded_batch_size_independent_and_drops_reused(tabular_task):
     model, x = tabular_task
     e = torch.randn(x.shape, generator=torch.Generator().manual_seed(2))
-    a = MuFidelity(model, x, nb_samples=20, batch_size=7, seed=1)
-    b = MuFidelity(model, x, nb_samples=20, batch_size=None, seed=1)
-    c = MuFidelity(model, x, nb_samples=20, seed=2)
+    a = MuFidelity(model, x, nb_samples=20, batch_size=7, random_state=1)
+    b = MuFidelity(model, x, nb_samples=20, batch_size=None, random_state=1)
+    c = MuFidelity(model, x, nb_samples=20, random_state=2)
     np.testing.assert_allclose(a.evaluate_samples(e), b.evaluate_samples(e), atol=1e-6)
     assert not np.allclose(a.evaluate_samples(e), c.evaluate_samples(e))
     assert len(a._drop_cache) == 1
@@ -94,9 +94,24 @@ def test_constant_explanation_is_undefined():
         ({"subset_percent": 1.0}, r"'subset_percent' parameter of MuFidelity must be a number in \]0, 1\["),
         ({"nb_samples": 1}, r"'nb_samples' parameter of MuFidelity must be an integer ≥ 2"),
         ({"grid_size": 3}, r"'grid_size' parameter of MuFidelity must be None unless the inputs are images"),
-        ({"seed": -1}, r"'seed' parameter of MuFidelity must be an integer ≥ 0"),
+        ({"random_state": -1}, r"'random_state' parameter of MuFidelity must be an integer ≥ 0"),
+        ({"seed": 1, "random_state": 2}, r"'seed' parameter of MuFidelity must be left out"),
     ],
 )
 def test_bad_parameters(kwargs, match):
     with pytest.raises(InvalidParameterError, match=match):
         MuFidelity(make_linear([1.0, 2.0]), torch.ones(2, 2), **kwargs)
+
+
+def test_seed_is_a_deprecated_alias_of_random_state():
+    model, x = make_linear([1.0, 2.0, 3.0, 4.0]), torch.rand(3, 4, generator=torch.Generator().manual_seed(0))
+    explanation = torch.tensor([[4.0, 1.0, 3.0, 2.0]]).repeat(3, 1)
+    with pytest.warns(DeprecationWarning, match=r"MuFidelity: 'seed' is deprecated .* use 'random_state'"):
+        old = MuFidelity(model, x, nb_samples=10, seed=5)
+    new = MuFidelity(model, x, nb_samples=10, random_state=5)
+    assert old.random_state == 5
+    np.testing.assert_array_equal(old.evaluate_samples(explanation), new.evaluate_samples(explanation))
+    with pytest.warns(DeprecationWarning):
+        assert new.seed == 5
+    with pytest.raises(TypeError, match="unexpected keyword argument 'sede'"):
+        MuFidelity(model, x, sede=5)

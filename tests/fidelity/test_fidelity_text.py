@@ -177,7 +177,7 @@ def test_aopc_and_mufidelity_on_text(tiny_bert, tokenizer):
         explanation
     )
     assert np.isfinite(sufficiency)
-    mu = MuFidelity(tiny_bert, TEXTS[::2], tokenizer=tokenizer, nb_samples=16, seed=3)
+    mu = MuFidelity(tiny_bert, TEXTS[::2], tokenizer=tokenizer, nb_samples=16, random_state=3)
     values = mu.evaluate_samples(explanation[::2])
     assert values.shape == (2,) and np.all(np.abs(values) <= 1)
 

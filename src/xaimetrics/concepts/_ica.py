@@ -6,8 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from xaimetrics._validation import check_positive_int, invalid
-from xaimetrics.concepts._base import ConceptExtractor, to_numpy
+from xaimetrics.concepts._base import IterativeExtractor, to_numpy
 
 if TYPE_CHECKING:
     from xaimetrics._typing import Array
@@ -15,7 +14,7 @@ if TYPE_CHECKING:
 __all__ = ["ICA"]
 
 
-class ICA(ConceptExtractor):
+class ICA(IterativeExtractor):
     """Independent component analysis, ``t(a) = W(a − μ)`` and ``t⁻¹(u) = W⁺u + μ`` (ConSim paper, App. A.3).
 
     ``W`` (shape ``(n_concepts, n_features)``, whitening included) is the unmixing matrix of
@@ -47,31 +46,17 @@ class ICA(ConceptExtractor):
         True
     """
 
-    def __init__(
-        self,
-        *,
-        n_concepts: int | None = None,
-        random_state: int | None = None,
-        max_iter: int = 200,
-        tol: float = 1e-4,
-    ) -> None:
-        super().__init__(n_concepts=n_concepts, random_state=random_state)
-        self.max_iter = max_iter
-        self.tol = tol
-
     def _fit(self, A: Array) -> None:
         from sklearn.decomposition import FastICA
 
-        max_iter = check_positive_int(self.max_iter, "max_iter", "ICA")
-        if isinstance(self.tol, bool) or not isinstance(self.tol, int | float) or not self.tol > 0:
-            raise invalid("tol", "ICA", "a positive number", self.tol)
+        max_iter, tol = self._solver_options()
         data = to_numpy(A)
         k = self._resolve_n_concepts(min(data.shape), "min(n_samples, n_features)")
         model = FastICA(
             n_components=k,
             random_state=self.random_state,
             max_iter=max_iter,
-            tol=float(self.tol),
+            tol=tol,
             whiten="unit-variance",
         ).fit(data)
         self.unmixing_ = np.asarray(model.components_, dtype=data.dtype)

@@ -9,28 +9,29 @@ interpretation method of xaimetrics returns this shape, so prompts and reports t
 
 from __future__ import annotations
 
-import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from xaimetrics._validation import check_choice, check_positive_int, check_same_length, check_texts, invalid
-from xaimetrics.concepts._concept_model import check_matrix, to_numpy
+from xaimetrics._words import (
+    WordTokenizer,
+    count_words,
+    encode_texts,
+    most_frequent,
+    stop_word_set,
+    top_word_indices,
+)
+from xaimetrics.concepts._concept_model import check_matrix, h_of, to_numpy
 from xaimetrics.exceptions import NotFittedError
 
 if TYPE_CHECKING:
     from xaimetrics._typing import Array
 
 __all__ = ["ConceptInterpretation", "TopWords", "top_activating_examples"]
-
-#: The word tokenizer of :class:`TopWords`: runs of letters or digits, possibly joined by an apostrophe or a
-#: hyphen ("don't", "well-made"); words made of digits only are then dropped.
-WORD_PATTERN = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
-#: the tokenizer of ``TopWords(variant="paper")``: the same words, plus every punctuation mark as a token
-WORD_OR_PUNCTUATION_PATTERN = re.compile(WORD_PATTERN.pattern + r"|[^\w\s]|_")
 
 Variant = Literal["signed", "paper"]
 
@@ -70,10 +71,9 @@ def _select(
     may hold fewer than ``n``); otherwise (eq. 1) always ``n`` aligned, and ``n`` opposed whenever some score
     is negative. Ties keep the order of ``items``."""
     result: dict[int, ConceptInterpretation] = {}
+    highest, lowest = top_word_indices(scores, n, "positive"), top_word_indices(scores, n, "negative")
     for concept in range(scores.shape[1]):
-        column = scores[:, concept]
-        high = np.argsort(-column, kind="stable")[:n]
-        low = np.argsort(column, kind="stable")[:n]
+        column, high, low = scores[:, concept], highest[:, concept], lowest[:, concept]
         if signed:
             high = high[column[high] > 0]
             low = low[column[low] < 0]
@@ -130,9 +130,10 @@ class TopWords:
     concept is then interpreted by the ``n_words`` words with the highest (positive) activation and, when
     some words activate it negatively, the ``n_words`` with the lowest (negative) activation.
 
-    Tokenisation: :data:`WORD_PATTERN` (letters/digits, with inner apostrophes or hyphens), lower-cased
-    when ``lowercase``; numbers and stop words are dropped. The vocabulary is ordered by frequency (then
-    alphabetically), which also breaks ties between equal activations.
+    The steps are those of the library's one top-words pipeline (:mod:`xaimetrics._words`):
+    tokenisation by a :class:`WordTokenizer` (default: letters/digits with inner apostrophes or hyphens,
+    lower-cased when ``lowercase``, numbers dropped), stop words left out, the vocabulary ordered by
+    frequency (then alphabetically, which also breaks ties between equal activations).
 
     Two variants (``variant=``), documented in ``docs/consim.md``:
 
@@ -153,6 +154,9 @@ class TopWords:
         stop_words: words to leave out: ``None`` (keep all), ``"english"`` (scikit-learn's list) or a
             collection of words.
         variant: ``"signed"`` (default) or ``"paper"`` (eq. 1 with punctuation tokens), see above.
+        tokenizer: a :class:`WordTokenizer` or any callable ``text → words``; default
+            ``WordTokenizer(lowercase=lowercase, keep_punctuation=variant == "paper")``. When given,
+            ``lowercase`` only folds the stop words.
 
     Attributes (after :meth:`fit`):
         vocabulary_ (list[str]): the candidate words, most frequent first.
@@ -193,6 +197,7 @@ class TopWords:
         lowercase: bool = True,
         stop_words: str | Iterable[str] | None = None,
         variant: Variant = "signed",
+        tokenizer: Callable[[str], list[str]] | None = None,
     ) -> None:
         self.model = model
         self.extractor = extractor
@@ -202,6 +207,7 @@ class TopWords:
         self.lowercase = lowercase
         self.stop_words = stop_words
         self.variant = variant
+        self.tokenizer = tokenizer
 
     def tokenize(self, text: str) -> list[str]:
         """Split one text into the words counted by :meth:`fit`.
@@ -212,24 +218,22 @@ class TopWords:
             >>> TopWords(None, None, variant="paper").tokenize("Paris, France!")
             ['paris', ',', 'france', '!']
         """
-        if self.lowercase:
-            text = text.lower()
-        pattern = WORD_OR_PUNCTUATION_PATTERN if self.variant == "paper" else WORD_PATTERN
-        return [word for word in pattern.findall(text) if not word.isdigit()]
+        return self._tokenizer()(text)
 
     def word_counts(self, texts: Sequence[str]) -> Counter[str]:
         """How often each word of :meth:`tokenize` occurs in ``texts``, stop words left out."""
-        stop_words = self._stop_words()
-        return Counter(word for text in texts for word in self.tokenize(text) if word not in stop_words)
+        stop_words = stop_word_set(self.stop_words, "TopWords", lowercase=self.lowercase)
+        return count_words(texts, self._tokenizer(), stop_words)
+
+    def _tokenizer(self) -> Callable[[str], list[str]]:
+        if self.tokenizer is not None:
+            return self.tokenizer
+        return WordTokenizer(lowercase=self.lowercase, keep_punctuation=self.variant == "paper")
 
     def frequent_words(self, counts: Counter[str]) -> list[tuple[str, int]]:
         """The words :meth:`fit` scores: at least ``min_frequency`` occurrences, most frequent first (ties by
         word), at most ``max_vocabulary`` of them, with their counts."""
-        frequent = sorted(
-            ((word, count) for word, count in counts.items() if count >= self.min_frequency),
-            key=lambda item: (-item[1], item[0]),
-        )
-        return frequent[: self.max_vocabulary]
+        return most_frequent(counts.items(), min_count=self.min_frequency, max_words=self.max_vocabulary)
 
     def fit(self, inputs: Sequence[str]) -> TopWords:
         """Build the vocabulary from ``inputs`` (a list of texts), score every word, keep the top words.
@@ -244,6 +248,11 @@ class TopWords:
         min_frequency = check_positive_int(self.min_frequency, "min_frequency", owner)
         if self.max_vocabulary is not None:
             check_positive_int(self.max_vocabulary, "max_vocabulary", owner)
+        if self.tokenizer is not None and not callable(self.tokenizer):
+            raise invalid(
+                "tokenizer", owner, "None, a WordTokenizer or a callable text → words", self.tokenizer
+            )
+        h = h_of(self.model, owner)
         counts = self.word_counts(texts)
         frequent = self.frequent_words(counts)
         if not frequent:
@@ -257,15 +266,14 @@ class TopWords:
             )
         self.vocabulary_ = [word for word, _ in frequent]
         self.word_counts_ = np.array([count for _, count in frequent], dtype=np.int64)
-        scores = to_numpy(self.extractor.encode(self._activations(self.vocabulary_)))
-        if scores.ndim != 2 or scores.shape[0] != len(self.vocabulary_):
-            raise invalid(
-                "extractor",
-                owner,
-                f"an encoder returning one concept vector per word, shape ({len(self.vocabulary_)}, n_concepts)",
-                f"shape {tuple(scores.shape)}",
-            )
-        self.scores_ = scores.astype(np.float64)
+        self.scores_ = encode_texts(
+            lambda words: self.extractor.encode(h(words)),
+            self.vocabulary_,
+            batch_size=None,
+            owner=owner,
+            name="extractor",
+            item="word",
+        )
         self.interpretations_ = _select(
             self.scores_, self.vocabulary_, n_words, signed=self.variant == "signed"
         )
@@ -280,32 +288,3 @@ class TopWords:
         if not hasattr(self, "interpretations_"):
             raise NotFittedError("This TopWords is not fitted yet. Call 'fit' with the dataset texts first.")
         return dict(self.interpretations_)
-
-    def _activations(self, words: list[str]) -> Any:
-        if hasattr(self.model, "activations"):
-            return self.model.activations(words)
-        if callable(self.model):
-            return self.model(words)
-        raise invalid(
-            "model",
-            "TopWords",
-            "a split classifier with activations(texts) or a callable texts → activations",
-            self.model,
-        )
-
-    def _stop_words(self) -> frozenset[str]:
-        if self.stop_words is None:
-            return frozenset()
-        if isinstance(self.stop_words, str):
-            if self.stop_words != "english":
-                raise invalid(
-                    "stop_words",
-                    "TopWords",
-                    "None, 'english' or a collection of words",
-                    repr(self.stop_words),
-                )
-            from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-            return frozenset(ENGLISH_STOP_WORDS)
-        words = frozenset(self.stop_words)
-        return frozenset(word.lower() for word in words) if self.lowercase else words

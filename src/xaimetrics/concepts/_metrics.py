@@ -13,14 +13,7 @@ from typing import Any
 import numpy as np
 
 from xaimetrics._validation import check_positive_int, check_texts, invalid
-from xaimetrics.concepts._complexity import (
-    concept_activation_ratio,
-    concept_l0,
-    decoder_cosine_similarity,
-    decoder_covariance,
-    important_concept_ratio,
-    n_important_concepts,
-)
+from xaimetrics.concepts import _complexity as complexity
 from xaimetrics.concepts._concept_model import (
     ConceptModel,
     _GAsModel,
@@ -165,12 +158,12 @@ def concept_metrics(
     importance = normalize_importance(global_importance(phi.double(), concept_predictions, n_classes))
     return ConceptSpaceMetrics(
         n_concepts=int(concepts.shape[1]),
-        l0=concept_l0(concepts, atol),
-        activation_ratio=concept_activation_ratio(concepts, atol),
-        cosine_similarity=decoder_cosine_similarity(extractor.components_),
-        covariance=decoder_covariance(extractor.components_),
-        n_important=n_important_concepts(importance, threshold),
-        important_ratio=important_concept_ratio(importance, threshold),
+        l0=complexity.concept_l0(concepts, atol),
+        activation_ratio=complexity.concept_activation_ratio(concepts, atol),
+        cosine_similarity=complexity.decoder_cosine_similarity(extractor.components_),
+        covariance=complexity.decoder_covariance(extractor.components_),
+        n_important=complexity.n_important_concepts(importance, threshold),
+        important_ratio=complexity.important_concept_ratio(importance, threshold),
         latent_l2=latent_l2(activations, reconstructed),
         latent_relative_l2=latent_l2(activations, reconstructed, relative=True),
         logits_l2=logits_l2(logits, concept_logits),

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from xaimetrics._validation import check_positive_int, invalid
-from xaimetrics.concepts._base import ConceptExtractor, like, to_numpy
+from xaimetrics._validation import invalid
+from xaimetrics.concepts._base import IterativeExtractor, like, to_numpy
 
 if TYPE_CHECKING:
     from xaimetrics._typing import Array
@@ -30,7 +30,7 @@ def _check_non_negative(data: np.ndarray, owner: str) -> None:
         )
 
 
-class NMF(ConceptExtractor):
+class NMF(IterativeExtractor):
     """Non-negative matrix factorisation ``A ≈ UW`` with ``U, W ≥ 0`` (ConSim paper, App. A.3).
 
     ``W`` (shape ``(n_concepts, n_features)``) is learnt with :class:`sklearn.decomposition.NMF`
@@ -72,30 +72,14 @@ class NMF(ConceptExtractor):
         True
     """
 
-    def __init__(
-        self,
-        *,
-        n_concepts: int | None = None,
-        random_state: int | None = None,
-        max_iter: int = 200,
-        tol: float = 1e-4,
-    ) -> None:
-        super().__init__(n_concepts=n_concepts, random_state=random_state)
-        self.max_iter = max_iter
-        self.tol = tol
-
     def _fit(self, A: Array) -> np.ndarray:
         from sklearn.decomposition import NMF as SklearnNMF
 
-        max_iter = check_positive_int(self.max_iter, "max_iter", "NMF")
-        if isinstance(self.tol, bool) or not isinstance(self.tol, int | float) or not self.tol > 0:
-            raise invalid("tol", "NMF", "a positive number", self.tol)
+        max_iter, tol = self._solver_options()
         data = to_numpy(A)
         _check_non_negative(data, "NMF.fit")
         k = self._resolve_n_concepts(min(data.shape), "min(n_samples, n_features)")
-        model = SklearnNMF(
-            n_components=k, random_state=self.random_state, max_iter=max_iter, tol=float(self.tol)
-        )
+        model = SklearnNMF(n_components=k, random_state=self.random_state, max_iter=max_iter, tol=tol)
         concepts = model.fit_transform(data)
         self.estimator_ = model
         self.reconstruction_err_ = float(model.reconstruction_err_)

@@ -321,7 +321,7 @@ def _interpretation(
                 "LLM labels need a real simulator to propose them.",
             )
         _say("Asking the simulator for concept labels (o1CA)...")
-        return LLMLabels(simulator, model, extractor, classes=classes, seed=args.seed).fit(texts)
+        return LLMLabels(simulator, model, extractor, class_names=classes, random_state=args.seed).fit(texts)
     _say("Interpreting concepts with their top words...")
     return TopWords(
         model, extractor, min_frequency=args.min_frequency, stop_words="english",

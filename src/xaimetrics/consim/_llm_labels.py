@@ -18,7 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from xaimetrics._deprecation import RenamedAttribute, renamed_keyword
 from xaimetrics._validation import check_positive_int, check_texts, invalid
+from xaimetrics._words import encode_texts
 from xaimetrics.consim._parsing import _strip_reasoning
 from xaimetrics.exceptions import NotFittedError, SimulatorError
 
@@ -88,14 +90,7 @@ def o1ca(
     labels = list(label_sentences)
     groups = [check_texts(label_sentences[label], f"label_sentences[{label!r}]", owner) for label in labels]
     flat = [sentence for group in groups for sentence in group]
-    values = encode(flat)
-    if hasattr(values, "detach"):
-        values = values.detach().cpu().numpy()
-    values = np.asarray(values, dtype=np.float64)
-    if values.ndim != 2 or values.shape[0] != len(flat):
-        raise invalid(
-            "encode", owner, f"a function returning shape ({len(flat)}, n_concepts)", f"shape {values.shape}"
-        )
+    values = encode_texts(encode, flat, batch_size=None, owner=owner, name="encode")
     bounds = np.cumsum([0] + [len(group) for group in groups])
     scores = np.stack([values[bounds[j] : bounds[j + 1]].mean(axis=0) for j in range(len(labels))])
     best = scores.argmax(axis=0)
@@ -109,12 +104,15 @@ class LLMLabels:
         simulator: the LLM, anything with ``generate(messages)`` (see :mod:`xaimetrics.simulators`).
         model: the split classifier (``activations``, ``h``), or a callable ``texts → activations``.
         extractor: the fitted concept extractor (``encode``, ``t``).
-        classes: class names shown to the LLM (default: ``model.class_names`` when it has them).
+        class_names: class names shown to the LLM (default: ``model.class_names`` when it has them).
         n_labels: how many labels to ask for.
         n_sentences: representative sentences per label.
-        n_examples: dataset texts shown to the LLM (drawn with ``seed``, cut to 300 characters).
+        n_examples: dataset texts shown to the LLM (drawn with ``random_state``, cut to 300 characters).
         task: a one-line description of the task (default: generic text classification).
-        seed: seed of the example draw.
+        random_state: seed of the example draw.
+
+    ``classes`` and ``seed``, the former names of ``class_names`` and ``random_state``, still work for one
+    release, with a ``DeprecationWarning``.
 
     Attributes (after :meth:`fit`):
         proposals_ (dict[str, tuple[str, ...]]): the labels and sentences the LLM proposed.
@@ -130,7 +128,7 @@ class LLMLabels:
         >>> class Identity:
         ...     def encode(self, A):
         ...         return A
-        >>> labels = LLMLabels(ScriptedSimulator(lambda messages: answer), h, Identity(), classes=["neg", "pos"])
+        >>> labels = LLMLabels(ScriptedSimulator(lambda messages: answer), h, Identity(), class_names=["neg", "pos"])
         >>> labels.fit(["a great film", "so dull"]).concept_labels_
         {0: 'praise', 1: 'boredom'}
     """
@@ -141,22 +139,39 @@ class LLMLabels:
         model: Any,
         extractor: Any,
         *,
-        classes: Sequence[str] | None = None,
+        class_names: Sequence[str] | None = None,
         n_labels: int = 10,
         n_sentences: int = 5,
         n_examples: int = 10,
         task: str | None = None,
-        seed: int = 0,
+        random_state: int = 0,
+        **deprecated: Any,
     ) -> None:
+        owner = "LLMLabels"
+        class_names = renamed_keyword(
+            deprecated,
+            old="classes",
+            new="class_names",
+            value=class_names,
+            default=None,
+            owner=owner,
+            strict=False,
+        )
+        random_state = renamed_keyword(
+            deprecated, old="seed", new="random_state", value=random_state, default=0, owner=owner
+        )
         self.simulator = simulator
         self.model = model
         self.extractor = extractor
-        self.classes = classes
+        self.class_names = class_names
         self.n_labels = n_labels
         self.n_sentences = n_sentences
         self.n_examples = n_examples
         self.task = task
-        self.seed = seed
+        self.random_state = random_state
+
+    seed = RenamedAttribute("random_state")
+    classes = RenamedAttribute("class_names")
 
     def messages(self, inputs: Sequence[str]) -> list[Any]:
         """The chat messages asking the LLM for labels (shown for transparency and dry runs)."""
@@ -167,8 +182,8 @@ class LLMLabels:
         n_labels = check_positive_int(self.n_labels, "n_labels", owner)
         n_sentences = check_positive_int(self.n_sentences, "n_sentences", owner)
         n_examples = check_positive_int(self.n_examples, "n_examples", owner)
-        classes = self._classes()
-        rng = np.random.default_rng(self.seed)
+        classes = self._class_names()
+        rng = np.random.default_rng(self.random_state)
         picked = rng.permutation(len(texts))[: min(n_examples, len(texts))]
         examples = "\n".join(f"- {_one_line(texts[i])[:300]}" for i in sorted(picked))
         task = self.task or "classifying texts"
@@ -245,12 +260,12 @@ class LLMLabels:
             )
         return self.extractor.encode(activations)
 
-    def _classes(self) -> list[str]:
-        if self.classes is not None:
-            return [str(c) for c in self.classes]
+    def _class_names(self) -> list[str]:
+        if self.class_names is not None:
+            return [str(c) for c in self.class_names]
         if hasattr(self.model, "class_names"):
             return [str(c) for c in self.model.class_names]
-        raise invalid("classes", "LLMLabels", "given when the model has no class_names", None)
+        raise invalid("class_names", "LLMLabels", "given when the model has no class_names", None)
 
 
 def _one_line(text: str) -> str:

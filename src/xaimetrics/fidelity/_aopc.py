@@ -15,13 +15,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
 
 from xaimetrics._validation import invalid
-from xaimetrics.fidelity._base import Activation, FidelityBase, run_rows
+from xaimetrics.fidelity._base import FidelityBase, PerturbationOptions, run_rows
+from xaimetrics.fidelity._outputs import Activation
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["AOPCComprehensiveness", "AOPCSufficiency"]
 
@@ -41,11 +45,7 @@ class _AOPC(FidelityBase):
         thresholds: Sequence[float] = ERASER_THRESHOLDS,
         operator: Callable[..., Any] | None = None,
         activation: Activation = None,
-        *,
-        tokenizer: Any = None,
-        granularity: Literal["token", "word"] = "token",
-        max_length: int | None = None,
-        device: Any = None,
+        **options: Unpack[PerturbationOptions],
     ) -> None:
         values = (
             tuple(thresholds) if isinstance(thresholds, Sequence) and not isinstance(thresholds, str) else ()
@@ -57,19 +57,7 @@ class _AOPC(FidelityBase):
                 "thresholds", self._owner, "a non-empty sequence of fractions in ]0, 1]", thresholds
             )
         self.thresholds = tuple(float(t) for t in values)
-        super().__init__(
-            model,
-            inputs,
-            targets,
-            batch_size,
-            baseline_mode,
-            operator,
-            activation,
-            tokenizer=tokenizer,
-            granularity=granularity,
-            max_length=max_length,
-            device=device,
-        )
+        super().__init__(model, inputs, targets, batch_size, baseline_mode, operator, activation, **options)
 
     def _drops(self, explanations: Any) -> np.ndarray:
         """Score drops ``(n_samples, n_thresholds)``."""

@@ -3,7 +3,8 @@
 Every metric of this family asks the same question: *what does the model output when some features of each
 input are replaced by a baseline?* The answer is computed by one engine:
 
-1. a *perturber* (tensor or text, see ``_tensor.py`` and ``_text.py``) knows the inputs, their features and
+1. a *perturber* (tensor or text, see ``_tensor.py`` and ``_text.py``; both score outputs with the leaf
+   module ``_outputs.py``) knows the inputs, their features and
    how to build a perturbed batch from a boolean mask ``(rows, features)`` where ``True`` means "this feature
    shows its baseline value";
 2. a metric describes its *rows*: one ``(sample, mask)`` pair per forward pass it needs;
@@ -19,23 +20,22 @@ usually compared on the same metric object).
 from __future__ import annotations
 
 import math
-import os
-import sys
 import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 import numpy as np
 
 from xaimetrics._validation import check_choice, invalid
+from xaimetrics.fidelity._outputs import ACTIVATIONS, Activation
+from xaimetrics.fidelity._stacklevel import user_stacklevel
 
 if TYPE_CHECKING:
     import torch
 
 __all__ = [
-    "ACTIVATIONS",
     "FidelityBase",
-    "apply_activation",
+    "PerturbationOptions",
     "check_finite_scores",
     "feature_ranks",
     "is_text",
@@ -44,23 +44,21 @@ __all__ = [
     "run_rows",
     "step_counts",
     "trapezoid_auc",
-    "user_stacklevel",
     "warn_clamped",
 ]
 
-Activation = Literal["sigmoid", "softmax"] | None
-ACTIVATIONS = ("sigmoid", "softmax")
+
+class PerturbationOptions(TypedDict, total=False):
+    """The keyword-only options of every fidelity metric, passed on unchanged to :class:`FidelityBase`."""
+
+    tokenizer: Any
+    granularity: Literal["token", "word"]
+    max_length: int | None
+    device: Any
+
+
 #: Tolerance used when a fraction times a count should be an integer (0.29 * 100 is 28.999999999999996).
 _EPS = 1e-9
-
-
-def apply_activation(outputs: torch.Tensor, activation: Activation) -> torch.Tensor:
-    """Apply the optional output activation to model outputs of shape ``(batch, classes)``."""
-    if activation == "softmax":
-        return outputs.softmax(dim=-1)
-    if activation == "sigmoid":
-        return outputs.sigmoid()
-    return outputs
 
 
 def feature_ranks(scores: torch.Tensor) -> torch.Tensor:
@@ -209,7 +207,8 @@ def run_rows(
 class FidelityBase:
     """Constructor, validation and cached endpoints shared by every fidelity metric.
 
-    Subclasses set ``_owner`` (the public class name used in error messages) and implement their curves.
+    Subclasses set ``_owner`` (the public class name used in error messages), declare the public signature
+    with its defaults (Xplique's positional order) and implement their curves.
     """
 
     _owner = "FidelityBase"
@@ -219,11 +218,11 @@ class FidelityBase:
         self,
         model: Any,
         inputs: Any,
-        targets: Any = None,
-        batch_size: int | None = 64,
-        baseline_mode: Any = 0.0,
-        operator: Callable[..., Any] | None = None,
-        activation: Activation = None,
+        targets: Any,
+        batch_size: int | None,
+        baseline_mode: Any,
+        operator: Callable[..., Any] | None,
+        activation: Activation,
         *,
         tokenizer: Any = None,
         granularity: Literal["token", "word"] = "token",
@@ -332,14 +331,3 @@ def warn_clamped(owner: str, steps: int, n_clamped: int, n_total: int, smallest:
         UserWarning,
         stacklevel=user_stacklevel(),
     )
-
-
-def user_stacklevel() -> int:
-    """The ``stacklevel`` that points a warning at the first caller outside ``xaimetrics.fidelity``."""
-    package = os.path.dirname(os.path.abspath(__file__))
-    frame = sys._getframe(1)
-    level = 1
-    while frame.f_back is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
-        frame = frame.f_back
-        level += 1
-    return level

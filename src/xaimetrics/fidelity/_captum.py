@@ -25,7 +25,8 @@ import torch
 from xaimetrics._optional import import_optional
 from xaimetrics._validation import check_choice, invalid
 from xaimetrics.fidelity._base import is_text, run_rows
-from xaimetrics.fidelity._tensor import as_float_tensor, model_device, model_dtype, model_outputs
+from xaimetrics.fidelity._outputs import model_outputs
+from xaimetrics.fidelity._tensor import as_float_tensor, model_device, model_dtype
 
 __all__ = ["METHODS", "attribute"]
 

@@ -21,15 +21,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import torch
 
 from xaimetrics._validation import invalid
 from xaimetrics.fidelity._base import (
-    Activation,
     FidelityBase,
+    PerturbationOptions,
     n_perturbed,
     nominal_counts,
     run_rows,
@@ -37,6 +37,10 @@ from xaimetrics.fidelity._base import (
     trapezoid_auc,
     warn_clamped,
 )
+from xaimetrics.fidelity._outputs import Activation
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["Curves", "Deletion", "Insertion"]
 
@@ -91,11 +95,7 @@ class _CausalFidelity(FidelityBase):
         max_percentage_perturbed: float = 1.0,
         operator: Callable[..., Any] | None = None,
         activation: Activation = None,
-        *,
-        tokenizer: Any = None,
-        granularity: Literal["token", "word"] = "token",
-        max_length: int | None = None,
-        device: Any = None,
+        **options: Unpack[PerturbationOptions],
     ) -> None:
         owner = self._owner
         if isinstance(steps, bool) or not isinstance(steps, int) or not (steps == -1 or steps >= 1):
@@ -108,19 +108,7 @@ class _CausalFidelity(FidelityBase):
             raise invalid("max_percentage_perturbed", owner, "a number in ]0, 1]", max_percentage_perturbed)
         self.steps = steps
         self.max_percentage_perturbed = float(max_percentage_perturbed)
-        super().__init__(
-            model,
-            inputs,
-            targets,
-            batch_size,
-            baseline_mode,
-            operator,
-            activation,
-            tokenizer=tokenizer,
-            granularity=granularity,
-            max_length=max_length,
-            device=device,
-        )
+        super().__init__(model, inputs, targets, batch_size, baseline_mode, operator, activation, **options)
 
     def curves(self, explanations: Any) -> Curves:
         """Compute each sample's curve.

@@ -6,7 +6,7 @@ features (uniformly, without replacement) and correlate, over the subsets,
     sum_{j in S} e_j      with      g(f, x, y) − g(f, x with S set to the baseline, y)
 
 (Pearson correlation). The score is the mean correlation over inputs; higher is better. Subsets depend only
-on ``seed`` and the sample (never on ``batch_size`` nor on the explanation), so the output drops are computed
+on ``random_state`` and the sample (never on ``batch_size`` nor on the explanation), so the output drops are computed
 once per metric object and reused for every explanation evaluated with it.
 
 ``grid_size`` (images only) draws subsets of the cells of a ``grid_size × grid_size`` grid instead of single
@@ -18,13 +18,19 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
 
+from xaimetrics._deprecation import RenamedAttribute, renamed_keyword
 from xaimetrics._validation import invalid
-from xaimetrics.fidelity._base import Activation, FidelityBase, run_rows, user_stacklevel
+from xaimetrics.fidelity._base import FidelityBase, PerturbationOptions, run_rows
+from xaimetrics.fidelity._outputs import Activation
+from xaimetrics.fidelity._stacklevel import user_stacklevel
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["MuFidelity"]
 
@@ -42,7 +48,8 @@ class MuFidelity(FidelityBase):
             single pixels).
         subset_percent: fraction of the features (or cells) in each subset, in ]0, 1[.
         nb_samples: number of random subsets per input (≥ 2).
-        seed: seed of the subsets.
+        random_state: seed of the subsets (``seed``, its former name, still works for one release, with a
+            ``DeprecationWarning``).
 
     Example:
         >>> import torch
@@ -70,13 +77,19 @@ class MuFidelity(FidelityBase):
         operator: Callable[..., Any] | None = None,
         activation: Activation = None,
         *,
-        seed: int = 0,
-        tokenizer: Any = None,
-        granularity: Literal["token", "word"] = "token",
-        max_length: int | None = None,
-        device: Any = None,
+        random_state: int = 0,
+        **options: Unpack[PerturbationOptions],
     ) -> None:
         owner = self._owner
+        random_state = renamed_keyword(
+            options,  # type: ignore[arg-type]
+            old="seed",
+            new="random_state",
+            value=random_state,
+            default=0,
+            owner=owner,
+            strict=False,
+        )
         if (
             isinstance(subset_percent, bool)
             or not isinstance(subset_percent, int | float)
@@ -89,29 +102,19 @@ class MuFidelity(FidelityBase):
             isinstance(grid_size, bool) or not isinstance(grid_size, int) or grid_size < 1
         ):
             raise invalid("grid_size", owner, "None or an integer ≥ 1", grid_size)
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise invalid("seed", owner, "an integer ≥ 0", seed)
+        if isinstance(random_state, bool) or not isinstance(random_state, int) or random_state < 0:
+            raise invalid("random_state", owner, "an integer ≥ 0", random_state)
         self.grid_size = grid_size
         self.subset_percent = float(subset_percent)
         self.nb_samples = nb_samples
-        self.seed = seed
-        super().__init__(
-            model,
-            inputs,
-            targets,
-            batch_size,
-            baseline_mode,
-            operator,
-            activation,
-            tokenizer=tokenizer,
-            granularity=granularity,
-            max_length=max_length,
-            device=device,
-        )
+        self.random_state = random_state
+        super().__init__(model, inputs, targets, batch_size, baseline_mode, operator, activation, **options)
         if grid_size is not None and getattr(self._perturber, "inputs", torch.empty(0)).ndim != 4:
             raise invalid("grid_size", owner, "None unless the inputs are images (n, C, H, W)", grid_size)
         self._drop_cache: dict[Any, np.ndarray] = {}
         self._subset_cache: dict[Any, torch.Tensor] = {}
+
+    seed = RenamedAttribute("random_state")
 
     # ------------------------------------------------------------------ subsets
     def _groups(self, n_features: torch.Tensor) -> tuple[torch.Tensor | None, np.ndarray]:
@@ -132,7 +135,7 @@ class MuFidelity(FidelityBase):
         """Indices of the groups drawn, int64 ``(n_samples, nb_samples, m_max)``, padded with ``max(n_groups)``.
 
         Sample ``i`` draws ``m_i = max(1, round(subset_percent * n_groups[i]))`` distinct groups per run from
-        a generator seeded with ``(seed, i)``; computed once per metric and feature layout.
+        a generator seeded with ``(random_state, i)``; computed once per metric and feature layout.
         """
         key = tuple(int(g) for g in n_groups)
         cached = self._subset_cache.get(key)
@@ -150,7 +153,7 @@ class MuFidelity(FidelityBase):
             )
         drawn = np.full(shape, int(max(n_groups)), dtype=np.int64)
         for i, (n_i, m_i) in enumerate(zip(n_groups, sizes, strict=True)):
-            rng = np.random.default_rng([self.seed, i])
+            rng = np.random.default_rng([self.random_state, i])
             for run in range(self.nb_samples):
                 drawn[i, run, :m_i] = rng.choice(int(n_i), m_i, replace=False)
         subsets = torch.from_numpy(drawn)

@@ -18,18 +18,10 @@ import torch
 from xaimetrics._device import resolve_device
 from xaimetrics._validation import invalid
 from xaimetrics.exceptions import InvalidParameterError
-from xaimetrics.fidelity._base import Activation, apply_activation, user_stacklevel
+from xaimetrics.fidelity._outputs import Activation, Scorer, build_targets, model_outputs
+from xaimetrics.fidelity._stacklevel import user_stacklevel
 
-__all__ = [
-    "Scorer",
-    "TensorPerturber",
-    "as_float_tensor",
-    "build_targets",
-    "model_device",
-    "model_dtype",
-    "model_outputs",
-    "warn_if_training",
-]
+__all__ = ["TensorPerturber", "as_float_tensor", "model_device", "model_dtype", "warn_if_training"]
 
 
 def as_float_tensor(value: Any, name: str, owner: str) -> torch.Tensor:
@@ -44,95 +36,6 @@ def as_float_tensor(value: Any, name: str, owner: str) -> torch.Tensor:
     if not tensor.is_floating_point():
         tensor = tensor.to(torch.float32)
     return tensor
-
-
-def model_outputs(model: Callable[..., Any], *args: Any, **kwargs: Any) -> torch.Tensor:
-    """Call ``model`` and return a 2-D output tensor ``(batch, classes)`` (``.logits`` of HF outputs)."""
-    out = model(*args, **kwargs)
-    if hasattr(out, "logits"):
-        out = out.logits
-    elif isinstance(out, tuple | list):
-        out = out[0]
-    out = torch.as_tensor(out)
-    if out.ndim == 1:
-        out = out.unsqueeze(-1)
-    return out
-
-
-def build_targets(targets: Any, outputs: torch.Tensor, owner: str) -> torch.Tensor:
-    """Turn ``targets`` into a float weight matrix ``(n, classes)`` applied to the (activated) outputs.
-
-    ``None`` selects the predicted class (argmax of ``outputs``; weight 1 for single-output models); class
-    indices become one-hot rows; a 2-D array is used as given (one-hot labels or regression signs, as in
-    Xplique).
-    """
-    n, n_classes = outputs.shape
-    if targets is None:
-        if n_classes == 1:
-            return torch.ones_like(outputs)
-        return torch.nn.functional.one_hot(outputs.argmax(dim=-1), n_classes).to(outputs.dtype)
-    y = torch.as_tensor(np.asarray(targets.detach().cpu() if isinstance(targets, torch.Tensor) else targets))
-    if y.ndim == 2:
-        if tuple(y.shape) != (n, n_classes):
-            raise invalid(
-                "targets",
-                owner,
-                f"one row per input of width {n_classes} (the number of model outputs)",
-                f"shape {tuple(y.shape)}",
-                "Pass one-hot rows or class indices.",
-            )
-        return y.to(device=outputs.device, dtype=outputs.dtype)
-    if y.ndim != 1 or y.shape[0] != n:
-        raise invalid(
-            "targets", owner, f"{n} class indices or a ({n}, {n_classes}) array", f"shape {tuple(y.shape)}"
-        )
-    if n_classes == 1 and y.is_floating_point():
-        return y.to(device=outputs.device, dtype=outputs.dtype).unsqueeze(-1)
-    if y.is_floating_point():
-        if not torch.equal(y, y.round()):
-            raise invalid("targets", owner, "integer class indices", "non-integer values")
-        y = y.long()
-    if y.dtype == torch.bool or int(y.min()) < 0 or int(y.max()) >= n_classes:
-        raise invalid(
-            "targets",
-            owner,
-            f"class indices in [0, {n_classes - 1}]",
-            f"values in [{int(y.min())}, {int(y.max())}]",
-        )
-    return torch.nn.functional.one_hot(y.long(), n_classes).to(device=outputs.device, dtype=outputs.dtype)
-
-
-class Scorer:
-    """``g(f, x, y)``: the default ``sum(activation(f(x)) * y)`` or a user operator."""
-
-    def __init__(
-        self, call: Callable[[Any], torch.Tensor], activation: Activation, operator: Any, owner: str
-    ):
-        self._call = call
-        self._activation = activation
-        self._operator = operator
-        self._owner = owner
-
-    @property
-    def is_default(self) -> bool:
-        """Whether scores are ``sum(activated outputs * y)`` (so they can be derived from stored outputs)."""
-        return self._operator is None
-
-    def activated(self, x: Any) -> torch.Tensor:
-        return apply_activation(self._call(x), self._activation)
-
-    def __call__(self, x: Any, y: torch.Tensor) -> torch.Tensor:
-        if self._operator is None:
-            return (self.activated(x) * y).sum(dim=-1)
-        scores = torch.as_tensor(self._operator(self.activated, x, y)).reshape(-1)
-        if scores.shape[0] != y.shape[0]:
-            raise invalid(
-                "operator",
-                self._owner,
-                "a callable returning one score per input of the batch",
-                f"{scores.shape[0]} scores for {y.shape[0]} inputs",
-            )
-        return scores
 
 
 class TensorPerturber:

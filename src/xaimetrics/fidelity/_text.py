@@ -22,8 +22,8 @@ import torch
 
 from xaimetrics._device import resolve_device
 from xaimetrics._validation import check_choice, check_texts, invalid
-from xaimetrics.fidelity._base import Activation
-from xaimetrics.fidelity._tensor import Scorer, build_targets, model_outputs, warn_if_training
+from xaimetrics.fidelity._outputs import Activation, Scorer, build_targets, model_outputs
+from xaimetrics.fidelity._tensor import warn_if_training
 
 __all__ = ["TextPerturber", "resolve_text_model"]
 

@@ -20,6 +20,7 @@ Example:
     [1.0, -1.0]
 """
 
+from xaimetrics._words import WordTokenizer
 from xaimetrics.representation._agreement import (
     AlphaResult,
     HumanEvaluation,
@@ -92,6 +93,7 @@ __all__ = [
     "Target",
     "TargetCheck",
     "WindowCounts",
+    "WordTokenizer",
     "analyze_ratings",
     "band",
     "check_regression",

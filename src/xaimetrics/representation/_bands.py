@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
@@ -50,6 +50,37 @@ def defined_mean(scores: np.ndarray) -> float:
     """
     finite = scores[~np.isnan(scores)]
     return float(finite.mean()) if finite.size else float("nan")
+
+
+def none_if_nan(value: float | None) -> float | None:
+    """``value`` as a float, or ``None`` when it is NaN (or ``None``): JSON has no NaN."""
+    return None if value is None or math.isnan(value) else float(value)
+
+
+class DimensionScores:
+    """The mean and bands of a result holding one score per dimension (coherence, consistency, purity).
+
+    A subclass (a dataclass) names its metric of :data:`BANDS` in ``_band_metric`` and the attribute that
+    holds its scores, an array of shape ``(n_dimensions,)``, in ``_scores_attribute``.
+    """
+
+    _band_metric: ClassVar[str]
+    _scores_attribute: ClassVar[str] = "scores"
+
+    @property
+    def mean(self) -> float:
+        """Mean over the dimensions with a defined score (NaN if none)."""
+        return defined_mean(getattr(self, self._scores_attribute))
+
+    @property
+    def bands(self) -> list[str]:
+        """The band of each dimension's score."""
+        return [band(self._band_metric, s) for s in getattr(self, self._scores_attribute)]
+
+    def _score_summary(self) -> dict[str, Any]:
+        """The JSON-ready ``mean``, scores (under the attribute's name) and ``bands``, NaN as ``None``."""
+        scores = [none_if_nan(s) for s in getattr(self, self._scores_attribute)]
+        return {"mean": none_if_nan(self.mean), self._scores_attribute: scores, "bands": self.bands}
 
 
 def _band_index(metric: str, value: float) -> int | None:

@@ -20,14 +20,15 @@ scores ``log(ε / (p(a) p(b))) / -log ε``, not -1; words absent from the corpus
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from xaimetrics._validation import check_choice, check_positive_int, invalid
-from xaimetrics.representation._bands import band, defined_mean
+from xaimetrics._words import POLES, Pole, encode_words, top_word_indices
+from xaimetrics.representation._bands import DimensionScores, none_if_nan
 from xaimetrics.representation._cooccurrence import COUNTING_MODES, WindowCounts, count_windows
 from xaimetrics.representation._corpus import ReferenceCorpus
 
@@ -41,7 +42,6 @@ __all__ = [
 ]
 
 GENSIM_EPSILON = 1e-12
-Pole = Literal["abs", "positive", "negative"]
 
 
 def _as_numpy_2d(values: Any, name: str, owner: str) -> np.ndarray:
@@ -53,38 +53,11 @@ def _as_numpy_2d(values: Any, name: str, owner: str) -> np.ndarray:
     return array
 
 
-def encode_words(
-    encoder: Callable[[list[str]], Any], vocabulary: Sequence[str], *, batch_size: int = 256
-) -> np.ndarray:
-    """Encode each vocabulary word as a one-word text with ``encoder`` (texts → array ``(n, d)``).
-
-    Returns:
-        Array of shape ``(len(vocabulary), d)`` (numpy, float64).
-
-    Example:
-        >>> encode_words(lambda ws: [[len(w), w.count("a")] for w in ws], ["banana", "kiwi"]).tolist()
-        [[6.0, 3.0], [4.0, 0.0]]
-    """
-    batch_size = check_positive_int(batch_size, "batch_size", "encode_words")
-    words = list(vocabulary)
-    if not words:
-        raise invalid("vocabulary", "encode_words", "a non-empty list of words", "an empty list")
-    parts = []
-    for start in range(0, len(words), batch_size):
-        batch = words[start : start + batch_size]
-        part = _as_numpy_2d(encoder(batch), "encoder output", "encode_words")
-        if part.shape[0] != len(batch):
-            raise invalid(
-                "encoder", "encode_words", f"one row per word ({len(batch)})", f"{part.shape[0]} rows"
-            )
-        parts.append(part)
-    return np.concatenate(parts)
-
-
 def top_words(
     word_vectors: Any, vocabulary: Sequence[str], k: int = 20, *, pole: Pole = "abs"
 ) -> list[list[str]]:
-    """The ``k`` words that most activate each dimension, strongest first (ties: vocabulary order).
+    """The ``k`` words that most activate each dimension, strongest first (ties: vocabulary order); the
+    ranking step of the library's one top-words pipeline (:mod:`xaimetrics._words`, shared with TopWords).
 
     Args:
         word_vectors: array of shape ``(n_words, n_dimensions)``, the encoding of each vocabulary word.
@@ -104,7 +77,7 @@ def top_words(
         [['bad', 'car'], ['tree', 'good']]
     """
     values = _as_numpy_2d(word_vectors, "word_vectors", "top_words")
-    pole = check_choice(pole, "pole", "top_words", ("abs", "positive", "negative"))
+    pole = check_choice(pole, "pole", "top_words", POLES)
     vocabulary = list(vocabulary)
     if values.shape[0] != len(vocabulary):
         raise invalid(
@@ -124,8 +97,7 @@ def top_words(
         )
     if not np.isfinite(values).all():
         raise invalid("word_vectors", "top_words", "finite values", "NaN or infinite entries")
-    strength = {"abs": np.abs(values), "positive": values, "negative": -values}[pole]
-    order = np.argsort(-strength, axis=0, kind="stable")[:k]
+    order = top_word_indices(values, k, pole)
     return [[vocabulary[i] for i in order[:, d]] for d in range(values.shape[1])]
 
 
@@ -257,7 +229,7 @@ def topic_coherence(
 
 
 @dataclass
-class CoherenceResult:
+class CoherenceResult(DimensionScores):
     """Dim-Coherence@k of every dimension.
 
     Attributes:
@@ -283,14 +255,7 @@ class CoherenceResult:
     pole_scores: dict[str, np.ndarray] = field(default_factory=dict)
     pole_words: dict[str, list[list[str]]] = field(default_factory=dict)
 
-    @property
-    def mean(self) -> float:
-        """Mean over the dimensions with a defined score (NaN if none)."""
-        return defined_mean(self.scores)
-
-    @property
-    def bands(self) -> list[str]:
-        return [band("coherence", s) for s in self.scores]
+    _band_metric = "coherence"
 
     def to_frame(self) -> Any:
         """A pandas DataFrame, one row per dimension."""
@@ -312,9 +277,7 @@ class CoherenceResult:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary (NaN becomes ``None``)."""
         return {
-            "mean": _none_if_nan(self.mean),
-            "scores": [_none_if_nan(s) for s in self.scores],
-            "bands": self.bands,
+            **self._score_summary(),
             "top_words": self.top_words,
             "n_pairs": self.n_pairs.tolist(),
             "missing_words": self.missing_words,
@@ -324,13 +287,9 @@ class CoherenceResult:
             "n_windows": self.n_windows,
             "corpus": self.corpus_name,
             "dimension_names": self.dimension_names,
-            "pole_scores": {p: [_none_if_nan(s) for s in v] for p, v in self.pole_scores.items()},
+            "pole_scores": {p: [none_if_nan(s) for s in v] for p, v in self.pole_scores.items()},
             "pole_words": self.pole_words,
         }
-
-
-def _none_if_nan(value: float) -> float | None:
-    return None if value is None or np.isnan(value) else float(value)
 
 
 def dim_coherence(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from array import array
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -11,20 +10,22 @@ from functools import cached_property
 import numpy as np
 
 from xaimetrics._validation import check_texts, invalid
+from xaimetrics._words import WordTokenizer, most_frequent, stop_word_set
 
 __all__ = ["ReferenceCorpus", "tokenize"]
 
-_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+_TOKENIZER = WordTokenizer(joiners="'", keep_numbers=True)
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-case words (letters and digits, inner apostrophes kept), punctuation dropped.
+    """Lower-case words (letters and digits, inner apostrophes kept), punctuation dropped: the default
+    tokenizer of :class:`ReferenceCorpus`, ``WordTokenizer(joiners="'", keep_numbers=True)``.
 
     Example:
         >>> tokenize("It's a GREAT film -- isn't it? 10/10")
         ["it's", 'a', 'great', 'film', "isn't", 'it', '10', '10']
     """
-    return _WORD.findall(text.lower())
+    return _TOKENIZER(text)
 
 
 @dataclass(frozen=True, eq=False)
@@ -97,7 +98,8 @@ class ReferenceCorpus:
         tokenizer: Callable[[str], list[str]] | None = None,
         name: str = "corpus",
     ) -> ReferenceCorpus:
-        """Tokenise raw texts (default :func:`tokenize`) and build the corpus."""
+        """Tokenise raw texts (default :func:`tokenize`; any :class:`WordTokenizer` or callable
+        ``text → tokens``) and build the corpus."""
         texts = check_texts(texts, "texts", "ReferenceCorpus.from_texts")
         tokenizer = tokenizer or tokenize
         return cls.from_tokens((tokenizer(text) for text in texts), name=name)
@@ -182,22 +184,11 @@ class ReferenceCorpus:
             >>> corpus.frequent_words(min_count=2)
             ['cat']
         """
-        if stop_words == "english":
-            from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-            stop_words = ENGLISH_STOP_WORDS
-        elif isinstance(stop_words, str):
-            raise invalid(
-                "stop_words", "frequent_words", "'english', a collection of words or None", stop_words
-            )
-        stop = frozenset(stop_words or ())
+        stop = stop_word_set(stop_words, "frequent_words")
         counts = self.counts
-        keep = [
-            i
+        candidates = (
+            (word, int(counts[i]))
             for i in np.flatnonzero(counts >= min_count)
             if len(word := self.vocabulary[i]) >= min_length and word not in stop and not word.isdigit()
-        ]
-        keep.sort(key=lambda i: (-counts[i], self.vocabulary[i]))
-        if max_words is not None:
-            keep = keep[:max_words]
-        return [self.vocabulary[i] for i in keep]
+        )
+        return [word for word, _ in most_frequent(candidates, min_count=min_count, max_words=max_words)]

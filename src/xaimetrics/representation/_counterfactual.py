@@ -27,7 +27,7 @@ from typing import Any, Literal
 import numpy as np
 
 from xaimetrics._validation import check_choice, invalid
-from xaimetrics.representation._bands import band, defined_mean
+from xaimetrics.representation._bands import DimensionScores
 
 __all__ = ["ConsistencyResult", "concept_counterfactual_consistency", "counterfactual_consistency"]
 
@@ -41,7 +41,7 @@ def _numpy(values: Any) -> np.ndarray:
 
 
 @dataclass
-class ConsistencyResult:
+class ConsistencyResult(DimensionScores):
     """Counterfactual consistency per dimension.
 
     Attributes:
@@ -64,20 +64,12 @@ class ConsistencyResult:
     scales: np.ndarray
     undefined: dict[int, str] = field(default_factory=dict)
 
-    @property
-    def mean(self) -> float:
-        return defined_mean(self.scores)
-
-    @property
-    def bands(self) -> list[str]:
-        return [band("consistency", s) for s in self.scores]
+    _band_metric = "consistency"
 
     def to_dict(self) -> dict[str, Any]:
-        clean = [None if np.isnan(s) else float(s) for s in self.scores]
+        """JSON-ready summary (NaN becomes ``None``)."""
         return {
-            "mean": None if np.isnan(self.mean) else self.mean,
-            "scores": clean,
-            "bands": self.bands,
+            **self._score_summary(),
             "deltas": list(self.deltas),
             "dimensions": self.dimensions,
             "dimension_names": self.dimension_names,

@@ -17,13 +17,13 @@ from typing import Any, Literal
 import numpy as np
 
 from xaimetrics._validation import check_choice, invalid
-from xaimetrics.representation._bands import band, defined_mean
+from xaimetrics.representation._bands import DimensionScores
 
 __all__ = ["PurityResult", "dimension_purity"]
 
 
 @dataclass
-class PurityResult:
+class PurityResult(DimensionScores):
     """Purity of every dimension.
 
     Attributes:
@@ -43,19 +43,13 @@ class PurityResult:
     undefined: dict[int, str] = field(default_factory=dict)
     dropped_factors: list[str] = field(default_factory=list)
 
-    @property
-    def mean(self) -> float:
-        return defined_mean(self.purity)
-
-    @property
-    def bands(self) -> list[str]:
-        return [band("purity", p) for p in self.purity]
+    _band_metric = "purity"
+    _scores_attribute = "purity"
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary (NaN becomes ``None``)."""
         return {
-            "mean": None if np.isnan(self.mean) else self.mean,
-            "purity": [None if np.isnan(p) else float(p) for p in self.purity],
-            "bands": self.bands,
+            **self._score_summary(),
             "dominant_factor": self.dominant_factor,
             "factor_names": self.factor_names,
             "dimension_names": self.dimension_names,

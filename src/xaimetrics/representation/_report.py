@@ -15,15 +15,8 @@ from typing import Any
 import numpy as np
 
 from xaimetrics._optional import import_optional
+from xaimetrics.representation import _bands as bands
 from xaimetrics.representation._agreement import HumanEvaluation
-from xaimetrics.representation._bands import (
-    DEFAULT_TARGETS,
-    Target,
-    TargetCheck,
-    band,
-    check_targets,
-    status_mark,
-)
 from xaimetrics.representation._coherence import CoherenceResult
 from xaimetrics.representation._composite import CompositeScore, composite_score
 from xaimetrics.representation._counterfactual import ConsistencyResult
@@ -42,7 +35,7 @@ def _f(value: float | None, digits: int = 2) -> str:
     )
 
 
-def _measured(check: TargetCheck) -> str:
+def _measured(check: bands.TargetCheck) -> str:
     if check.value is None:
         return " (not measured)"
     if check.target.metric in ("coherence", "consistency"):
@@ -90,7 +83,7 @@ class InterpretabilityReport:
     dataset: str = "n/a"
     date: str = field(default_factory=lambda: _dt.date.today().isoformat())
     target_version: str = "v0.2"
-    targets: Mapping[str, Sequence[Target]] | None = None
+    targets: Mapping[str, Sequence[bands.Target]] | None = None
     title: str = "Interpretability Report"
     coherence: CoherenceResult | None = None
     consistency: ConsistencyResult | None = None
@@ -143,7 +136,7 @@ class InterpretabilityReport:
             out["composite.score"] = self.composite.score
         return out
 
-    def target_checks(self) -> list[TargetCheck]:
+    def target_checks(self) -> list[bands.TargetCheck]:
         """The checks of :attr:`target_version`'s targets against the measured metrics."""
         measured: dict[str, Any] = {}
         if self.coherence is not None:
@@ -156,10 +149,10 @@ class InterpretabilityReport:
             measured["alpha"] = self.human.alpha.alpha
         if self.composite is not None:
             measured["composite"] = self.composite.score
-        return check_targets(measured, self.target_version, self.targets)
+        return bands.check_targets(measured, self.target_version, self.targets)
 
     def _threshold(self, metric: str) -> float | None:
-        targets = DEFAULT_TARGETS if self.targets is None else self.targets
+        targets = bands.DEFAULT_TARGETS if self.targets is None else self.targets
         for target in targets.get(self.target_version, ()):
             if target.metric == metric:
                 return target.threshold
@@ -184,7 +177,9 @@ class InterpretabilityReport:
                 self.coherence.dimension_names, self.coherence.scores, self.coherence.top_words, strict=True
             ):
                 if math.isnan(score) or score <= coherence_limit:
-                    weak.setdefault(name, []).append(f"coherence {_f(score)} ({band('coherence', score)})")
+                    weak.setdefault(name, []).append(
+                        f"coherence {_f(score)} ({bands.band('coherence', score)})"
+                    )
                     actions.setdefault(name, []).append(
                         f"Inspect its top words ({', '.join(words[:6])}): split or merge the concept, or "
                         "regularise it towards sparser, more specific words"
@@ -294,7 +289,7 @@ class InterpretabilityReport:
                     {
                         "name": n,
                         "score": _f(s),
-                        "status": status_mark("coherence", s),
+                        "status": bands.status_mark("coherence", s),
                         "words": ", ".join(w[:8]),
                     }
                     for n, s, w in zip(c.dimension_names, c.scores, c.top_words, strict=True)
@@ -308,7 +303,7 @@ class InterpretabilityReport:
                 "target": target,
                 "mark": mark,
                 "rows": [
-                    {"name": n, "score": _f(s), "status": status_mark("consistency", s)}
+                    {"name": n, "score": _f(s), "status": bands.status_mark("consistency", s)}
                     for n, s in zip(r.dimension_names, r.scores, strict=True)
                 ],
             }
@@ -332,7 +327,12 @@ class InterpretabilityReport:
             ctx["purity"] = {
                 "average": _f(p.mean),
                 "rows": [
-                    {"name": n, "score": _f(s), "status": status_mark("purity", s), "factor": f or "n/a"}
+                    {
+                        "name": n,
+                        "score": _f(s),
+                        "status": bands.status_mark("purity", s),
+                        "factor": f or "n/a",
+                    }
                     for n, s, f in zip(p.dimension_names, p.purity, p.dominant_factor, strict=True)
                 ],
             }
