@@ -69,6 +69,10 @@ def test_method_dependent_accuracy_gives_the_expected_ranking(tmp_path):
     )
     assert summary.completed == len(grid.settings())
     frame = ResultsStore(tmp_path / "r.sqlite").to_frame()
+    # the run's usage is the sum of the results' usage records (the oracle counts words as tokens)
+    assert summary.usage.calls == summary.calls == len(frame)
+    assert summary.prompt_tokens == frame["prompt_tokens"].sum() > 0
+    assert summary.completion_tokens == frame["completion_tokens"].sum() > 0
     long = ranking_frame(frame)
     # baselines spread: NE1 → E1, NE2 → E2 and E3; U1 never ranked
     assert set(long["prompt_type"]) == {"E1", "E2", "E3"}

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from xaimetrics.concepts import NMF
-from xaimetrics.consim import ConSim, LLMLabels, o1ca, parse_label_proposals
+from xaimetrics.consim import ConSim, Explanation, LLMLabels, o1ca, parse_label_proposals
 from xaimetrics.exceptions import NotFittedError, SimulatorError
 from xaimetrics.simulators import ScriptedSimulator, SimulatorResponse
 
@@ -92,9 +92,8 @@ def test_llm_labels_end_to_end(lexicon, toy) -> None:
     assert {i.label for i in interpretation.values()} == set(PROPOSALS)
     # usable by ConSim: the prompt describes concepts by their labels
     samples = ConSim(lexicon).select_examples(toy[2], toy[3], n_lp=6, n_ep=6, seed=0)
-    prompt = ConSim(
-        lexicon, extractor=extractor, interpretation=labels, activations=activations
-    ).build_prompt(samples, prompt_type="E1")
+    explanation = Explanation(extractor=extractor, interpretation=labels, activations=activations)
+    prompt = ConSim(lexicon, explanation=explanation).build_prompt(samples, prompt_type="E1")
     assert "For each concept, its label is:" in prompt.text and "'football'" in prompt.text
 
 
