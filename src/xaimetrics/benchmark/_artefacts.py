@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from xaimetrics._validation import invalid
-from xaimetrics.benchmark._grid import BASELINE_METHOD, CONTROL_METHODS
+from xaimetrics.benchmark._grid import BASELINE_METHOD, CONTROL_METHODS, Setting
 
 __all__ = ["Artefacts", "Providers"]
 
@@ -363,35 +363,27 @@ class Artefacts:
 
         return self._once(("global_importances", dataset, model, method, n_concepts, seed), compute)
 
-    def explanation(
-        self,
-        dataset: str,
-        model: str,
-        method: str,
-        n_concepts: int,
-        seed: int,
-        interpretation: str = "top_words",
-        simulator: Any = None,
-        simulator_name: str = "",
-    ) -> Any:
-        """The :class:`~xaimetrics.consim.Explanation` a method shows: none for the baseline; a control's
-        words and importances (for the seed's samples); or a concept method's extractor, interpretation,
-        activations and ``Φ`` (ConSim adds the local importances of the samples)."""
+    def explanation(self, setting: Setting, simulator: Any = None) -> Any:
+        """The :class:`~xaimetrics.consim.Explanation` a setting's method shows: none for the baseline; a
+        control's words and importances (for the seed's samples); or a concept method's extractor,
+        interpretation (``llm_labels`` asks ``simulator``), activations and ``Φ`` (ConSim adds the local
+        importances of the samples)."""
         from xaimetrics.consim import Explanation
 
-        if method == BASELINE_METHOD:
+        s = setting
+        if s.method == BASELINE_METHOD:
             return Explanation()
-        if method in CONTROL_METHODS:
-            samples = self.samples(dataset, model, seed)
-            control = self.control(dataset, model, method, n_concepts, seed)
+        if s.method in CONTROL_METHODS:
+            samples = self.samples(s.dataset, s.model, s.seed)
+            control = self.control(s.dataset, s.model, s.method, s.n_concepts, s.seed)
             return Explanation(**control.prompt_arguments(samples.lp_texts, samples.ep_texts))
         return Explanation(
-            extractor=self.extractor(dataset, model, method, n_concepts, seed),
+            extractor=self.extractor(s.dataset, s.model, s.method, s.n_concepts, s.seed),
             interpretation=self.interpretation(
-                dataset, model, method, n_concepts, seed, interpretation, simulator, simulator_name
+                s.dataset, s.model, s.method, s.n_concepts, s.seed, s.interpretation, simulator, s.simulator
             ),
-            activations=self.activations(dataset, model)["fit"],
-            global_importances=self.global_importances(dataset, model, method, n_concepts, seed),
+            activations=self.activations(s.dataset, s.model)["fit"],
+            global_importances=self.global_importances(s.dataset, s.model, s.method, s.n_concepts, s.seed),
         )
 
 

@@ -42,15 +42,10 @@ def build_group_prompts(
     for setting in settings:
         kinds.setdefault(setting.interpretation, []).append(setting)
     prompts: dict[str, Any] = {}
-    for kind, of_kind in kinds.items():
+    for of_kind in kinds.values():
+        explanation = artefacts.explanation(of_kind[0], simulators.get(first.simulator))
         consim = ConSim(
-            model,
-            None,
-            list(pool.class_names),
-            explanation=artefacts.explanation(
-                first.dataset, first.model, first.method, first.n_concepts, first.seed, kind,
-                simulators.get(first.simulator), first.simulator,
-            ),
+            model, None, list(pool.class_names), explanation=explanation,
             max_sample_chars=artefacts.grid.max_sample_chars,
         )  # fmt: skip
         built = consim.build_prompts(samples, prompt_types=[s.label for s in of_kind])

@@ -33,12 +33,13 @@ from xaimetrics.benchmark._grid import Grid, Setting
 from xaimetrics.benchmark._group import ask, build_group_prompts, register_prompts, setting_row
 from xaimetrics.benchmark._store import ResultsStore
 from xaimetrics.simulators import Usage
+from xaimetrics.simulators._usage import UsageView
 
 __all__ = ["RunSummary", "build_group_prompts", "make_simulator", "run_grid", "setting_row"]
 
 
 @dataclass
-class RunSummary:
+class RunSummary(UsageView):
     """What a run did: settings in the grid, already stored, run now, failed; the simulators' :class:`Usage`
     (summed over the results, also read as ``calls``, ``cached_calls``, ``prompt_tokens``, ``completion_tokens``,
     ``total_tokens`` and ``cost_usd``); wall time."""
@@ -51,30 +52,6 @@ class RunSummary:
     wall_time_s: float = 0.0
     chosen_n_concepts: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
-
-    @property
-    def calls(self) -> int:
-        return self.usage.calls
-
-    @property
-    def cached_calls(self) -> int:
-        return self.usage.cached_calls
-
-    @property
-    def prompt_tokens(self) -> int:
-        return self.usage.prompt_tokens
-
-    @property
-    def completion_tokens(self) -> int:
-        return self.usage.completion_tokens
-
-    @property
-    def cost_usd(self) -> float:
-        return self.usage.cost_usd
-
-    @property
-    def total_tokens(self) -> int:
-        return self.usage.total_tokens
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -44,6 +44,20 @@ _CALL_KEYWORDS = (*(f.name for f in dataclasses.fields(Explanation)), "importanc
 _INIT_KEYWORDS = ("classes", "extractor", "interpretation", "activations")
 
 
+def _explanation_alias(name: str) -> property:
+    """A deprecated attribute of the previous façade that reads and writes ``ConSim.explanation.<name>``."""
+
+    def read(self: ConSim) -> Any:
+        warn_deprecated(f"attribute '{name}'", _OWNER, f"explanation.{name}")
+        return getattr(self.explanation, name)
+
+    def write(self: ConSim, value: Any) -> None:
+        warn_deprecated(f"attribute '{name}'", _OWNER, f"ConSim(..., explanation=Explanation({name}=...))")
+        self.explanation = dataclasses.replace(self.explanation, **{name: value})
+
+    return property(read, write, doc=f"Deprecated: ``explanation.{name}``.")
+
+
 class ConSim:
     """Concept-based simulatability (Poché et al. 2025): can a simulator predict f better with the explanation?
 
@@ -240,10 +254,10 @@ class ConSim:
         samples: ConSimSamples | Sequence[str],
         predictions: Any = None,
         *,
+        seed: int | None = None,
         prompt_type: PromptType | str = PromptType.E3_global_and_local_concepts_with_lp,
         anonymize_classes: bool | None = None,
         n_lp: int | None = None,
-        seed: int | None = None,
         **deprecated: Any,
     ) -> ConSimResult:
         """Run one ConSim setting and return its :class:`ConSimResult` (``score`` is eq. 5).
@@ -261,11 +275,11 @@ class ConSim:
         samples: ConSimSamples | Sequence[str],
         predictions: Any = None,
         *,
+        seed: int | None = None,
+        max_concurrency: int | None = None,
         prompt_types: Sequence[PromptType | str] | None = None,
         anonymize_classes: bool | None = None,
         n_lp: int | None = None,
-        seed: int | None = None,
-        max_concurrency: int | None = None,
         **deprecated: Any,
     ) -> list[ConSimResult]:
         """Run several prompt types on the same samples and explanation in **one** batched simulator call.
@@ -298,42 +312,9 @@ class ConSim:
         warn_deprecated("attribute 'classes'", _OWNER, "class_names")
         return None if self._class_names is None else list(self._class_names)
 
-    @property
-    def extractor(self) -> Any:
-        """Deprecated: ``explanation.extractor``."""
-        return self._explanation_field("extractor")
-
-    @extractor.setter
-    def extractor(self, value: Any) -> None:
-        self._set_explanation_field("extractor", value)
-
-    @property
-    def interpretation(self) -> Any:
-        """Deprecated: ``explanation.interpretation``."""
-        return self._explanation_field("interpretation")
-
-    @interpretation.setter
-    def interpretation(self, value: Any) -> None:
-        self._set_explanation_field("interpretation", value)
-
-    @property
-    def activations(self) -> Any:
-        """Deprecated: ``explanation.activations``."""
-        return self._explanation_field("activations")
-
-    @activations.setter
-    def activations(self, value: Any) -> None:
-        self._set_explanation_field("activations", value)
-
-    def _explanation_field(self, name: str) -> Any:
-        warn_deprecated(f"attribute '{name}'", _OWNER, f"explanation.{name}", stacklevel=3)
-        return getattr(self.explanation, name)
-
-    def _set_explanation_field(self, name: str, value: Any) -> None:
-        warn_deprecated(
-            f"attribute '{name}'", _OWNER, f"ConSim(..., explanation=Explanation({name}=...))", stacklevel=3
-        )
-        self.explanation = dataclasses.replace(self.explanation, **{name: value})
+    extractor = _explanation_alias("extractor")
+    interpretation = _explanation_alias("interpretation")
+    activations = _explanation_alias("activations")
 
     # -- internals -------------------------------------------------------------------------------------------
     def _call_configuration(self, keywords: dict[str, Any], owner: str) -> tuple[Explanation, float]:

@@ -18,6 +18,7 @@ from typing import Any
 from xaimetrics.consim._parsing import Status, count_of
 from xaimetrics.consim._prompt_types import PromptType
 from xaimetrics.simulators import ChatMessage, Usage
+from xaimetrics.simulators._usage import UsageView
 
 __all__ = ["DEGENERATE_SHARE", "DEGENERATE_SPREAD", "ConSimResult"]
 
@@ -28,7 +29,7 @@ DEGENERATE_SPREAD = 0.05
 
 
 @dataclass(frozen=True)
-class ConSimResult:
+class ConSimResult(UsageView):
     """One ConSim evaluation: the score, the per-sample answers, the prompt and the simulator accounting.
 
     Attributes:
@@ -113,30 +114,6 @@ class ConSimResult:
     def n_negated(self) -> int:
         """Invalid answers that negated a class (``not World News``)."""
         return count_of(self.invalid_reasons, "negated")
-
-    @property
-    def prompt_tokens(self) -> int:
-        return self.usage.prompt_tokens
-
-    @property
-    def completion_tokens(self) -> int:
-        return self.usage.completion_tokens
-
-    @property
-    def latency_s(self) -> float:
-        return self.usage.latency_s
-
-    @property
-    def cost_usd(self) -> float:
-        return self.usage.cost_usd
-
-    @property
-    def cached(self) -> bool:
-        return self.usage.cached
-
-    @property
-    def attempts(self) -> int:
-        return self.usage.attempts
 
     @property
     def is_upper_bound(self) -> bool:

@@ -17,7 +17,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from xaimetrics._validation import invalid
 from xaimetrics.exceptions import SimulatorError
-from xaimetrics.simulators._usage import Usage, UsageTracker
+from xaimetrics.simulators._usage import Usage, UsageTracker, UsageView
 
 __all__ = [
     "AnswerSchema",
@@ -157,7 +157,7 @@ class AnswerSchema:
 
 
 @dataclass(frozen=True, init=False)
-class SimulatorResponse:
+class SimulatorResponse(UsageView):
     """What a simulator answered, with the :class:`~xaimetrics.simulators.Usage` of the call.
 
     ``error`` is set (and ``text`` is empty) when the call failed for good after retries: ConSim then counts
@@ -222,34 +222,6 @@ class SimulatorResponse:
         object.__setattr__(self, "metadata", {} if metadata is None else metadata)
         object.__setattr__(self, "probabilities", probabilities)
         object.__setattr__(self, "usage", call)
-
-    @property
-    def prompt_tokens(self) -> int:
-        return self.usage.prompt_tokens
-
-    @property
-    def completion_tokens(self) -> int:
-        return self.usage.completion_tokens
-
-    @property
-    def latency_s(self) -> float:
-        return self.usage.latency_s
-
-    @property
-    def cost_usd(self) -> float:
-        return self.usage.cost_usd
-
-    @property
-    def cached(self) -> bool:
-        return self.usage.cached
-
-    @property
-    def attempts(self) -> int:
-        return self.usage.attempts
-
-    @property
-    def total_tokens(self) -> int:
-        return self.usage.total_tokens
 
     @property
     def ok(self) -> bool:

@@ -10,12 +10,14 @@ from __future__ import annotations
 import dataclasses
 import threading
 from dataclasses import asdict, dataclass
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from xaimetrics._deprecation import deprecated_attribute
 from xaimetrics._validation import invalid
 
-__all__ = ["Usage", "UsageTracker"]
+__all__ = ["Usage", "UsageTracker", "UsageView"]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,43 @@ class Usage:
 
     def as_dict(self) -> dict[str, float | int]:
         return {**asdict(self), "total_tokens": self.total_tokens}
+
+
+class _FromUsage(Generic[T]):
+    """A read-only attribute that reads the field of the same name from the owner's ``usage``."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: Any, owner: type | None = None) -> T:
+        if instance is None:
+            return self  # type: ignore[return-value]  # the descriptor itself, for class-level introspection
+        return getattr(instance.usage, self.name)
+
+
+class UsageView:
+    """The accounting attributes of an object with a ``usage`` record, read from it (never copied).
+
+    :class:`~xaimetrics.simulators.SimulatorResponse`, :class:`~xaimetrics.consim.ConSimResult` and
+    :class:`~xaimetrics.benchmark.RunSummary` carry one :class:`Usage` and keep these names for their readers.
+
+    Example:
+        >>> class Call(UsageView):
+        ...     usage = Usage.of_call(prompt_tokens=5, completion_tokens=2, attempts=3)
+        >>> Call().total_tokens, Call().attempts, Call().cached, Call().calls
+        (7, 3, False, 1)
+    """
+
+    usage: Usage
+    calls = _FromUsage[int]()
+    cached_calls = _FromUsage[int]()
+    prompt_tokens = _FromUsage[int]()
+    completion_tokens = _FromUsage[int]()
+    total_tokens = _FromUsage[int]()
+    latency_s = _FromUsage[float]()
+    cost_usd = _FromUsage[float]()
+    cached = _FromUsage[bool]()
+    attempts = _FromUsage[int]()
 
 
 class _HasUsage(Protocol):
