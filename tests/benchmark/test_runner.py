@@ -227,3 +227,17 @@ def test_credentials_in_base_url_reach_neither_the_store_nor_the_report(
     for path in files:
         assert secret.encode() not in path.read_bytes(), path
     assert secret not in repr(grid) and secret not in str(grid.to_dict())
+
+
+def test_artefacts_prompts_of_the_previous_release_still_work(tmp_path):
+    from xaimetrics.benchmark import Artefacts
+    from xaimetrics.benchmark._group import build_group_prompts
+
+    grid = toy_grid(seeds=(0,), methods=("PCA",), prompt_types=("E2",))
+    artefacts = Artefacts(grid, PROVIDERS, tmp_path)
+    settings = grid.settings()
+    built = build_group_prompts(artefacts, settings, {})
+    assert artefacts.stored_prompts(settings) is not None
+    with pytest.warns(DeprecationWarning, match=r"Use stored_prompts\(\) and store_prompts\(\) instead"):
+        again = artefacts.prompts(settings, lambda: pytest.fail("the stored prompts are reused"))
+    assert [p.text for _, p in again] == [p.text for _, p in built]

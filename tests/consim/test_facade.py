@@ -202,6 +202,10 @@ def test_old_attributes_warn_and_write_through_to_the_explanation(lexicon, sampl
         "The attribute 'classes'",
         "The attribute 'interpretation'",
     ]
+    _, caught = _recorded(lambda: setattr(consim, "classes", ["a", "b", "c"]))
+    assert consim.class_names == ["a", "b", "c"] and "Use ConSim(..., class_names=[...])" in str(
+        caught[0].message
+    )
 
 
 def test_old_names_are_aliases() -> None:

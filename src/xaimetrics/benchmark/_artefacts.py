@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from xaimetrics._deprecation import warn_deprecated
 from xaimetrics._validation import invalid
 from xaimetrics.benchmark._grid import BASELINE_METHOD, CONTROL_METHODS, Setting
 
@@ -277,6 +278,17 @@ class Artefacts:
         path = self._prompts_path(settings)
         if path is not None:
             _atomic_pickle(path, prompts)
+
+    def prompts(self, settings: list[Any], build: Callable[[], list[Any]]) -> list[Any]:
+        """Deprecated: :meth:`stored_prompts`, else ``build()`` then :meth:`store_prompts`."""
+        warn_deprecated(
+            "method prompts(settings, build)", "Artefacts", "stored_prompts() and store_prompts()"
+        )
+        stored = self.stored_prompts(settings)
+        if stored is None:
+            stored = build()
+            self.store_prompts(settings, stored)
+        return stored
 
     # -- concepts --------------------------------------------------------------------------------------------
     def extractor(self, dataset: str, model: str, method: str, n_concepts: int, seed: int) -> Any:

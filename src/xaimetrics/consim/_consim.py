@@ -137,7 +137,7 @@ class ConSim:
             raise invalid("class_names", _OWNER, "given when the model has no class_names", None)
         self.model = model
         self.simulator = simulator
-        self._class_names = None if class_names is None else [str(name) for name in class_names]
+        self._class_names = None if class_names is None else list(class_names)
         self.explanation = _with_keywords(explanation or Explanation(), deprecated, _OWNER, stacklevel=3)
         self.importance_threshold = importance_threshold
         self.max_sample_chars = max_sample_chars
@@ -311,6 +311,11 @@ class ConSim:
         """Deprecated: the given class names (use :attr:`class_names`)."""
         warn_deprecated("attribute 'classes'", _OWNER, "class_names")
         return None if self._class_names is None else list(self._class_names)
+
+    @classes.setter
+    def classes(self, value: Sequence[str] | None) -> None:
+        warn_deprecated("attribute 'classes'", _OWNER, "ConSim(..., class_names=[...])")
+        self._class_names = None if value is None else list(value)
 
     extractor = _explanation_alias("extractor")
     interpretation = _explanation_alias("interpretation")
