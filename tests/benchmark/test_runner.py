@@ -69,6 +69,10 @@ def test_method_dependent_accuracy_gives_the_expected_ranking(tmp_path):
     )
     assert summary.completed == len(grid.settings())
     frame = ResultsStore(tmp_path / "r.sqlite").to_frame()
+    # the run's usage is the sum of the results' usage records (the oracle counts words as tokens)
+    assert summary.usage.calls == summary.calls == len(frame)
+    assert summary.prompt_tokens == frame["prompt_tokens"].sum() > 0
+    assert summary.completion_tokens == frame["completion_tokens"].sum() > 0
     long = ranking_frame(frame)
     # baselines spread: NE1 → E1, NE2 → E2 and E3; U1 never ranked
     assert set(long["prompt_type"]) == {"E1", "E2", "E3"}
@@ -223,3 +227,17 @@ def test_credentials_in_base_url_reach_neither_the_store_nor_the_report(
     for path in files:
         assert secret.encode() not in path.read_bytes(), path
     assert secret not in repr(grid) and secret not in str(grid.to_dict())
+
+
+def test_artefacts_prompts_of_the_previous_release_still_work(tmp_path):
+    from xaimetrics.benchmark import Artefacts
+    from xaimetrics.benchmark._group import build_group_prompts
+
+    grid = toy_grid(seeds=(0,), methods=("PCA",), prompt_types=("E2",))
+    artefacts = Artefacts(grid, PROVIDERS, tmp_path)
+    settings = grid.settings()
+    built = build_group_prompts(artefacts, settings, {})
+    assert artefacts.stored_prompts(settings) is not None
+    with pytest.warns(DeprecationWarning, match=r"Use stored_prompts\(\) and store_prompts\(\) instead"):
+        again = artefacts.prompts(settings, lambda: pytest.fail("the stored prompts are reused"))
+    assert [p.text for _, p in again] == [p.text for _, p in built]

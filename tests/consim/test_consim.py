@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 import torch
 
 from fake_openai_server import Fault, perfect_consim_responder
 from xaimetrics.concepts import NMF, TopWords, global_importance, local_importance
-from xaimetrics.consim import ConSim, ConSimSamples, PromptType, render_prompt
+from xaimetrics.consim import ConSim, ConSimSamples, Explanation, PromptType, render_prompt
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.simulators import OpenAICompatibleSimulator, ScriptedSimulator
 
@@ -61,7 +63,7 @@ def test_perfect_simulator_over_http_scores_one(lexicon, samples, method, fake_o
     # the fixture's two halves disagree: a scorer comparing EP answers with LP predictions would fail
     assert not np.array_equal(samples.lp_predictions, samples.ep_predictions)
     extractor, words, activations = method
-    consim = ConSim(lexicon, extractor=extractor, interpretation=words, activations=activations)
+    consim = ConSim(lexicon, explanation=Explanation(extractor, words, activations))
     server = fake_openai_server(_responder(samples, consim))
     consim.simulator = _http(server)
     result = consim.evaluate(samples, prompt_type="E3")
@@ -74,7 +76,7 @@ def test_perfect_simulator_over_http_scores_one(lexicon, samples, method, fake_o
 
 def test_many_prompt_types_in_one_batch(lexicon, samples, method, fake_openai_server) -> None:
     extractor, words, activations = method
-    consim = ConSim(lexicon, extractor=extractor, interpretation=words, activations=activations)
+    consim = ConSim(lexicon, explanation=Explanation(extractor, words, activations))
     server = fake_openai_server(_responder(samples, consim), latency_s=0.05)
     consim.simulator = _http(server, max_concurrency=4)
     results = consim.evaluate_many(
@@ -134,7 +136,7 @@ def test_failures_are_counted_not_raised(lexicon, samples, fake_openai_server) -
 
 def test_importances_come_from_the_concept_pipeline(lexicon, samples, method) -> None:
     extractor, words, activations = method
-    consim = ConSim(lexicon, extractor=extractor, interpretation=words, activations=activations)
+    consim = ConSim(lexicon, explanation=Explanation(extractor, words, activations))
     prompt = consim.build_prompt(samples, prompt_type="U1")
     concepts = extractor.encode(activations)
     phi, f_co_predictions = local_importance(lexicon, concepts, extractor=extractor, return_predictions=True)
@@ -191,19 +193,19 @@ def test_scripted_simulator_gets_the_answer_schema(lexicon, samples) -> None:
 
 
 def test_simulator_without_answer_schema_support(samples) -> None:
-    class Plain:
+    class Plain:  # written before the Simulator protocol took answer_schema: works for one more release
         def generate(self, messages):
             return "Sample_20: World"
 
-    result = ConSim(None, Plain(), classes=["World", "Sports", "Sci/Tech"]).evaluate(
-        samples, prompt_type="NE2"
-    )
+    consim = ConSim(None, Plain(), class_names=["World", "Sports", "Sci/Tech"])
+    with pytest.warns(DeprecationWarning, match=r"generate\(messages, \*, answer_schema=None\)"):
+        result = consim.evaluate(samples, prompt_type="NE2")
     assert result.n_parsed == 1 and result.raw_answer == "Sample_20: World"
 
 
 def test_global_importances_are_computed_once(lexicon, samples, method, monkeypatch) -> None:
     extractor, words, activations = method
-    consim = ConSim(lexicon, extractor=extractor, interpretation=words, activations=activations)
+    consim = ConSim(lexicon, explanation=Explanation(extractor, words, activations))
     calls = []
     original = extractor.encode
     monkeypatch.setattr(extractor, "encode", lambda a: calls.append(len(a)) or original(a))
@@ -213,22 +215,16 @@ def test_global_importances_are_computed_once(lexicon, samples, method, monkeypa
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "message"),
+    ("prompt_type", "given", "message"),
     [
-        ({"prompt_type": "E3"}, "'activations' parameter of ConSim must be given to compute the global"),
-        (
-            {"prompt_type": "E3", "global_importances": np.ones((3, 4))},
-            "'extractor' parameter of ConSim must be given",
-        ),
-        (
-            {"prompt_type": "E1", "global_importances": np.ones((3, 4))},
-            "'interpretation' parameter of render_prompt",
-        ),
+        ("E3", {}, "'activations' parameter of ConSim must be given to compute the global"),
+        ("E3", {"global_importances": np.ones((3, 4))}, "'extractor' parameter of ConSim must be given"),
+        ("E1", {"global_importances": np.ones((3, 4))}, "'interpretation' parameter of render_prompt"),
     ],
 )
-def test_missing_explanation_errors(lexicon, samples, kwargs, message) -> None:
+def test_missing_explanation_errors(lexicon, samples, prompt_type, given, message) -> None:
     with pytest.raises(InvalidParameterError, match=message):
-        ConSim(lexicon).evaluate(samples, **kwargs)
+        ConSim(lexicon, explanation=Explanation(**given)).evaluate(samples, prompt_type=prompt_type)
 
 
 def test_other_errors(lexicon, samples) -> None:
@@ -237,7 +233,7 @@ def test_other_errors(lexicon, samples) -> None:
     with pytest.raises(InvalidParameterError, match="'predictions' parameter of ConSim"):
         ConSim(lexicon).evaluate(samples, samples.predictions)
     with pytest.raises(InvalidParameterError, match="'model' parameter of ConSim must be given"):
-        ConSim(None, classes=["a", "b"]).evaluate(["x", "y"])
+        ConSim(None, class_names=["a", "b"]).evaluate(["x", "y"])
     with pytest.raises(InvalidParameterError, match="'prompt_types' parameter"):
         ConSim(lexicon).evaluate_many(samples, prompt_types="E3")
 
@@ -267,13 +263,11 @@ def test_global_importances_follow_the_content_of_the_extractor_and_activations(
     activations = lexicon.activations(toy[0])
     extractor = getattr(concepts, kind)(n_concepts=3, random_state=0).fit(activations)
     interpretation = {i: f"concept {i}" for i in range(3)}
-    consim = ConSim(lexicon, extractor=extractor, interpretation=interpretation, activations=activations)
+    consim = ConSim(lexicon, explanation=Explanation(extractor, interpretation, activations))
     before = consim.build_prompt(samples, prompt_type="E1").text
     mutate(extractor, activations)
     after = consim.build_prompt(samples, prompt_type="E1").text
-    fresh = ConSim(
-        lexicon, extractor=extractor, interpretation=interpretation, activations=activations.clone()
-    )
+    fresh = ConSim(lexicon, explanation=Explanation(extractor, interpretation, activations.clone()))
     expected = fresh.build_prompt(samples, prompt_type="E1").text
     assert expected != before  # the mutation matters...
     assert after == expected  # ...and the cached importances follow it
@@ -281,11 +275,13 @@ def test_global_importances_follow_the_content_of_the_extractor_and_activations(
 
 def test_equal_content_is_a_cache_hit(lexicon, samples, method, monkeypatch) -> None:
     extractor, words, activations = method
-    consim = ConSim(lexicon, extractor=extractor, interpretation=words, activations=activations)
+    consim = ConSim(lexicon, explanation=Explanation(extractor, words, activations))
     calls = []
     original = extractor.encode
     monkeypatch.setattr(extractor, "encode", lambda a: calls.append(len(a)) or original(a))
     consim.build_prompt(samples, prompt_type="E1")
-    consim.build_prompt(samples, prompt_type="E1", activations=activations.clone())
-    consim.build_prompt(samples, prompt_type="E1", activations=activations.numpy().copy())
+    consim.explanation = dataclasses.replace(consim.explanation, activations=activations.clone())
+    consim.build_prompt(samples, prompt_type="E1")
+    consim.explanation = dataclasses.replace(consim.explanation, activations=activations.numpy().copy())
+    consim.build_prompt(samples, prompt_type="E1")
     assert len(calls) == 2  # a copy of the tensor hits the cache; a numpy array is other content

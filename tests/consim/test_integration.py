@@ -7,7 +7,7 @@ import time
 import pytest
 
 from xaimetrics.concepts import NMF, TopWords
-from xaimetrics.consim import ConSim
+from xaimetrics.consim import ConSim, Explanation
 
 pytestmark = pytest.mark.slow
 
@@ -24,9 +24,8 @@ def test_one_setting_with_the_local_gguf_simulator(lexicon, toy, local_simulator
     activations = lexicon.activations(toy[0])
     extractor = NMF(n_concepts=4, random_state=0).fit(activations)
     words = TopWords(lexicon, extractor, n_words=4, min_frequency=3).fit(toy[0])
-    consim = ConSim(
-        lexicon, local_simulator, extractor=extractor, interpretation=words, activations=activations
-    )
+    explanation = Explanation(extractor=extractor, interpretation=words, activations=activations)
+    consim = ConSim(lexicon, local_simulator, explanation=explanation)
     samples = consim.select_examples(toy[2], toy[3], seed=0)
     started = time.perf_counter()
     baseline, explained = consim.evaluate_many(samples, prompt_types=["NE2", "E3"])

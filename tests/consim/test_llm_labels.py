@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from xaimetrics.concepts import NMF
-from xaimetrics.consim import ConSim, LLMLabels, o1ca, parse_label_proposals
+from xaimetrics.consim import ConSim, Explanation, LLMLabels, o1ca, parse_label_proposals
 from xaimetrics.exceptions import InvalidParameterError, NotFittedError, SimulatorError
 from xaimetrics.simulators import ScriptedSimulator, SimulatorResponse
 
@@ -92,15 +92,16 @@ def test_llm_labels_end_to_end(lexicon, toy) -> None:
     assert {i.label for i in interpretation.values()} == set(PROPOSALS)
     # usable by ConSim: the prompt describes concepts by their labels
     samples = ConSim(lexicon).select_examples(toy[2], toy[3], n_lp=6, n_ep=6, seed=0)
-    prompt = ConSim(
-        lexicon, extractor=extractor, interpretation=labels, activations=activations
-    ).build_prompt(samples, prompt_type="E1")
+    explanation = Explanation(extractor=extractor, interpretation=labels, activations=activations)
+    prompt = ConSim(lexicon, explanation=explanation).build_prompt(samples, prompt_type="E1")
     assert "For each concept, its label is:" in prompt.text and "'football'" in prompt.text
 
 
 def test_seed_is_a_deprecated_alias_of_random_state(lexicon, toy) -> None:
     extractor = NMF(n_concepts=2, random_state=0).fit(lexicon.activations(toy[0]))
-    with pytest.warns(DeprecationWarning, match=r"'seed' is deprecated .* use 'random_state'"):
+    with pytest.warns(
+        DeprecationWarning, match=r"'seed' name of LLMLabels is deprecated .* Use 'random_state'"
+    ):
         old = LLMLabels(None, lexicon, extractor, seed=4)
     new = LLMLabels(None, lexicon, extractor, random_state=4)
     assert old.random_state == 4 and old.messages(toy[0]) == new.messages(toy[0])
@@ -115,7 +116,9 @@ def test_seed_is_a_deprecated_alias_of_random_state(lexicon, toy) -> None:
 
 def test_classes_is_a_deprecated_alias_of_class_names(lexicon, toy) -> None:
     extractor = NMF(n_concepts=2, random_state=0).fit(lexicon.activations(toy[0]))
-    with pytest.warns(DeprecationWarning, match=r"'classes' is deprecated .* use 'class_names'"):
+    with pytest.warns(
+        DeprecationWarning, match=r"'classes' name of LLMLabels is deprecated .* Use 'class_names'"
+    ):
         old = LLMLabels(None, lexicon, extractor, classes=["a", "b", "c"])
     new = LLMLabels(None, lexicon, extractor, class_names=["a", "b", "c"])
     assert old.class_names == ["a", "b", "c"] and old.messages(toy[0]) == new.messages(toy[0])

@@ -67,7 +67,7 @@ def test_scores_match_hand_computation() -> None:
 
 def test_consim_asks_for_probabilities_and_scores_them() -> None:
     simulator = ScriptedSimulator(lambda messages: _respond(messages))
-    consim = ConSim(None, simulator, classes=CLASSES, scoring="probability")
+    consim = ConSim(None, simulator, class_names=CLASSES, scoring="probability")
     result = consim.evaluate(
         ["dull", "fine", "great", "superb", "awful", "okay", "lovely"], [0, 1, 2, *EP_PREDICTIONS],
         prompt_type="NE2-a", n_lp=3,
@@ -76,7 +76,7 @@ def test_consim_asks_for_probabilities_and_scores_them() -> None:
     assert result.expected_accuracy == pytest.approx(_by_hand()[0])
     # accuracy mode sends the plain schema (the cache keys of text answers never change)
     plain = ScriptedSimulator(lambda messages: _respond(messages))
-    ConSim(None, plain, classes=CLASSES).evaluate(
+    ConSim(None, plain, class_names=CLASSES).evaluate(
         ["dull", "fine", "great", "superb", "awful", "okay", "lovely"], [0, 1, 2, *EP_PREDICTIONS],
         prompt_type="NE2-a", n_lp=3,
     )  # fmt: skip
@@ -92,9 +92,9 @@ def test_probability_scoring_needs_a_capable_simulator() -> None:
     with pytest.raises(
         InvalidParameterError, match="'scoring' parameter of ConSim must be 'accuracy' for a simulator"
     ):
-        ConSim(None, TextOnly(), classes=CLASSES, scoring="probability")
+        ConSim(None, TextOnly(), class_names=CLASSES, scoring="probability")
     with pytest.raises(InvalidParameterError, match="'scoring' parameter of ConSim"):
-        ConSim(None, None, classes=CLASSES, scoring="logits")
+        ConSim(None, None, class_names=CLASSES, scoring="logits")
 
 
 @pytest.mark.parametrize(

@@ -244,7 +244,7 @@ def test_consim_selection_never_shows_an_lp_text_again_in_ep() -> None:
     texts = [f"text {i % 30}" for i in range(120)]  # every text four times
     labels = [i % 2 for i in range(120)]
     predictions = [(i // 2) % 2 for i in range(120)]
-    consim = ConSim(None, classes=["negative", "positive"])
+    consim = ConSim(None, class_names=["negative", "positive"])
     for seed in range(20):
         samples = consim.select_examples(
             texts, labels, predictions, n_lp=6, n_ep=6, seed=seed, balance="relaxed"

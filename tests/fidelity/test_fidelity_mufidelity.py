@@ -106,7 +106,9 @@ def test_bad_parameters(kwargs, match):
 def test_seed_is_a_deprecated_alias_of_random_state():
     model, x = make_linear([1.0, 2.0, 3.0, 4.0]), torch.rand(3, 4, generator=torch.Generator().manual_seed(0))
     explanation = torch.tensor([[4.0, 1.0, 3.0, 2.0]]).repeat(3, 1)
-    with pytest.warns(DeprecationWarning, match=r"MuFidelity: 'seed' is deprecated .* use 'random_state'"):
+    with pytest.warns(
+        DeprecationWarning, match=r"'seed' name of MuFidelity is deprecated .* Use 'random_state'"
+    ):
         old = MuFidelity(model, x, nb_samples=10, seed=5)
     new = MuFidelity(model, x, nb_samples=10, random_state=5)
     assert old.random_state == 5

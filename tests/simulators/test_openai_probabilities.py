@@ -66,7 +66,7 @@ def test_expected_accuracy_through_consim_by_hand() -> None:
         "\n", "Sample", "_", "3", ":", (" negative", {" negative": 0.6, " positive": 0.3}),
     )  # fmt: skip
     with FakeOpenAIServer(respond, logprobs=logprobs) as server:
-        consim = ConSim(None, make(server), classes=["negative", "positive"], scoring="probability")
+        consim = ConSim(None, make(server), class_names=["negative", "positive"], scoring="probability")
         result = consim.evaluate(["dull", "fun", "great", "meh"], [0, 1, 1, 1], prompt_type="NE2")
     p2, p3 = 0.7 / 0.9, 0.3 / 0.9
     assert result.score == 0.5  # eq. 5 on the generated text

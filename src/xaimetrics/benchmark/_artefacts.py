@@ -22,7 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from xaimetrics._deprecation import warn_deprecated
 from xaimetrics._validation import invalid
+from xaimetrics.benchmark._grid import BASELINE_METHOD, CONTROL_METHODS, Setting
 
 __all__ = ["Artefacts", "Providers"]
 
@@ -247,7 +249,7 @@ class Artefacts:
 
             _, pool = self.data(dataset)
             arrays = self.activations(dataset, model)
-            consim = ConSim(None, None, classes=list(pool.class_names))
+            consim = ConSim(None, None, list(pool.class_names))
             return consim.select_examples(
                 list(pool.texts), pool.labels, arrays["predictions"], n_lp=self.grid.n_lp,
                 n_ep=self.grid.n_ep, seed=seed, balance=self.grid.balance,
@@ -255,21 +257,38 @@ class Artefacts:
 
         return self._once(("samples", dataset, model, seed), select)
 
-    def prompts(self, settings: list[Any], build: Callable[[], list[Any]]) -> list[Any]:
-        """The rendered prompts of a group of settings, built once and pickled (a resumed run reuses them)."""
+    def _prompts_path(self, settings: list[Any]) -> Path | None:
         g = self.grid
-        path = self._path(
+        return self._path(
             "prompts", sorted(s.key for s in settings), self.model_id(settings[0].dataset, settings[0].model),
             g.n_lp, g.n_ep, g.n_fit, g.pool_size, g.max_sample_chars, g.balance, g.options(settings[0].method),
             suffix=".pkl",
         )  # fmt: skip
-        if path is not None and path.is_file():
-            with open(path, "rb") as handle:
-                return pickle.load(handle)
-        built = build()
+
+    def stored_prompts(self, settings: list[Any]) -> list[Any] | None:
+        """The rendered prompts of a group of settings saved by :meth:`store_prompts` (``None``: not saved)."""
+        path = self._prompts_path(settings)
+        if path is None or not path.is_file():
+            return None
+        with open(path, "rb") as handle:
+            return pickle.load(handle)
+
+    def store_prompts(self, settings: list[Any], prompts: list[Any]) -> None:
+        """Save a group's rendered prompts (pickled), so that a resumed run reuses them."""
+        path = self._prompts_path(settings)
         if path is not None:
-            _atomic_pickle(path, built)
-        return built
+            _atomic_pickle(path, prompts)
+
+    def prompts(self, settings: list[Any], build: Callable[[], list[Any]]) -> list[Any]:
+        """Deprecated: :meth:`stored_prompts`, else ``build()`` then :meth:`store_prompts`."""
+        warn_deprecated(
+            "method prompts(settings, build)", "Artefacts", "stored_prompts() and store_prompts()"
+        )
+        stored = self.stored_prompts(settings)
+        if stored is None:
+            stored = build()
+            self.store_prompts(settings, stored)
+        return stored
 
     # -- concepts --------------------------------------------------------------------------------------------
     def extractor(self, dataset: str, model: str, method: str, n_concepts: int, seed: int) -> Any:
@@ -332,12 +351,56 @@ class Artefacts:
             from xaimetrics.consim import LLMLabels
 
             labels = LLMLabels(
-                simulator, self.model(dataset, model), extractor, classes=list(fit.class_names), seed=seed
+                simulator,
+                self.model(dataset, model),
+                extractor,
+                class_names=list(fit.class_names),
+                random_state=seed,
             )
             return labels.fit(list(fit.texts)).interpret()
 
         key = ("interpretation", dataset, model, method, n_concepts, seed, kind)
         return self._once((*key, simulator_name if kind == "llm_labels" else ""), interpret)
+
+    def global_importances(self, dataset: str, model: str, method: str, n_concepts: int, seed: int) -> Any:
+        """``Φ`` (eq. 4) of a fitted extractor on the concept-fit activations, computed once for every
+        interpretation and prompt type of the method."""
+
+        def compute() -> Any:
+            from xaimetrics.consim._explanation import global_importances_of
+
+            _, pool = self.data(dataset)
+            return global_importances_of(
+                self.model(dataset, model),
+                self.extractor(dataset, model, method, n_concepts, seed),
+                self.activations(dataset, model)["fit"],
+                len(pool.class_names),
+            )
+
+        return self._once(("global_importances", dataset, model, method, n_concepts, seed), compute)
+
+    def explanation(self, setting: Setting, simulator: Any = None) -> Any:
+        """The :class:`~xaimetrics.consim.Explanation` a setting's method shows: none for the baseline; a
+        control's words and importances (for the seed's samples); or a concept method's extractor,
+        interpretation (``llm_labels`` asks ``simulator``), activations and ``Φ`` (ConSim adds the local
+        importances of the samples)."""
+        from xaimetrics.consim import Explanation
+
+        s = setting
+        if s.method == BASELINE_METHOD:
+            return Explanation()
+        if s.method in CONTROL_METHODS:
+            samples = self.samples(s.dataset, s.model, s.seed)
+            control = self.control(s.dataset, s.model, s.method, s.n_concepts, s.seed)
+            return Explanation(**control.prompt_arguments(samples.lp_texts, samples.ep_texts))
+        return Explanation(
+            extractor=self.extractor(s.dataset, s.model, s.method, s.n_concepts, s.seed),
+            interpretation=self.interpretation(
+                s.dataset, s.model, s.method, s.n_concepts, s.seed, s.interpretation, simulator, s.simulator
+            ),
+            activations=self.activations(s.dataset, s.model)["fit"],
+            global_importances=self.global_importances(s.dataset, s.model, s.method, s.n_concepts, s.seed),
+        )
 
 
 def make_extractor(method: str, n_concepts: int, seed: int, **options: Any) -> Any:

@@ -2,7 +2,8 @@
 
 Each *group* of settings (dataset × model × method × k × seed × simulator) becomes one Ray task: the worker
 builds the group's prompts from the same :class:`~xaimetrics.benchmark.Artefacts` (sharing the artefact folder
-when the cluster shares a file system), asks the simulator and scores the answers; the driver writes every
+when the cluster shares a file system), asks the simulator and scores the answers with the functions of
+``_group.py``, as the local runner does (this module imports them, never the runner); the driver writes every
 returned row to the results store as tasks finish, so a crashed driver resumes exactly like the local backend.
 Results are identical to the local run: the prompts, the selection and the fits depend only on the grid and
 the seeds, never on where they run.
@@ -13,22 +14,32 @@ with ``ray.init(address=...)`` (and a ``runtime_env`` that can import your provi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from xaimetrics._optional import import_optional
+from xaimetrics.benchmark._artefacts import Artefacts
+from xaimetrics.benchmark._group import ask, build_group_prompts, register_prompts, setting_row
 
 __all__ = ["run_groups_on_ray"]
 
 # Per worker process: artefacts and simulators survive between the tasks a worker runs.
 _WORKER_STATE: dict[Any, Any] = {}
 
+#: ``(name, grid, providers, cache_path) -> simulator``: the runner's simulator factory, sent to the workers
+SimulatorFactory = Callable[[str, Any, Any, "Path | None"], Any]
 
-def _run_group(grid: Any, providers: Any, directory: Any, group: list[Any], cache: Path | None) -> list[Any]:
+
+def _run_group(
+    grid: Any,
+    providers: Any,
+    directory: Any,
+    group: list[Any],
+    cache: Path | None,
+    make_simulator: SimulatorFactory,
+) -> list[Any]:
     import concurrent.futures
-
-    from xaimetrics.benchmark._artefacts import Artefacts
-    from xaimetrics.benchmark._runner import ask, build_group_prompts, make_simulator, setting_row
 
     state_key = (repr(grid), str(directory))
     artefacts = _WORKER_STATE.get(("artefacts", state_key))
@@ -41,10 +52,7 @@ def _run_group(grid: Any, providers: Any, directory: Any, group: list[Any], cach
             _WORKER_STATE[key] = make_simulator(name, grid, providers, cache)
         simulators[name] = _WORKER_STATE[key]
     prompts = build_group_prompts(artefacts, group, simulators)
-    for setting, prompt in prompts:
-        register = getattr(simulators[setting.simulator], "register", None)
-        if callable(register):
-            register(setting, prompt)
+    register_prompts(simulators, prompts)
 
     def one(item: tuple[Any, Any]) -> Any:
         setting, prompt = item
@@ -57,15 +65,24 @@ def _run_group(grid: Any, providers: Any, directory: Any, group: list[Any], cach
 
 
 def run_groups_on_ray(
-    groups: list[list[Any]], artefacts: Any, store: Any, cache: Path | None, bar: Any
+    groups: list[list[Any]],
+    artefacts: Any,
+    store: Any,
+    cache: Path | None,
+    bar: Any,
+    make_simulator: SimulatorFactory,
 ) -> None:
-    """Run the groups as Ray tasks and store each returned row as soon as its task finishes."""
+    """Run the groups as Ray tasks and store each returned row as soon as its task finishes.
+
+    ``make_simulator`` builds a simulator from its grid name in each worker (a module-level function, so that
+    Ray sends it by reference).
+    """
     ray = import_optional("ray", extra="ray", caller="run_grid(backend='ray')")
     if not ray.is_initialized():
         ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False)
     task = ray.remote(_run_group)
     pending = [
-        task.remote(artefacts.grid, artefacts.providers, artefacts.directory, group, cache)
+        task.remote(artefacts.grid, artefacts.providers, artefacts.directory, group, cache, make_simulator)
         for group in groups
     ]
     while pending:

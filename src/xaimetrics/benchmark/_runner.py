@@ -22,39 +22,36 @@ import queue
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from xaimetrics._validation import invalid
 from xaimetrics.benchmark._artefacts import Artefacts, Providers
-from xaimetrics.benchmark._grid import BASELINE_METHOD, CONTROL_METHODS, Grid, Setting
+from xaimetrics.benchmark._grid import Grid, Setting
+from xaimetrics.benchmark._group import ask, build_group_prompts, register_prompts, setting_row
 from xaimetrics.benchmark._store import ResultsStore
+from xaimetrics.simulators import Usage
+from xaimetrics.simulators._usage import UsageView
 
 __all__ = ["RunSummary", "build_group_prompts", "make_simulator", "run_grid", "setting_row"]
 
 
 @dataclass
-class RunSummary:
-    """What a run did: settings in the grid, already stored, run now, failed; simulator totals; time."""
+class RunSummary(UsageView):
+    """What a run did: settings in the grid, already stored, run now, failed; the simulators' :class:`Usage`
+    (summed over the results, also read as ``calls``, ``cached_calls``, ``prompt_tokens``, ``completion_tokens``,
+    ``total_tokens`` and ``cost_usd``); wall time."""
 
     total: int = 0
     skipped: int = 0
     completed: int = 0
     failed: int = 0
-    calls: int = 0
-    cached_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
+    usage: Usage = field(default_factory=Usage)
     wall_time_s: float = 0.0
     chosen_n_concepts: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -85,87 +82,6 @@ def make_simulator(name: str, grid: Grid, providers: Providers, cache_path: Path
     return simulator
 
 
-def build_group_prompts(
-    artefacts: Artefacts, settings: list[Setting], simulators: Mapping[str, Any]
-) -> list[tuple[Setting, Any]]:
-    """The prompts of settings sharing dataset, model, method, number of concepts, seed and simulator."""
-    return artefacts.prompts(settings, lambda: _build_group_prompts(artefacts, settings, simulators))
-
-
-def _build_group_prompts(
-    artefacts: Artefacts, settings: list[Setting], simulators: Mapping[str, Any]
-) -> list[tuple[Setting, Any]]:
-    from xaimetrics.consim import ConSim
-
-    first = settings[0]
-    dataset, model_name, seed = first.dataset, first.model, first.seed
-    _, pool = artefacts.data(dataset)
-    samples = artefacts.samples(dataset, model_name, seed)
-    grid = artefacts.grid
-    out: list[tuple[Setting, Any]] = []
-    if first.method == BASELINE_METHOD:
-        consim = ConSim(None, None, classes=list(pool.class_names), max_sample_chars=grid.max_sample_chars)
-        for setting in settings:
-            out.append((setting, consim.build_prompt(samples, prompt_type=setting.label)))
-        return out
-    if first.method in CONTROL_METHODS:
-        control = artefacts.control(dataset, model_name, first.method, first.n_concepts, seed)
-        consim = ConSim(None, None, classes=list(pool.class_names), max_sample_chars=grid.max_sample_chars)
-        arguments = control.prompt_arguments(samples.lp_texts, samples.ep_texts)
-        for setting in settings:
-            out.append((setting, consim.build_prompt(samples, prompt_type=setting.label, **arguments)))
-        return out
-    model = artefacts.model(dataset, model_name)
-    extractor = artefacts.extractor(dataset, model_name, first.method, first.n_concepts, seed)
-    activations = artefacts.activations(dataset, model_name)["fit"]
-    consim = ConSim(
-        model, None, classes=list(pool.class_names), extractor=extractor, activations=activations,
-        max_sample_chars=grid.max_sample_chars,
-    )  # fmt: skip
-    for setting in settings:
-        interpretation = artefacts.interpretation(
-            dataset, model_name, setting.method, setting.n_concepts, seed, setting.interpretation,
-            simulators.get(setting.simulator), setting.simulator,
-        )  # fmt: skip
-        prompt = consim.build_prompt(samples, prompt_type=setting.label, interpretation=interpretation)
-        out.append((setting, prompt))
-    return out
-
-
-def setting_row(setting: Setting, result: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The store row and the JSON payload (prompt, answer, parse details) of a scored setting."""
-    row = {
-        "dataset": setting.dataset, "model": setting.model, "method": setting.method,
-        "n_concepts": setting.n_concepts, "interpretation": setting.interpretation,
-        "prompt_type": setting.prompt_type, "anonymized": setting.anonymized, "seed": setting.seed,
-        "simulator": setting.simulator, "phase": setting.phase, "is_upper_bound": result.is_upper_bound,
-        "score": result.accuracy, "n_samples": result.n_samples, "n_parsed": result.n_parsed,
-        "n_missing": result.n_missing, "n_invalid": result.n_invalid,
-        "prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens,
-        "cost_usd": result.cost_usd, "latency_s": result.latency_s, "cached": result.cached,
-        "error": result.error, "expected_accuracy": result.expected_accuracy, "log_loss": result.log_loss,
-        "brier": result.brier, "majority_share": result.majority_share, "degenerate": result.degenerate,
-        "n_concepts_shown": len(result.concept_ids), "scoring": setting.scoring,
-    }  # fmt: skip
-    payload = {"setting": setting.params(), "result": result.to_dict()}
-    return row, payload
-
-
-def ask(simulator: Any, setting: Setting, prompt: Any) -> tuple[Any, bool]:
-    """Call the simulator on one prompt and score it; ``(ConSimResult, ok)``. Never raises on a bad call."""
-    from xaimetrics.consim import score_response
-    from xaimetrics.consim._scoring import answer_schema
-    from xaimetrics.simulators import SimulatorResponse
-
-    try:
-        schema = answer_schema(prompt, setting.scoring)
-        response = simulator.generate(list(prompt.messages), answer_schema=schema)
-    except Exception as error:  # a simulator that raises: recorded as a failed call, retried next run
-        response = SimulatorResponse("", error=f"{type(error).__name__}: {error}")
-    result = score_response(prompt, response, seed=setting.seed)
-    return result, response.error is None
-
-
 class _Progress:
     """A progress bar (tqdm on stderr) with ETA and running token / cost totals; silent when disabled."""
 
@@ -183,11 +99,7 @@ class _Progress:
     def done(self, result: Any, ok: bool, setting: Setting) -> None:
         with self._lock:
             s = self.summary
-            s.calls += 1
-            s.cached_calls += int(result.cached)
-            s.prompt_tokens += result.prompt_tokens
-            s.completion_tokens += result.completion_tokens
-            s.cost_usd += result.cost_usd
+            s.usage += result.usage
             if ok:
                 s.completed += 1
             else:
@@ -291,7 +203,7 @@ def _run_phase(
         if backend == "ray":
             from xaimetrics.benchmark._ray import run_groups_on_ray
 
-            run_groups_on_ray(list(_groups(pending)), artefacts, store, cache, bar)
+            run_groups_on_ray(list(_groups(pending)), artefacts, store, cache, bar, make_simulator)
         else:
             _run_local(pending, artefacts, store, cache, bar, on_result)
     finally:
@@ -340,11 +252,9 @@ def _run_local(
         with concurrent.futures.ThreadPoolExecutor(max_workers=grid.concurrency) as pool:
             futures = []
             for group in _groups(pending):
-                for setting, prompt in build_group_prompts(artefacts, group, simulators):
-                    register = getattr(simulators[setting.simulator], "register", None)
-                    if callable(register):
-                        register(setting, prompt)
-                    futures.append(pool.submit(work, setting, prompt))
+                prompts = build_group_prompts(artefacts, group, simulators)
+                register_prompts(simulators, prompts)
+                futures.extend(pool.submit(work, setting, prompt) for setting, prompt in prompts)
             for future in futures:
                 future.result()
     finally:

@@ -10,8 +10,11 @@ each usable alone:
   ``"E3-a"``; :class:`PromptType` is the enum of the six); :func:`render_prompt` renders one (paper App. E);
 - :func:`parse_answers` — answers matched by sample id, robust to formatting noise;
 - :func:`score_response` → :class:`ConSimResult` — accuracy against f's EP predictions (eq. 5);
-- :class:`ConSim` — the façade that computes predictions and concept importances, renders, calls a
-  simulator (one call or a batch) and scores;
+  :func:`evaluate_prompts` — ask a simulator about rendered prompts (one batch) and score the answers;
+- :class:`Explanation` — one method's explanation (extractor, interpretation, activations, importances);
+- :class:`ConSim` — the façade, configured once with the model, the simulator, the class names and one
+  :class:`Explanation`, that computes predictions and concept importances, renders, calls the simulator
+  (one call or a batch) and scores the samples given to each call;
 - :class:`LLMLabels` / :func:`o1ca` — concept labels proposed by an LLM and aligned to concepts (eq. 2);
 - :class:`SurrogateWords` / :class:`RandomWords` — the positive and negative controls (explanations that
   do and do not carry information about f), rendered like concept explanations.
@@ -19,7 +22,8 @@ each usable alone:
 
 from __future__ import annotations
 
-from xaimetrics.consim._consim import ConSim, ConSimSamples
+from xaimetrics.consim._asking import evaluate_prompts
+from xaimetrics.consim._consim import DEFAULT_PROMPT_TYPES, ConSim, ConSimSamples
 from xaimetrics.consim._controls import (
     CONTROL_ROLES,
     CONTROLS,
@@ -28,6 +32,7 @@ from xaimetrics.consim._controls import (
     SurrogateWords,
     make_control,
 )
+from xaimetrics.consim._explanation import Explanation
 from xaimetrics.consim._llm_labels import LLMLabels, o1ca, parse_label_proposals
 from xaimetrics.consim._parsing import ParsedAnswers, parse_answers
 from xaimetrics.consim._prompt_types import (
@@ -39,19 +44,15 @@ from xaimetrics.consim._prompt_types import (
     prompt_label,
     resolve_prompt_type,
 )
-from xaimetrics.consim._rendering import ConSimPrompt, render_prompt
-from xaimetrics.consim._scoring import (
-    DEGENERATE_SHARE,
-    DEGENERATE_SPREAD,
-    SCORINGS,
-    ConSimResult,
-    score_response,
-)
+from xaimetrics.consim._rendering import render_prompt
+from xaimetrics.consim._result import DEGENERATE_SHARE, DEGENERATE_SPREAD, ConSimResult
+from xaimetrics.consim._scoring import SCORINGS, ConSimPrompt, score_response
 from xaimetrics.consim._selection import ExampleSelection, select_examples
 
 __all__ = [
     "CONTROLS",
     "CONTROL_ROLES",
+    "DEFAULT_PROMPT_TYPES",
     "DEGENERATE_SHARE",
     "DEGENERATE_SPREAD",
     "PROMPT_TYPES",
@@ -62,6 +63,7 @@ __all__ = [
     "ConSimSamples",
     "ControlKind",
     "ExampleSelection",
+    "Explanation",
     "LLMLabels",
     "ParsedAnswers",
     "PromptContent",
@@ -70,6 +72,7 @@ __all__ = [
     "PromptType",
     "RandomWords",
     "SurrogateWords",
+    "evaluate_prompts",
     "make_control",
     "o1ca",
     "parse_answers",

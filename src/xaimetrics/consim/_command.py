@@ -156,7 +156,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Execute ``xaimetrics consim`` with parsed arguments; returns the exit code."""
     from xaimetrics.concepts import make_extractor
-    from xaimetrics.consim import ConSim, PromptSetting
+    from xaimetrics.consim import ConSim, Explanation, PromptSetting
     from xaimetrics.data import augment_with_punctuation_splits, load_dataset
 
     _check_args(args)  # before the data and the model load (tens of seconds)
@@ -172,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
     if args.pool_samples is not None:
         test = test.sample(args.pool_samples, seed=args.seed)
     model = _load_model(args)
-    consim = ConSim(model, None, classes=test.class_names, max_sample_chars=args.max_sample_chars)
+    consim = ConSim(model, None, class_names=test.class_names, max_sample_chars=args.max_sample_chars)
     samples = consim.select_examples(
         test.texts, test.labels, n_lp=args.n_lp, n_ep=args.n_ep, seed=args.seed, balance=args.balance
     )
@@ -185,12 +185,11 @@ def run(args: argparse.Namespace) -> int:
         texts = augment_with_punctuation_splits(fit.texts)[0] if args.augment else list(fit.texts)
         _say(f"Fitting {_method(args)} with {args.n_concepts} concepts on {len(texts)} texts...")
         activations = model.activations(texts)
-        consim.extractor = make_extractor(_method(args), args.n_concepts, random_state=args.seed).fit(
-            activations
-        )
-        consim.activations = activations
-        consim.interpretation = _interpretation(
-            args, model, consim.extractor, texts, test.class_names, simulator
+        extractor = make_extractor(_method(args), args.n_concepts, random_state=args.seed).fit(activations)
+        consim.explanation = Explanation(
+            extractor=extractor,
+            interpretation=_interpretation(args, model, extractor, texts, test.class_names, simulator),
+            activations=activations,
         )
 
     prompts = [consim.build_prompt(samples, prompt_type=s.label) for s in settings]

@@ -8,6 +8,7 @@ is a plain bound on normalised importances; local importances (E3, U1) come from
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import inspect
 from collections.abc import Sequence
@@ -15,43 +16,72 @@ from typing import Any
 
 import numpy as np
 
+from xaimetrics._deprecation import deprecated_attribute, warn_deprecated
 from xaimetrics._validation import check_texts, invalid
-from xaimetrics.consim._explanation import Explanation, global_importances_of, local_importances_of
+from xaimetrics.consim._asking import evaluate_prompts
+from xaimetrics.consim._explanation import (
+    DEFAULT_BATCH_SIZE,
+    Explanation,
+    global_importances_of,
+    local_importances_of,
+)
 from xaimetrics.consim._prompt_types import PromptType, resolve_prompt_type
-from xaimetrics.consim._rendering import ConSimPrompt, render_prompt
+from xaimetrics.consim._rendering import render_prompt
+from xaimetrics.consim._result import ConSimResult
 from xaimetrics.consim._samples import ConSimSamples, as_class_ids
-from xaimetrics.consim._scoring import ConSimResult, Scoring, answer_schema, check_scoring, score_response
+from xaimetrics.consim._scoring import ConSimPrompt, Scoring, check_scoring
 from xaimetrics.consim._selection import Balance, select_examples
 
-__all__ = ["ConSim", "ConSimSamples"]
+__all__ = ["DEFAULT_PROMPT_TYPES", "ConSim", "ConSimSamples"]
 
 _OWNER = "ConSim"
+#: the paper's five prompt types (U1, the upper bound, is asked for by name)
+_PAPER_PROMPT_TYPES = ("NE1", "E1", "NE2", "E2", "E3")
 #: the prompt types :meth:`ConSim.evaluate_many` runs by default: the paper's five, plain and anonymised
-DEFAULT_SETTINGS = ("NE1", "E1", "NE2", "E2", "E3", "NE1-a", "E1-a", "NE2-a", "E2-a", "E3-a")
+DEFAULT_PROMPT_TYPES = (*_PAPER_PROMPT_TYPES, *(f"{name}-a" for name in _PAPER_PROMPT_TYPES))
+#: the per-call keywords of the old façade that now belong to the configuration (one release of grace)
+_CALL_KEYWORDS = (*(f.name for f in dataclasses.fields(Explanation)), "importance_threshold")
+_INIT_KEYWORDS = ("classes", "extractor", "interpretation", "activations")
+
+
+def _explanation_alias(name: str) -> property:
+    """A deprecated attribute of the previous façade that reads and writes ``ConSim.explanation.<name>``."""
+
+    def read(self: ConSim) -> Any:
+        warn_deprecated(f"attribute '{name}'", _OWNER, f"explanation.{name}")
+        return getattr(self.explanation, name)
+
+    def write(self: ConSim, value: Any) -> None:
+        warn_deprecated(f"attribute '{name}'", _OWNER, f"ConSim(..., explanation=Explanation({name}=...))")
+        self.explanation = dataclasses.replace(self.explanation, **{name: value})
+
+    return property(read, write, doc=f"Deprecated: ``explanation.{name}``.")
 
 
 class ConSim:
     """Concept-based simulatability (Poché et al. 2025): can a simulator predict f better with the explanation?
 
+    Configuration once, data per call (like a scikit-learn estimator or a torchmetrics metric): the model,
+    the simulator, the class names, **one** :class:`Explanation`, the importance threshold and the scoring
+    are given here; the samples, the prompt types and the seed are given to each call.
+
     Step 1, :meth:`select_examples`: LP/EP samples (classes uniform, half predicted wrongly, seeded).
     Step 2, :meth:`evaluate` (one prompt type) or :meth:`evaluate_many` (several in one batched call):
-    computes what the prompt type needs (global importances ``Φ`` on the concept-fit activations, local
-    importances of the LP — and for U1 the EP — samples, for the class f predicted), renders the prompt,
-    asks the simulator, parses by sample id and scores against f's EP predictions. Compare each score with
-    its baseline (NE1 without LP, NE2 with LP) on the same samples, over several seeds (the paper uses 5).
+    computes what the prompt type needs and the explanation does not give (global importances ``Φ`` on the
+    concept-fit activations, local importances of the LP — and for U1 the EP — samples, for the class f
+    predicted), renders the prompt, asks the simulator, parses by sample id and scores against f's EP
+    predictions. Compare each score with its baseline (NE1 without LP, NE2 with LP) on the same samples, over
+    several seeds (the paper uses 5). :meth:`build_prompts` renders without asking; :meth:`evaluate_prompts`
+    asks about prompts rendered before.
 
     Args:
         model: the split classifier ``f = g∘h`` (``predict``, ``activations``, ``logits_from_activations``,
-            ``class_names``). Optional when predictions and importances are all passed explicitly.
-        simulator: anything with ``generate(messages, *, answer_schema=None)`` (see
-            :mod:`xaimetrics.simulators`). Without one, :meth:`evaluate` returns the prompt and the
-            references (``score=None``).
-        classes: class names (default: ``model.class_names``).
-        extractor: default fitted concept extractor (``encode``/``decode``).
-        interpretation: default ``{concept_id: description}`` or a fitted object with ``interpret()``
-            (:class:`~xaimetrics.concepts.TopWords`, :class:`LLMLabels`).
-        activations: default concept-fit activations ``A`` of shape ``(n, p)``, on which the global
-            importances ``Φ`` (eq. 4) are computed.
+            ``class_names``). Optional when predictions and importances are all given.
+        simulator: a :class:`~xaimetrics.simulators.Simulator` (``generate(messages, *, answer_schema)``).
+            Without one, :meth:`evaluate` returns the prompt and the references (``score=None``).
+        class_names: class names (default: ``model.class_names``).
+        explanation: the method's :class:`Explanation` (extractor, interpretation, activations and any
+            importances it gives); ``None`` for the no-explanation baselines only.
         importance_threshold: ``τ`` on normalised importances (paper: 0.05).
         max_sample_chars: cut sample texts longer than this in prompts (``None``: keep them whole).
         batch_size: batch size for the importance computations.
@@ -60,10 +90,13 @@ class ConSim:
             :attr:`ConSimResult.expected_accuracy`, ``log_loss`` and ``brier`` (the simulator must support
             them, e.g. :class:`~xaimetrics.simulators.LlamaCppSimulator`).
 
+    The keywords ``classes``, ``extractor``, ``interpretation`` and ``activations`` of the previous release
+    still work (with a :class:`DeprecationWarning`); docs/consim.md has the migration table.
+
     Example:
         >>> from xaimetrics.simulators import ScriptedSimulator
         >>> consim = ConSim(None, ScriptedSimulator(lambda m: "Sample_2: positive\\nSample_3: negative"),
-        ...                 classes=["negative", "positive"])
+        ...                 class_names=["negative", "positive"])
         >>> result = consim.evaluate(["dull", "fun", "great", "meh"], [0, 1, 1, 1], prompt_type="NE2")
         >>> result.score, result.references, result.answers
         (0.5, {'2': 'positive', '3': 'positive'}, {'2': 'positive', '3': 'negative'})
@@ -75,45 +108,55 @@ class ConSim:
         self,
         model: Any = None,
         simulator: Any = None,
-        classes: Sequence[str] | None = None,
+        class_names: Sequence[str] | None = None,
         *,
-        extractor: Any = None,
-        interpretation: Any = None,
-        activations: Any = None,
+        explanation: Explanation | None = None,
         importance_threshold: float = 0.05,
         max_sample_chars: int | None = None,
-        batch_size: int = 256,
+        batch_size: int = DEFAULT_BATCH_SIZE,
         scoring: Scoring = "accuracy",
+        **deprecated: Any,
     ) -> None:
+        _check_keywords(deprecated, _INIT_KEYWORDS, "ConSim()")
+        if "classes" in deprecated:
+            if class_names is not None:
+                raise invalid("classes", _OWNER, "not given together with class_names", "both")
+            warn_deprecated("'classes' parameter", _OWNER, "class_names=[...]")
+            class_names = deprecated.pop("classes")
         if simulator is not None and not callable(getattr(simulator, "generate", None)):
             raise invalid(
                 "simulator", _OWNER, "None or an object with generate(messages)", type(simulator).__name__
             )
+        if explanation is not None and not isinstance(explanation, Explanation):
+            raise invalid(
+                "explanation", _OWNER, "an Explanation or None", type(explanation).__name__,
+                "Pass explanation=Explanation(extractor=..., interpretation=..., activations=...).",
+            )  # fmt: skip
         check_scoring(scoring, simulator, _OWNER)
-        if model is not None and classes is None and not hasattr(model, "class_names"):
-            raise invalid("classes", _OWNER, "given when the model has no class_names", None)
+        if model is not None and class_names is None and not hasattr(model, "class_names"):
+            raise invalid("class_names", _OWNER, "given when the model has no class_names", None)
         self.model = model
         self.simulator = simulator
-        self.classes = list(classes) if classes is not None else None
-        self.extractor = extractor
-        self.interpretation = interpretation
-        self.activations = activations
+        self._class_names = None if class_names is None else list(class_names)
+        self.explanation = _with_keywords(explanation or Explanation(), deprecated, _OWNER, stacklevel=3)
         self.importance_threshold = importance_threshold
         self.max_sample_chars = max_sample_chars
         self.batch_size = batch_size
         self.scoring = scoring
         self._global_cache: list[tuple[tuple[str, str, int], Any]] = []
 
-    # -- step 1 ----------------------------------------------------------------------------------------------
     @property
     def class_names(self) -> list[str]:
-        """The class names used in prompts."""
-        if self.classes is not None:
-            return list(self.classes)
+        """The class names used in prompts (given, or the model's)."""
+        if self._class_names is not None:
+            return list(self._class_names)
         if self.model is not None and hasattr(self.model, "class_names"):
             return [str(name) for name in self.model.class_names]
-        raise invalid("classes", _OWNER, "given (or a model with class_names)", None, "Pass classes=[...].")
+        raise invalid(
+            "class_names", _OWNER, "given (or a model with class_names)", None, "Pass class_names=[...]."
+        )
 
+    # -- step 1 ----------------------------------------------------------------------------------------------
     def select_examples(
         self,
         inputs: Sequence[str],
@@ -162,6 +205,35 @@ class ConSim:
         )
 
     # -- step 2 ----------------------------------------------------------------------------------------------
+    def build_prompts(
+        self,
+        samples: ConSimSamples | Sequence[str],
+        predictions: Any = None,
+        *,
+        prompt_types: Sequence[PromptType | str] | None = None,
+        anonymize_classes: bool | None = None,
+        n_lp: int | None = None,
+        **deprecated: Any,
+    ) -> list[ConSimPrompt]:
+        """Render the prompts of several prompt types on the same samples (no simulator call).
+
+        ``samples`` is a :class:`ConSimSamples`, or Interpreto-style LP-then-EP texts with ``predictions``
+        (``n_lp`` defaults to half). Importances the explanation does not give are computed once and shared
+        by all prompts. ``prompt_types`` takes names with the ``-a`` suffix for anonymised classes (default:
+        NE1, E1, NE2, E2, E3, plain and anonymised); ``anonymize_classes=True`` anonymises every one of them
+        (default then: the five, each once).
+
+        Example:
+            >>> consim = ConSim(class_names=["negative", "positive"])
+            >>> prompts = consim.build_prompts(["dull", "fun", "great"], [0, 1, 1], prompt_types=["NE1", "NE2"],
+            ...                                anonymize_classes=True, n_lp=1)
+            >>> [p.label for p in prompts], prompts[1].reference_answer
+            (['NE1-a', 'NE2-a'], 'Sample_1: Class_1\\nSample_2: Class_1')
+        """
+        explanation, threshold = self._call_configuration(deprecated, "ConSim.build_prompts")
+        kinds = _prompt_types(prompt_types, anonymize_classes, "ConSim.build_prompts")
+        return self._build(samples, predictions, kinds, n_lp, explanation, threshold)
+
     def build_prompt(
         self,
         samples: ConSimSamples | Sequence[str],
@@ -170,162 +242,99 @@ class ConSim:
         prompt_type: PromptType | str = PromptType.E3_global_and_local_concepts_with_lp,
         anonymize_classes: bool | None = None,
         n_lp: int | None = None,
-        extractor: Any = None,
-        interpretation: Any = None,
-        activations: Any = None,
-        global_importances: Any = None,
-        lp_local_importances: Any = None,
-        ep_local_importances: Any = None,
-        concept_ids: Sequence[int] | None = None,
-        importance_threshold: float | None = None,
+        **deprecated: Any,
     ) -> ConSimPrompt:
-        """Compute what ``prompt_type`` needs and render its prompt (no simulator call).
-
-        ``samples`` is a :class:`ConSimSamples`, or Interpreto-style LP-then-EP texts with ``predictions``
-        (``n_lp`` defaults to half). Explicit ``global_importances`` / ``*_local_importances`` win over
-        computing them; otherwise they come from ``extractor`` (and ``activations`` for ``Φ``).
-        """
-        prompts = self._build(
-            samples,
-            predictions,
-            [resolve_prompt_type(prompt_type, anonymize_classes)],
-            n_lp=n_lp,
-            explanation=self._explanation(
-                extractor,
-                interpretation,
-                activations,
-                global_importances,
-                lp_local_importances,
-                ep_local_importances,
-                concept_ids,
-            ),
-            importance_threshold=importance_threshold,
-        )
-        return prompts[0]
+        """Render the prompt of one prompt type (see :meth:`build_prompts`; no simulator call)."""
+        explanation, threshold = self._call_configuration(deprecated, "ConSim.build_prompt")
+        kinds = [resolve_prompt_type(prompt_type, anonymize_classes)]
+        return self._build(samples, predictions, kinds, n_lp, explanation, threshold)[0]
 
     def evaluate(
         self,
         samples: ConSimSamples | Sequence[str],
         predictions: Any = None,
         *,
+        seed: int | None = None,
         prompt_type: PromptType | str = PromptType.E3_global_and_local_concepts_with_lp,
         anonymize_classes: bool | None = None,
         n_lp: int | None = None,
-        extractor: Any = None,
-        interpretation: Any = None,
-        activations: Any = None,
-        global_importances: Any = None,
-        lp_local_importances: Any = None,
-        ep_local_importances: Any = None,
-        concept_ids: Sequence[int] | None = None,
-        importance_threshold: float | None = None,
-        seed: int | None = None,
+        **deprecated: Any,
     ) -> ConSimResult:
         """Run one ConSim setting and return its :class:`ConSimResult` (``score`` is eq. 5).
 
         Arguments as in :meth:`build_prompt`; ``seed`` is recorded in the result (default: the selection's).
         Without a simulator the result holds the prompt and the references, with ``score=None``.
         """
-        prompt = self.build_prompt(
-            samples,
-            predictions,
-            prompt_type=prompt_type,
-            anonymize_classes=anonymize_classes,
-            n_lp=n_lp,
-            extractor=extractor,
-            interpretation=interpretation,
-            activations=activations,
-            global_importances=global_importances,
-            lp_local_importances=lp_local_importances,
-            ep_local_importances=ep_local_importances,
-            concept_ids=concept_ids,
-            importance_threshold=importance_threshold,
-        )
-        return self.evaluate_prompts([prompt], seed=_seed(samples, seed))[0]
+        explanation, threshold = self._call_configuration(deprecated, "ConSim.evaluate")
+        kinds = [resolve_prompt_type(prompt_type, anonymize_classes)]
+        prompts = self._build(samples, predictions, kinds, n_lp, explanation, threshold)
+        return self.evaluate_prompts(prompts, seed=_seed(samples, seed))[0]
 
     def evaluate_many(
         self,
         samples: ConSimSamples | Sequence[str],
         predictions: Any = None,
         *,
-        prompt_types: Sequence[PromptType | str] = DEFAULT_SETTINGS,
-        n_lp: int | None = None,
-        extractor: Any = None,
-        interpretation: Any = None,
-        activations: Any = None,
-        global_importances: Any = None,
-        lp_local_importances: Any = None,
-        ep_local_importances: Any = None,
-        concept_ids: Sequence[int] | None = None,
-        importance_threshold: float | None = None,
         seed: int | None = None,
         max_concurrency: int | None = None,
+        prompt_types: Sequence[PromptType | str] | None = None,
+        anonymize_classes: bool | None = None,
+        n_lp: int | None = None,
+        **deprecated: Any,
     ) -> list[ConSimResult]:
         """Run several prompt types on the same samples and explanation in **one** batched simulator call.
 
-        ``prompt_types`` takes names with the ``-a`` suffix for anonymised classes (default: NE1, E1, NE2,
-        E2, E3, plain and anonymised). Importances are computed once and shared by all prompts.
+        Arguments as in :meth:`build_prompts`; ``seed`` as in :meth:`evaluate`; ``max_concurrency`` bounds the
+        calls in flight (default: the simulator's).
         """
-        if isinstance(prompt_types, str | PromptType) or not prompt_types:
-            raise invalid(
-                "prompt_types", "ConSim.evaluate_many", "a non-empty list of prompt types", prompt_types
-            )
-        settings = [resolve_prompt_type(p) for p in prompt_types]
-        prompts = self._build(
-            samples,
-            predictions,
-            settings,
-            n_lp=n_lp,
-            explanation=self._explanation(
-                extractor,
-                interpretation,
-                activations,
-                global_importances,
-                lp_local_importances,
-                ep_local_importances,
-                concept_ids,
-            ),
-            importance_threshold=importance_threshold,
-        )
+        explanation, threshold = self._call_configuration(deprecated, "ConSim.evaluate_many")
+        kinds = _prompt_types(prompt_types, anonymize_classes, "ConSim.evaluate_many")
+        prompts = self._build(samples, predictions, kinds, n_lp, explanation, threshold)
         return self.evaluate_prompts(prompts, seed=_seed(samples, seed), max_concurrency=max_concurrency)
 
     def evaluate_prompts(
         self, prompts: Sequence[ConSimPrompt], *, seed: int | None = None, max_concurrency: int | None = None
     ) -> list[ConSimResult]:
-        """Ask the simulator about rendered prompts (batched when it has ``generate_batch``) and score them.
+        """Ask the simulator about rendered prompts (batched when it can) and score them.
 
         Prompts of different methods or samples can be mixed; each answer is constrained by the prompt's
-        :attr:`~ConSimPrompt.answer_schema` when the simulator supports it.
+        :attr:`~ConSimPrompt.answer_schema` when the simulator supports it. The same path as the function
+        :func:`~xaimetrics.consim.evaluate_prompts` (and the benchmark runner).
         """
-        prompts = list(prompts)
-        for prompt in prompts:
-            if not isinstance(prompt, ConSimPrompt):
-                raise invalid(
-                    "prompts", "ConSim.evaluate_prompts", "ConSimPrompt objects", type(prompt).__name__
-                )
-        if self.simulator is None:
-            return [score_response(prompt, None, seed=seed) for prompt in prompts]
-        responses = self._ask(
-            [list(p.messages) for p in prompts],
-            [answer_schema(p, self.scoring) for p in prompts],
-            max_concurrency,
+        return evaluate_prompts(
+            prompts, self.simulator, scoring=self.scoring, seed=seed, max_concurrency=max_concurrency
         )
-        return [score_response(p, r, seed=seed) for p, r in zip(prompts, responses, strict=True)]
+
+    # -- deprecated spellings (one release) ------------------------------------------------------------------
+    @property
+    def classes(self) -> list[str] | None:
+        """Deprecated: the given class names (use :attr:`class_names`)."""
+        warn_deprecated("attribute 'classes'", _OWNER, "class_names")
+        return None if self._class_names is None else list(self._class_names)
+
+    @classes.setter
+    def classes(self, value: Sequence[str] | None) -> None:
+        warn_deprecated("attribute 'classes'", _OWNER, "ConSim(..., class_names=[...])")
+        self._class_names = None if value is None else list(value)
+
+    extractor = _explanation_alias("extractor")
+    interpretation = _explanation_alias("interpretation")
+    activations = _explanation_alias("activations")
 
     # -- internals -------------------------------------------------------------------------------------------
-    def _ask(
-        self, conversations: list[list[Any]], schemas: list[Any], max_concurrency: int | None
-    ) -> list[Any]:
-        simulator = self.simulator
-        takes_schema = _accepts_keyword(simulator.generate, "answer_schema")
-        batch = getattr(simulator, "generate_batch", None)
-        if callable(batch) and len(conversations) > 1 and _accepts_keyword(batch, "answer_schemas"):
-            return list(batch(conversations, answer_schemas=schemas, max_concurrency=max_concurrency))
-        if takes_schema:
-            return [
-                simulator.generate(c, answer_schema=s) for c, s in zip(conversations, schemas, strict=True)
-            ]
-        return [simulator.generate(c) for c in conversations]
+    def _call_configuration(self, keywords: dict[str, Any], owner: str) -> tuple[Explanation, float]:
+        """The explanation and threshold of one call: the configured ones, or the deprecated per-call ones."""
+        _check_keywords(keywords, _CALL_KEYWORDS, f"{owner}()")
+        threshold = keywords.pop("importance_threshold", None)
+        if threshold is not None:
+            warn_deprecated(
+                "'importance_threshold' parameter",
+                owner,
+                "ConSim(..., importance_threshold=...)",
+                stacklevel=3,
+            )
+        explanation = _with_keywords(self.explanation, keywords, owner, stacklevel=4)
+        return explanation, self.importance_threshold if threshold is None else threshold
 
     def _require_model(self, what: str) -> Any:
         if self.model is None:
@@ -334,53 +343,32 @@ class ConSim:
             )
         return self.model
 
-    def _explanation(
-        self,
-        extractor: Any,
-        interpretation: Any,
-        activations: Any,
-        global_importances: Any,
-        lp_local: Any,
-        ep_local: Any,
-        concept_ids: Sequence[int] | None,
-    ) -> Explanation:
-        return Explanation(
-            extractor=extractor if extractor is not None else self.extractor,
-            interpretation=interpretation if interpretation is not None else self.interpretation,
-            activations=activations if activations is not None else self.activations,
-            global_importances=global_importances,
-            lp_local=lp_local,
-            ep_local=ep_local,
-            concept_ids=concept_ids,
-        )
-
     def _build(
         self,
         samples: Any,
         predictions: Any,
-        settings: list[tuple[PromptType, bool]],
-        *,
+        kinds: list[tuple[PromptType, bool]],
         n_lp: int | None,
         explanation: Explanation,
-        importance_threshold: float | None,
+        threshold: float,
     ) -> list[ConSimPrompt]:
         lp_texts, ep_texts, lp_pred, ep_pred = self._split(samples, predictions, n_lp)
         names = self.class_names
-        needs = [kind.content for kind, _ in settings]
+        needs = [kind.content for kind, _ in kinds]
         model, extractor = self.model, explanation.extractor
-        if any(c.global_explanations for c in needs):
-            explanation.interpretation_mapping()
-            if explanation.global_importances is None:
-                explanation.global_importances = self._global_importances(explanation, len(names))
-        if any(c.lp_local for c in needs) and explanation.lp_local is None:
-            explanation.lp_local = local_importances_of(
+        interpretation = explanation.interpretation_mapping()
+        computed: dict[str, Any] = {}
+        if any(c.global_explanations for c in needs) and explanation.global_importances is None:
+            computed["global_importances"] = self._global_importances(explanation, len(names))
+        if any(c.lp_local for c in needs) and explanation.lp_local_importances is None:
+            computed["lp_local_importances"] = local_importances_of(
                 model, extractor, lp_texts, lp_pred, self.batch_size, "LP"
             )
-        if any(c.ep_local for c in needs) and explanation.ep_local is None:
-            explanation.ep_local = local_importances_of(
+        if any(c.ep_local for c in needs) and explanation.ep_local_importances is None:
+            computed["ep_local_importances"] = local_importances_of(
                 model, extractor, ep_texts, ep_pred, self.batch_size, "EP"
             )
-        threshold = self.importance_threshold if importance_threshold is None else importance_threshold
+        full = dataclasses.replace(explanation, **computed)  # the configured explanation is never changed
         return [
             render_prompt(
                 kind,
@@ -389,16 +377,16 @@ class ConSim:
                 ep_predictions=ep_pred,
                 lp_samples=lp_texts,
                 lp_predictions=lp_pred,
-                interpretation=explanation.interpretation_mapping(),
-                global_importances=explanation.global_importances,
-                lp_local_importances=explanation.lp_local,
-                ep_local_importances=explanation.ep_local,
-                concept_ids=explanation.concept_ids,
+                interpretation=interpretation,
+                global_importances=full.global_importances,
+                lp_local_importances=full.lp_local_importances,
+                ep_local_importances=full.ep_local_importances,
+                concept_ids=full.concept_ids,
                 anonymize_classes=anonymized,
                 importance_threshold=threshold,
                 max_sample_chars=self.max_sample_chars,
             )
-            for kind, anonymized in settings
+            for kind, anonymized in kinds
         ]
 
     def _split(
@@ -450,18 +438,47 @@ class ConSim:
         return value
 
 
+def _prompt_types(
+    prompt_types: Sequence[PromptType | str] | None, anonymize_classes: bool | None, owner: str
+) -> list[tuple[PromptType, bool]]:
+    if prompt_types is None:
+        prompt_types = DEFAULT_PROMPT_TYPES if anonymize_classes is None else _PAPER_PROMPT_TYPES
+    if isinstance(prompt_types, str | PromptType) or not prompt_types:
+        raise invalid("prompt_types", owner, "a non-empty list of prompt types", prompt_types)
+    return [resolve_prompt_type(p, anonymize_classes) for p in prompt_types]
+
+
+def _check_keywords(keywords: dict[str, Any], allowed: Sequence[str], owner: str) -> None:
+    unknown = sorted(set(keywords) - set(allowed))
+    if unknown:
+        raise TypeError(f"{owner} got an unexpected keyword argument {unknown[0]!r}")
+
+
+def _with_keywords(
+    explanation: Explanation, keywords: dict[str, Any], owner: str, *, stacklevel: int
+) -> Explanation:
+    """``explanation`` with the fields given as deprecated keywords (``None`` keeps a field), with a warning."""
+    given = {name: value for name, value in keywords.items() if value is not None}
+    for name in given:
+        warn_deprecated(
+            f"'{name}' parameter",
+            owner,
+            f"ConSim(..., explanation=Explanation({name}=...))",
+            stacklevel=stacklevel,
+        )
+    return dataclasses.replace(explanation, **given) if given else explanation
+
+
 def _seed(samples: Any, seed: int | None) -> int | None:
     if seed is not None:
         return int(seed)
     return samples.seed if isinstance(samples, ConSimSamples) else None
 
 
-def _accepts_keyword(function: Any, name: str) -> bool:
-    try:
-        parameters = inspect.signature(function).parameters
-    except (TypeError, ValueError):
-        return False
-    return name in parameters or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+def __getattr__(name: str) -> Any:
+    return deprecated_attribute(
+        __name__, name, {"DEFAULT_SETTINGS": ("DEFAULT_PROMPT_TYPES", DEFAULT_PROMPT_TYPES)}
+    )
 
 
 def content_digest(value: Any) -> str:

@@ -16,21 +16,47 @@ import numpy as np
 
 from xaimetrics._validation import invalid
 
-__all__ = ["Explanation", "global_importances_of", "local_importances_of"]
+__all__ = ["DEFAULT_BATCH_SIZE", "Explanation", "global_importances_of", "local_importances_of"]
 
 _OWNER = "ConSim"
 
 
-@dataclass
+#: the batch size of the importance computations (ConSim's ``batch_size`` default)
+DEFAULT_BATCH_SIZE = 256
+
+
+@dataclass(frozen=True)
 class Explanation:
-    """The parts of one method's explanation; missing importances are computed on demand."""
+    """One method's explanation, as ConSim shows it: what it gives, and what ConSim computes from the model.
+
+    Give the parts you have. Missing importances are computed by :class:`ConSim` from the model:
+    ``global_importances`` from ``extractor`` and ``activations`` (eq. 4), the local ones from ``extractor``
+    (eq. 3, for the class f predicted). A baseline (NE1, NE2) needs none of it: ``Explanation()``.
+
+    Attributes:
+        extractor: a fitted concept extractor (``encode``/``decode``).
+        interpretation: ``{concept_id: description}`` or a fitted object with ``interpret()``
+            (:class:`~xaimetrics.concepts.TopWords`, :class:`~xaimetrics.consim.LLMLabels`).
+        activations: the concept-fit activations ``A`` of shape ``(n, p)``, on which ``Φ`` (eq. 4) is computed.
+        global_importances: ``Φ``, array of shape ``(n_classes, n_concepts)`` or Interpreto's
+            ``{class: {concept_id: value}}`` (raw or normalised).
+        lp_local_importances: ``φ`` of the LP samples (E3, U1), shape ``(n_lp, n_concepts)``; like
+            ``ep_local_importances`` (U1 only), they belong to the samples they were computed for.
+        concept_ids: the concept id of each importance column (default ``0 … n_concepts-1``).
+
+    Example:
+        >>> explanation = Explanation(interpretation={3: ["great", "superb"]}, global_importances=[[-0.4], [0.6]],
+        ...                           concept_ids=[3])
+        >>> explanation.interpretation_mapping()
+        {3: ['great', 'superb']}
+    """
 
     extractor: Any = None
     interpretation: Any = None
     activations: Any = None
     global_importances: Any = None
-    lp_local: Any = None
-    ep_local: Any = None
+    lp_local_importances: Any = None
+    ep_local_importances: Any = None
     concept_ids: Sequence[int] | None = None
 
     def __post_init__(self) -> None:
@@ -46,7 +72,7 @@ class Explanation:
     def interpretation_mapping(self) -> Mapping[int, Any] | None:
         """The interpretation as ``{concept_id: description}`` (calls ``interpret()`` on fitted objects)."""
         if self.interpretation is not None and not isinstance(self.interpretation, Mapping):
-            self.interpretation = self.interpretation.interpret()
+            return self.interpretation.interpret()
         return self.interpretation
 
 
@@ -57,7 +83,7 @@ def _encode(extractor: Any, activations: Any, what: str) -> Any:
             _OWNER,
             f"given to compute the {what}",
             None if extractor is None else type(extractor).__name__,
-            f"Pass extractor=<fitted concept extractor> or the {what} explicitly.",
+            f"Pass Explanation(extractor=<fitted concept extractor>) or the {what} in the Explanation.",
         )
     return extractor.encode(activations)
 
@@ -69,7 +95,7 @@ def _model(model: Any, what: str) -> Any:
 
 
 def global_importances_of(
-    model: Any, extractor: Any, activations: Any, n_classes: int, batch_size: int
+    model: Any, extractor: Any, activations: Any, n_classes: int, batch_size: int = DEFAULT_BATCH_SIZE
 ) -> Any:
     """``Φ`` of shape ``(n_classes, n_concepts)`` on the concept-fit ``activations`` (eq. 3–4)."""
     from xaimetrics.concepts import global_importance, local_importance
@@ -81,7 +107,8 @@ def global_importances_of(
             _OWNER,
             "given to compute the global importances (eq. 4 averages over them)",
             None,
-            "Pass the activations the extractor was fitted on, or global_importances explicitly.",
+            "Pass Explanation(activations=<the activations the extractor was fitted on>), or its "
+            "global_importances.",
         )
     concepts = _encode(extractor, activations, what)
     phi, f_co_predictions = local_importance(

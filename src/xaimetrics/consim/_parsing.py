@@ -32,13 +32,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 from xaimetrics._validation import invalid
 
-__all__ = ["ParsedAnswers", "parse_answers"]
+__all__ = ["ParsedAnswers", "count_of", "parse_answers"]
 
 Status = Literal["ok", "missing", "invalid", "conflict"]
 #: why a sample's answer is invalid: it names no class, several distinct classes, or a negated class
@@ -109,7 +109,7 @@ class ParsedAnswers:
 
     def count(self, status: Status) -> int:
         """How many samples have this status."""
-        return sum(1 for value in self.statuses.values() if value == status)
+        return count_of(self.statuses, status)
 
     @property
     def n_parsed(self) -> int:
@@ -119,12 +119,22 @@ class ParsedAnswers:
     @property
     def n_hedged(self) -> int:
         """Invalid samples whose line named several distinct classes."""
-        return sum(1 for value in self.reasons.values() if value == "hedged")
+        return count_of(self.reasons, "hedged")
 
     @property
     def n_negated(self) -> int:
         """Invalid samples whose line negated a class."""
-        return sum(1 for value in self.reasons.values() if value == "negated")
+        return count_of(self.reasons, "negated")
+
+
+def count_of(values: Mapping[str, str], value: str) -> int:
+    """How many samples of ``{sample_id: status or reason}`` have ``value`` (statuses, invalid reasons).
+
+    Example:
+        >>> count_of({"20": "hedged", "21": "negated", "22": "hedged"}, "hedged")
+        2
+    """
+    return sum(1 for v in values.values() if v == value)
 
 
 def parse_answers(text: str | None, sample_ids: Sequence[str | int], classes: Sequence[str]) -> ParsedAnswers:

@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -31,72 +30,13 @@ from xaimetrics._validation import check_in_range, check_texts, invalid
 from xaimetrics.concepts import ConceptInterpretation, importance_bucket, normalize_importance
 from xaimetrics.consim._parsing import words_of
 from xaimetrics.consim._prompt_types import PromptType, resolve_prompt_type
-from xaimetrics.simulators import AnswerSchema, ChatMessage
-
-if TYPE_CHECKING:
-    from xaimetrics.consim._scoring import ConSimResult
-    from xaimetrics.simulators import SimulatorResponse
+from xaimetrics.consim._scoring import ConSimPrompt
+from xaimetrics.simulators import ChatMessage
 
 __all__ = ["ConSimPrompt", "render_prompt"]
 
 _OWNER = "render_prompt"
 _WHITESPACE = re.compile(r"\s+")
-
-
-@dataclass(frozen=True)
-class ConSimPrompt:
-    """A rendered ConSim prompt and what its answer is scored against.
-
-    Attributes:
-        messages: ``(system, user)`` chat messages.
-        prompt_type: the :class:`PromptType`.
-        anonymized: whether classes are shown as ``Class_i``.
-        class_names: the real class names, index = class id.
-        shown_classes: the names the simulator sees and must answer with (real or ``Class_i``).
-        lp_sample_ids, sample_ids: the ids (strings, ``"20"`` for ``Sample_20``) of the LP and EP samples.
-        references: f's prediction (class id) for each EP sample, in ``sample_ids`` order — the targets of
-            eq. 5.
-        concept_ids: the concepts shown in the global explanation (empty for baselines).
-    """
-
-    messages: tuple[ChatMessage, ...]
-    prompt_type: PromptType
-    anonymized: bool
-    class_names: tuple[str, ...]
-    shown_classes: tuple[str, ...]
-    lp_sample_ids: tuple[str, ...]
-    sample_ids: tuple[str, ...]
-    references: tuple[int, ...]
-    concept_ids: tuple[int, ...] = ()
-
-    @property
-    def label(self) -> str:
-        """Short name of the setting, e.g. ``"E3-a"``."""
-        return self.prompt_type.label(self.anonymized)
-
-    @property
-    def answer_schema(self) -> AnswerSchema:
-        """The expected answer: one ``Sample_{id}: {class}`` line per EP id, with the shown class names."""
-        return AnswerSchema(sample_ids=self.sample_ids, classes=self.shown_classes)
-
-    @property
-    def reference_answer(self) -> str:
-        """The perfect answer (f's predictions, with the shown class names), one line per EP sample."""
-        return "\n".join(
-            f"Sample_{i}: {self.shown_classes[c]}"
-            for i, c in zip(self.sample_ids, self.references, strict=True)
-        )
-
-    @property
-    def text(self) -> str:
-        """The whole prompt as plain text (roles as headers), for ``--dry-run`` and reports."""
-        return "\n\n".join(f"[{message.role}]\n{message.content}" for message in self.messages)
-
-    def score(self, response: SimulatorResponse | str | None, *, seed: int | None = None) -> ConSimResult:
-        """Parse an answer to this prompt and score it (see :func:`~xaimetrics.consim.score_response`)."""
-        from xaimetrics.consim._scoring import score_response
-
-        return score_response(self, response, seed=seed)
 
 
 def render_prompt(

@@ -27,7 +27,7 @@ class ConSimSamples:
     Example:
         >>> from xaimetrics.consim import ConSim
         >>> texts = ["dull", "fun", "great", "meh", "slow", "witty"]
-        >>> samples = ConSim(None, classes=["negative", "positive"]).select_examples(
+        >>> samples = ConSim(None, class_names=["negative", "positive"]).select_examples(
         ...     texts, labels=[0, 1, 1, 0, 0, 1], predictions=[0, 0, 1, 1, 0, 1], n_lp=2, n_ep=2, seed=0)
         >>> samples.n_lp, samples.n_ep, sorted(samples.texts)
         (2, 2, ['dull', 'fun', 'great', 'meh'])

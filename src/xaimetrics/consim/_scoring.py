@@ -24,221 +24,85 @@ Policy for the two cases where a number would mislead:
 The answer text then holds the most probable class per sample, so ``score`` (eq. 5) is the accuracy of
 those argmax answers.
 
-**Degenerate answers**: a simulator that does not tell the samples apart did not try, and its score measures
-the class balance, not the explanation. Without probabilities, :attr:`ConSimResult.majority_share` is the share
-of EP samples given the most frequent answer, and giving one class to at least :data:`DEGENERATE_SHARE` of them
-while f's own predictions are more varied is :attr:`~ConSimResult.degenerate`. With probabilities,
-:attr:`ConSimResult.probability_spread` is the largest change, across the EP samples, of the probability given to
-a class; below :data:`DEGENERATE_SPREAD` the simulator gave (nearly) the same distribution to every sample and
-is degenerate (the argmax may still vary by a hair, so the majority share alone would miss it).
+The result is a :class:`~xaimetrics.consim.ConSimResult` (``_result.py``); the prompt whose answer key it
+checks, :class:`ConSimPrompt`, lives here so that rendering and scoring depend on it, never on each other.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
 from xaimetrics._validation import invalid
-from xaimetrics.consim._parsing import ParsedAnswers, Status, parse_answers
+from xaimetrics.consim._parsing import ParsedAnswers, parse_answers
 from xaimetrics.consim._prompt_types import PromptType
-from xaimetrics.consim._rendering import ConSimPrompt
-from xaimetrics.simulators import ChatMessage, SimulatorResponse
+from xaimetrics.consim._result import ConSimResult
+from xaimetrics.simulators import AnswerSchema, ChatMessage, SimulatorResponse, Usage
 
-__all__ = [
-    "DEGENERATE_SHARE",
-    "DEGENERATE_SPREAD",
-    "SCORINGS",
-    "ConSimResult",
-    "answer_schema",
-    "check_scoring",
-    "score_response",
-]
+__all__ = ["SCORINGS", "ConSimPrompt", "ConSimResult", "answer_schema", "check_scoring", "score_response"]
 
 Scoring = Literal["accuracy", "probability"]
 #: how a simulator's answer is scored: eq. 5 on the text, or also from its class probabilities
 SCORINGS: tuple[str, ...] = ("accuracy", "probability")
 
-#: answering one class for at least this share of the EP samples (more than f does) is degenerate
-DEGENERATE_SHARE = 0.9
-#: class probabilities that move by less than this across the EP samples are degenerate
-DEGENERATE_SPREAD = 0.05
 _LOG_FLOOR = 1e-12
 
 
 @dataclass(frozen=True)
-class ConSimResult:
-    """One ConSim evaluation: the score, the per-sample answers, the prompt and the simulator accounting.
+class ConSimPrompt:
+    """A rendered ConSim prompt and what its answer is scored against.
 
     Attributes:
-        prompt_type: the :class:`PromptType`; ``anonymized`` whether classes were shown as ``Class_i``.
-        score: accuracy against f's EP predictions (eq. 5), or ``None`` for U1, a dry run or a failed call.
-        upper_bound: the U1 accuracy (``None`` for other types).
-        sample_ids: EP ids (``"20"`` for ``Sample_20``).
-        references: ``{id: class name f predicted}``; ``answers``: ``{id: class name answered or None}``
-            (real names, also for anonymised prompts); ``statuses``: ``{id: "ok" | "missing" | "invalid" |
-            "conflict"}``; ``raw_answers``: the text found for each id.
-        n_correct, n_parsed, n_missing, n_invalid, n_conflicting: counts over the EP samples.
-        invalid_reasons: ``{id: "no_class" | "hedged" | "negated"}`` for the invalid answers (a line naming
-            no class, several distinct classes, or a negated class); ``n_hedged`` and ``n_negated`` count them.
-        unexpected_ids: ids the answer mentioned that were not asked for.
-        messages: the prompt; ``raw_answer`` the simulator's text (``None`` without a simulator).
-        model, prompt_tokens, completion_tokens, latency_s, cost_usd, cached, attempts, error: from the
-            simulator response.
-        concept_ids: the concepts shown in the prompt; ``seed``: the selection seed, when known.
-        probabilities: ``{id: probabilities over the classes (class id order)}`` when the simulator gave them;
-            ``expected_accuracy``, ``log_loss``, ``brier``: the probabilistic scores (``None`` without them);
-            ``probability_spread``: the largest range, over the classes, of their probability across samples.
-        majority_share: share of EP samples given the most frequent answer (``None`` without an answer);
-            ``reference_majority_share``: the same for f's predictions.
+        messages: ``(system, user)`` chat messages.
+        prompt_type: the :class:`PromptType`.
+        anonymized: whether classes are shown as ``Class_i``.
+        class_names: the real class names, index = class id.
+        shown_classes: the names the simulator sees and must answer with (real or ``Class_i``).
+        lp_sample_ids, sample_ids: the ids (strings, ``"20"`` for ``Sample_20``) of the LP and EP samples.
+        references: f's prediction (class id) for each EP sample, in ``sample_ids`` order — the targets of
+            eq. 5.
+        concept_ids: the concepts shown in the global explanation (empty for baselines).
     """
 
+    messages: tuple[ChatMessage, ...]
     prompt_type: PromptType
     anonymized: bool
-    score: float | None
-    upper_bound: float | None
+    class_names: tuple[str, ...]
+    shown_classes: tuple[str, ...]
+    lp_sample_ids: tuple[str, ...]
     sample_ids: tuple[str, ...]
-    references: dict[str, str]
-    answers: dict[str, str | None]
-    statuses: dict[str, Status]
-    raw_answers: dict[str, str]
-    n_correct: int
-    n_parsed: int
-    n_missing: int
-    n_invalid: int
-    n_conflicting: int
-    messages: tuple[ChatMessage, ...]
-    raw_answer: str | None = None
-    unexpected_ids: tuple[str, ...] = ()
-    model: str = ""
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    latency_s: float = 0.0
-    cost_usd: float = 0.0
-    cached: bool = False
-    attempts: int = 0
-    error: str | None = None
+    references: tuple[int, ...]
     concept_ids: tuple[int, ...] = ()
-    seed: int | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
-    probabilities: dict[str, tuple[float, ...]] | None = None
-    expected_accuracy: float | None = None
-    log_loss: float | None = None
-    brier: float | None = None
-    majority_share: float | None = None
-    reference_majority_share: float = 0.0
-    probability_spread: float | None = None
-    invalid_reasons: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def degenerate(self) -> bool:
-        """True when the simulator did not tell the EP samples apart (see the module docstring): the same class
-        for (nearly) every sample, more uniformly than f; or, with probabilities, (nearly) the same
-        distribution for every sample while f's predictions vary."""
-        if self.reference_majority_share >= 1.0:
-            return False  # f predicts one class for every sample: answering it is right, not degenerate
-        if self.probability_spread is not None:
-            return len(self.sample_ids) > 1 and self.probability_spread < DEGENERATE_SPREAD
-        share = self.majority_share
-        return share is not None and share >= DEGENERATE_SHARE and share > self.reference_majority_share
-
-    @property
-    def empty_explanation(self) -> bool:
-        """True for an explanation prompt type whose explanation shows no concept at all."""
-        return self.prompt_type.content.global_explanations and not self.concept_ids
-
-    @property
-    def n_hedged(self) -> int:
-        """Invalid answers that named several distinct classes (``World News or Sci/Tech``)."""
-        return sum(1 for reason in self.invalid_reasons.values() if reason == "hedged")
-
-    @property
-    def n_negated(self) -> int:
-        """Invalid answers that negated a class (``not World News``)."""
-        return sum(1 for reason in self.invalid_reasons.values() if reason == "negated")
-
-    @property
-    def is_upper_bound(self) -> bool:
-        """True for U1: report :attr:`upper_bound`, never rank it as a score."""
-        return self.prompt_type.is_upper_bound
 
     @property
     def label(self) -> str:
-        """The setting's short name, e.g. ``"E3-a"``."""
+        """Short name of the setting, e.g. ``"E3-a"``."""
         return self.prompt_type.label(self.anonymized)
 
     @property
-    def n_samples(self) -> int:
-        """Number of EP samples."""
-        return len(self.sample_ids)
+    def answer_schema(self) -> AnswerSchema:
+        """The expected answer: one ``Sample_{id}: {class}`` line per EP id, with the shown class names."""
+        return AnswerSchema(sample_ids=self.sample_ids, classes=self.shown_classes)
 
     @property
-    def answered(self) -> bool:
-        """Whether a simulator answer was obtained (False for a dry run or a failed call)."""
-        return self.raw_answer is not None and self.error is None
+    def reference_answer(self) -> str:
+        """The perfect answer (f's predictions, with the shown class names), one line per EP sample."""
+        return "\n".join(
+            f"Sample_{i}: {self.shown_classes[c]}"
+            for i, c in zip(self.sample_ids, self.references, strict=True)
+        )
 
     @property
-    def parse_rate(self) -> float:
-        """Share of EP samples with a valid answer (``nan`` when nothing was answered)."""
-        return self.n_parsed / self.n_samples if self.answered else math.nan
+    def text(self) -> str:
+        """The whole prompt as plain text (roles as headers), for ``--dry-run`` and reports."""
+        return "\n\n".join(f"[{message.role}]\n{message.content}" for message in self.messages)
 
-    @property
-    def accuracy(self) -> float | None:
-        """The raw accuracy, whatever the prompt type (``score`` or ``upper_bound``)."""
-        return self.upper_bound if self.is_upper_bound else self.score
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready record of the result (messages as role/content dicts)."""
-        return {
-            "prompt_type": self.prompt_type.value,
-            "label": self.label,
-            "anonymized": self.anonymized,
-            "is_upper_bound": self.is_upper_bound,
-            "score": self.score,
-            "upper_bound": self.upper_bound,
-            "n_samples": self.n_samples,
-            "n_correct": self.n_correct,
-            "n_parsed": self.n_parsed,
-            "n_missing": self.n_missing,
-            "n_invalid": self.n_invalid,
-            "n_conflicting": self.n_conflicting,
-            "n_hedged": self.n_hedged,
-            "n_negated": self.n_negated,
-            "invalid_reasons": dict(self.invalid_reasons),
-            "sample_ids": list(self.sample_ids),
-            "references": dict(self.references),
-            "answers": dict(self.answers),
-            "statuses": dict(self.statuses),
-            "raw_answers": dict(self.raw_answers),
-            "unexpected_ids": list(self.unexpected_ids),
-            "messages": [message.as_dict() for message in self.messages],
-            "raw_answer": self.raw_answer,
-            "model": self.model,
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "latency_s": self.latency_s,
-            "cost_usd": self.cost_usd,
-            "cached": self.cached,
-            "attempts": self.attempts,
-            "error": self.error,
-            "concept_ids": list(self.concept_ids),
-            "seed": self.seed,
-            "metadata": dict(self.metadata),
-            "probabilities": None
-            if self.probabilities is None
-            else {i: list(p) for i, p in self.probabilities.items()},
-            "expected_accuracy": self.expected_accuracy,
-            "log_loss": self.log_loss,
-            "brier": self.brier,
-            "majority_share": self.majority_share,
-            "reference_majority_share": self.reference_majority_share,
-            "probability_spread": self.probability_spread,
-            "degenerate": self.degenerate,
-            "empty_explanation": self.empty_explanation,
-        }
+    def score(self, response: SimulatorResponse | str | None, *, seed: int | None = None) -> ConSimResult:
+        """Parse an answer to this prompt and score it (see :func:`~xaimetrics.consim.score_response`)."""
+        return score_response(self, response, seed=seed)
 
 
 def score_response(
@@ -289,18 +153,9 @@ def score_response(
     upper = prompt.prompt_type.is_upper_bound
     accounting: dict[str, Any] = {}
     if isinstance(response, SimulatorResponse):
-        accounting = {
-            "model": response.model,
-            "prompt_tokens": int(response.prompt_tokens),
-            "completion_tokens": int(response.completion_tokens),
-            "latency_s": float(response.latency_s),
-            "cost_usd": float(response.cost_usd),
-            "cached": bool(response.cached),
-            "attempts": int(response.attempts),
-            "error": response.error,
-        }
+        accounting = {"model": response.model, "usage": response.usage, "error": response.error}
     elif isinstance(response, str):
-        accounting = {"attempts": 1}
+        accounting = {"usage": Usage.of_call()}  # an answer text stands for one call
     probabilistic = _probabilistic_scores(prompt, response if text is not None else None)
     answered = [c for c in parsed.answers.values() if c is not None]
     return ConSimResult(

@@ -14,7 +14,8 @@ batched calls (:class:`BaseSimulator`), and these implementations:
 - :class:`CachedSimulator` — a persistent SQLite response cache around any of them;
 - class probabilities (``AnswerSchema(probabilities=True)``): simulators with ``supports_probabilities``
   score each sample's answer line from token log-probabilities (:func:`class_continuations`);
-- :class:`UsageTracker` — calls, cached calls, failures, tokens, cost and latency.
+- :class:`Usage` — calls, cached calls, failures, requests, tokens, cost and latency of a call (carried by
+  every response) or of many (``+``, ``sum``); :class:`UsageTracker` sums them for a simulator.
 
 Example:
     >>> from xaimetrics.simulators import AnswerSchema, ChatMessage, ScriptedSimulator
@@ -28,6 +29,7 @@ from xaimetrics.simulators._assets import DEFAULT_GGUF, GGUF_ASSETS, GGUFAsset, 
 from xaimetrics.simulators._base import (
     AnswerSchema,
     BaseSimulator,
+    BatchSimulator,
     ChatMessage,
     Simulator,
     SimulatorResponse,
@@ -55,7 +57,7 @@ from xaimetrics.simulators._response_cache import CachedSimulator, cache_key
 from xaimetrics.simulators._retry import RetryPolicy, parse_retry_after
 from xaimetrics.simulators._scripted import HumanSimulator, ScriptedSimulator
 from xaimetrics.simulators._transformers import TransformersChatSimulator
-from xaimetrics.simulators._usage import UsageSummary, UsageTracker
+from xaimetrics.simulators._usage import Usage, UsageTracker
 
 __all__ = [
     "DEFAULT_GGUF",
@@ -63,6 +65,7 @@ __all__ = [
     "SIMULATORS",
     "AnswerSchema",
     "BaseSimulator",
+    "BatchSimulator",
     "CachedSimulator",
     "ChatMessage",
     "ClassContinuations",
@@ -78,7 +81,7 @@ __all__ = [
     "SimulatorOptions",
     "SimulatorResponse",
     "TransformersChatSimulator",
-    "UsageSummary",
+    "Usage",
     "UsageTracker",
     "answer_grammar",
     "answer_text",
@@ -93,3 +96,9 @@ __all__ = [
     "parse_retry_after",
     "simulator_choices",
 ]
+
+
+def __getattr__(name: str) -> object:
+    from xaimetrics._deprecation import deprecated_attribute
+
+    return deprecated_attribute(__name__, name, {"UsageSummary": ("Usage", Usage)})

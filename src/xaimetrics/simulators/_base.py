@@ -17,11 +17,12 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from xaimetrics._validation import invalid
 from xaimetrics.exceptions import SimulatorError
-from xaimetrics.simulators._usage import UsageTracker
+from xaimetrics.simulators._usage import Usage, UsageTracker, UsageView
 
 __all__ = [
     "AnswerSchema",
     "BaseSimulator",
+    "BatchSimulator",
     "ChatMessage",
     "Simulator",
     "SimulatorResponse",
@@ -155,35 +156,72 @@ class AnswerSchema:
         return data
 
 
-@dataclass(frozen=True)
-class SimulatorResponse:
-    """What a simulator answered, with its accounting.
+@dataclass(frozen=True, init=False)
+class SimulatorResponse(UsageView):
+    """What a simulator answered, with the :class:`~xaimetrics.simulators.Usage` of the call.
 
     ``error`` is set (and ``text`` is empty) when the call failed for good after retries: ConSim then counts
-    every evaluation sample of that prompt as unanswered instead of crashing. ``attempts`` counts the
-    requests made (1 without retries); ``cached`` responses were read from a response cache.
+    every evaluation sample of that prompt as unanswered instead of crashing.
+
+    The accounting is one :class:`Usage` record, ``usage``; the keywords ``prompt_tokens``,
+    ``completion_tokens``, ``latency_s``, ``cost_usd``, ``cached`` and ``attempts`` build it (or override the
+    fields of a given ``usage``) and stay readable as attributes. ``attempts`` counts the requests made (1
+    without retries; 0 for a hit of :class:`CachedSimulator`); ``cached`` responses were read from a response
+    cache and cost nothing (their ``cost_usd`` is 0).
+    ``prompt_tokens`` counts the prompt tokens the model *computed* (a prefix reused from a KV cache is not
+    counted); ``metadata["prompt_tokens_total"]``, when present, counts every prompt token it conditioned on.
 
     ``probabilities`` (when the :class:`AnswerSchema` asked for them and the simulator can) maps each sample
     id to the simulator's probabilities of the schema's classes, in the schema's class order, summing to 1.
-    ``prompt_tokens`` counts the prompt tokens the model *computed* (a prefix reused from a KV cache is not
-    counted); ``metadata["prompt_tokens_total"]``, when present, counts every prompt token it conditioned on.
+
+    Example:
+        >>> response = SimulatorResponse("Sample_0: a", prompt_tokens=12, completion_tokens=3, attempts=2)
+        >>> response.usage.calls, response.attempts, response.total_tokens, response.cached
+        (1, 2, 15, False)
     """
 
     text: str
     model: str = ""
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    latency_s: float = 0.0
-    cost_usd: float = 0.0
-    cached: bool = False
-    attempts: int = 1
     error: str | None = None
     metadata: dict[str, object] = field(default_factory=dict)
     probabilities: Mapping[str, tuple[float, ...]] | None = None
+    usage: Usage = field(default_factory=Usage)
 
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
+    def __init__(
+        self,
+        text: str,
+        model: str = "",
+        prompt_tokens: int | None = None,
+        completion_tokens: int | None = None,
+        latency_s: float | None = None,
+        cost_usd: float | None = None,
+        cached: bool | None = None,
+        attempts: int | None = None,
+        error: str | None = None,
+        metadata: dict[str, object] | None = None,
+        probabilities: Mapping[str, tuple[float, ...]] | None = None,
+        *,
+        usage: Usage | None = None,
+    ) -> None:
+        if usage is not None and not isinstance(usage, Usage):
+            raise invalid("usage", "SimulatorResponse", "a Usage or None", type(usage).__name__)
+        base = usage or Usage.of_call()
+        # one response is one call, failed exactly when it carries an error (also after dataclasses.replace)
+        call = Usage.of_call(
+            prompt_tokens=base.prompt_tokens if prompt_tokens is None else prompt_tokens,
+            completion_tokens=base.completion_tokens if completion_tokens is None else completion_tokens,
+            latency_s=base.latency_s if latency_s is None else latency_s,
+            cost_usd=base.cost_usd if cost_usd is None else cost_usd,
+            cached=base.cached if cached is None else cached,
+            attempts=base.attempts if attempts is None else attempts,
+            failed=error is not None,
+        )
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "model", model)
+        object.__setattr__(self, "error", error)
+        object.__setattr__(self, "metadata", {} if metadata is None else metadata)
+        object.__setattr__(self, "probabilities", probabilities)
+        object.__setattr__(self, "usage", call)
 
     @property
     def ok(self) -> bool:
@@ -198,6 +236,22 @@ class Simulator(Protocol):
     def generate(
         self, messages: Sequence[ChatMessage], *, answer_schema: AnswerSchema | None = None
     ) -> SimulatorResponse: ...
+
+
+@runtime_checkable
+class BatchSimulator(Simulator, Protocol):
+    """A :class:`Simulator` that also answers many conversations at once (:meth:`BaseSimulator.generate_batch`).
+
+    ConSim sends the prompts of one evaluation as one batch to such a simulator, and one by one otherwise.
+    """
+
+    def generate_batch(
+        self,
+        conversations: Sequence[Sequence[ChatMessage]],
+        *,
+        answer_schemas: Sequence[AnswerSchema | None] | None = None,
+        max_concurrency: int | None = None,
+    ) -> list[SimulatorResponse]: ...
 
 
 class BaseSimulator(ABC):

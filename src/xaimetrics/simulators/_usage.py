@@ -1,24 +1,42 @@
-"""Token, cost and latency accounting for simulators, safe under threads and asyncio."""
+"""Token, cost and latency accounting for simulators: one :class:`Usage` record, summed with ``+``.
+
+A response carries the usage of its call; a :class:`~xaimetrics.consim.ConSimResult` carries its response's;
+a tracker and a grid run sum them. This module imports nothing else from the package (a leaf), so the
+simulator protocol and the results can both build on it.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING
+from typing import Any, Generic, Protocol, TypeVar
 
-if TYPE_CHECKING:
-    from xaimetrics.simulators._base import SimulatorResponse
+from xaimetrics._deprecation import deprecated_attribute
+from xaimetrics._validation import invalid
 
-__all__ = ["UsageSummary", "UsageTracker"]
+__all__ = ["Usage", "UsageTracker", "UsageView"]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
-class UsageSummary:
-    """Totals over the responses a :class:`UsageTracker` has seen.
+class Usage:
+    """Calls, requests, tokens, cost and latency of one simulator call, or the sum of several (``+``, ``sum``).
 
-    ``calls`` counts every response (cached or not, failed or not); ``cached_calls`` those read from a cache;
-    ``failed_calls`` those with an error; ``attempts`` the requests actually sent (retries included, cached
-    calls excluded). Token and cost totals include cached responses' tokens but no cost for them.
+    ``calls`` counts responses (cached or not, failed or not); ``cached_calls`` those read from a cache;
+    ``failed_calls`` those with an error; ``attempts`` the requests sent (retries included; a response cache
+    reports 0 for its hits). Tokens and latency include cached calls; ``cost_usd`` does not (a cached call
+    costs nothing). :meth:`of_call` builds the record of one call.
+
+    Example:
+        >>> first = Usage.of_call(prompt_tokens=12, completion_tokens=3, cost_usd=0.5, attempts=2)
+        >>> again = Usage.of_call(prompt_tokens=12, completion_tokens=3, cost_usd=0.5, cached=True, attempts=0)
+        >>> total = sum([first, again], Usage())
+        >>> total.calls, total.cached_calls, total.attempts, total.total_tokens, total.cost_usd
+        (2, 1, 2, 30, 0.5)
+        >>> first + again == total
+        True
     """
 
     calls: int = 0
@@ -30,9 +48,52 @@ class UsageSummary:
     cost_usd: float = 0.0
     latency_s: float = 0.0
 
+    @classmethod
+    def of_call(
+        cls,
+        *,
+        prompt_tokens: int = 0,
+        completion_tokens: int = 0,
+        latency_s: float = 0.0,
+        cost_usd: float = 0.0,
+        cached: bool = False,
+        attempts: int = 1,
+        failed: bool = False,
+    ) -> Usage:
+        """The usage of one call; a cached call costs nothing."""
+        return cls(
+            calls=1,
+            cached_calls=int(bool(cached)),
+            failed_calls=int(bool(failed)),
+            attempts=int(attempts),
+            prompt_tokens=int(prompt_tokens),
+            completion_tokens=int(completion_tokens),
+            cost_usd=0.0 if cached else float(cost_usd),
+            latency_s=float(latency_s),
+        )
+
+    def __add__(self, other: Usage) -> Usage:
+        """The field-wise sum: the one way usage is totalled (trackers, results, grid runs)."""
+        if not isinstance(other, Usage):
+            return NotImplemented
+        return Usage(
+            **{f.name: getattr(self, f.name) + getattr(other, f.name) for f in dataclasses.fields(self)}
+        )
+
+    def __radd__(self, other: Any) -> Usage:
+        # sum(usages) starts from the integer 0
+        if isinstance(other, int) and not isinstance(other, bool) and other == 0:
+            return self
+        return NotImplemented
+
     @property
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
+
+    @property
+    def cached(self) -> bool:
+        """True when every call was read from a cache (and there was at least one)."""
+        return self.calls > 0 and self.cached_calls == self.calls
 
     @property
     def mean_latency_s(self) -> float:
@@ -43,8 +104,50 @@ class UsageSummary:
         return {**asdict(self), "total_tokens": self.total_tokens}
 
 
+class _FromUsage(Generic[T]):
+    """A read-only attribute that reads the field of the same name from the owner's ``usage``."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: Any, owner: type | None = None) -> T:
+        if instance is None:
+            return self  # type: ignore[return-value]  # the descriptor itself, for class-level introspection
+        return getattr(instance.usage, self.name)
+
+
+class UsageView:
+    """The accounting attributes of an object with a ``usage`` record, read from it (never copied).
+
+    :class:`~xaimetrics.simulators.SimulatorResponse`, :class:`~xaimetrics.consim.ConSimResult` and
+    :class:`~xaimetrics.benchmark.RunSummary` carry one :class:`Usage` and keep these names for their readers.
+
+    Example:
+        >>> class Call(UsageView):
+        ...     usage = Usage.of_call(prompt_tokens=5, completion_tokens=2, attempts=3)
+        >>> Call().total_tokens, Call().attempts, Call().cached, Call().calls
+        (7, 3, False, 1)
+    """
+
+    usage: Usage
+    calls = _FromUsage[int]()
+    cached_calls = _FromUsage[int]()
+    prompt_tokens = _FromUsage[int]()
+    completion_tokens = _FromUsage[int]()
+    total_tokens = _FromUsage[int]()
+    latency_s = _FromUsage[float]()
+    cost_usd = _FromUsage[float]()
+    cached = _FromUsage[bool]()
+    attempts = _FromUsage[int]()
+
+
+class _HasUsage(Protocol):
+    @property
+    def usage(self) -> Usage: ...
+
+
 class UsageTracker:
-    """Sums calls, cached calls, failures, tokens, cost and latency of simulator responses.
+    """Sums the :class:`Usage` of simulator responses, safe under threads and asyncio.
 
     Every :class:`~xaimetrics.simulators.BaseSimulator` has one (``simulator.usage``); assign the same
     tracker to several simulators to sum them together.
@@ -61,24 +164,19 @@ class UsageTracker:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._totals = UsageSummary()
+        self._totals = Usage()
 
-    def record(self, response: SimulatorResponse) -> None:
-        """Add one response to the totals."""
-        with self._lock:
-            t = self._totals
-            self._totals = UsageSummary(
-                calls=t.calls + 1,
-                cached_calls=t.cached_calls + int(response.cached),
-                failed_calls=t.failed_calls + int(response.error is not None),
-                attempts=t.attempts + (0 if response.cached else int(response.attempts)),
-                prompt_tokens=t.prompt_tokens + int(response.prompt_tokens),
-                completion_tokens=t.completion_tokens + int(response.completion_tokens),
-                cost_usd=t.cost_usd + (0.0 if response.cached else float(response.cost_usd)),
-                latency_s=t.latency_s + float(response.latency_s),
+    def record(self, response: _HasUsage | Usage) -> None:
+        """Add one response's usage (or a :class:`Usage`) to the totals."""
+        usage = response if isinstance(response, Usage) else getattr(response, "usage", None)
+        if not isinstance(usage, Usage):
+            raise invalid(
+                "response", "UsageTracker.record", "a SimulatorResponse or a Usage", type(response).__name__
             )
+        with self._lock:
+            self._totals = self._totals + usage
 
-    def summary(self) -> UsageSummary:
+    def summary(self) -> Usage:
         """A snapshot of the totals."""
         with self._lock:
             return self._totals
@@ -86,12 +184,12 @@ class UsageTracker:
     def reset(self) -> None:
         """Set every total back to zero."""
         with self._lock:
-            self._totals = UsageSummary()
+            self._totals = Usage()
 
-    def __getstate__(self) -> dict[str, UsageSummary]:
+    def __getstate__(self) -> dict[str, Usage]:
         return {"totals": self.summary()}
 
-    def __setstate__(self, state: dict[str, UsageSummary]) -> None:
+    def __setstate__(self, state: dict[str, Usage]) -> None:
         self._lock = threading.Lock()
         self._totals = state["totals"]
 
@@ -101,3 +199,7 @@ class UsageTracker:
             f"UsageTracker(calls={s.calls}, cached_calls={s.cached_calls}, failed_calls={s.failed_calls}, "
             f"total_tokens={s.total_tokens}, cost_usd={s.cost_usd:.4f})"
         )
+
+
+def __getattr__(name: str) -> Any:
+    return deprecated_attribute(__name__, name, {"UsageSummary": ("Usage", Usage)})

@@ -1,0 +1,290 @@
+"""The narrow ConSim façade: configuration once (one Explanation), data per call; the previous release's
+keywords still work, warn and name their replacement; evaluate_prompts is one path for the method and the
+function."""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+
+import numpy as np
+import pytest
+
+from xaimetrics.concepts import NMF, TopWords
+from xaimetrics.consim import (
+    DEFAULT_PROMPT_TYPES,
+    ConSim,
+    ConSimSamples,
+    Explanation,
+    evaluate_prompts,
+    render_prompt,
+)
+from xaimetrics.exceptions import InvalidParameterError
+from xaimetrics.simulators import ScriptedSimulator, SimulatorResponse, Usage
+
+CLASSES = ["World", "Sports", "Sci/Tech"]
+
+
+@pytest.fixture
+def explanation(lexicon, toy) -> Explanation:
+    activations = lexicon.activations(toy[0])
+    extractor = NMF(n_concepts=4, random_state=0).fit(activations)
+    words = TopWords(lexicon, extractor, n_words=3, min_frequency=3).fit(toy[0])
+    return Explanation(extractor=extractor, interpretation=words, activations=activations)
+
+
+@pytest.fixture
+def samples(lexicon, toy) -> ConSimSamples:
+    return ConSim(lexicon).select_examples(toy[2], toy[3], n_lp=8, n_ep=8, seed=0)
+
+
+def _recorded(action):
+    """Run ``action()`` and return (its value, the DeprecationWarnings it emitted), checking that every
+    warning points at the caller's line (the line of ``action``), not at a line inside the library."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = action()
+    deprecations = [w for w in caught if issubclass(w.category, DeprecationWarning)]
+    assert {(w.filename, w.lineno) for w in deprecations} <= {(__file__, action.__code__.co_firstlineno)}
+    return value, deprecations
+
+
+def _as_list(value) -> list:
+    return value if isinstance(value, list) else [value]
+
+
+def _texts(prompts) -> list[str]:
+    return [p.text for p in prompts]
+
+
+# -- the new API -------------------------------------------------------------------------------------------------
+def test_one_consim_serves_many_sample_sets_without_changing_its_explanation(
+    lexicon, toy, samples, explanation
+) -> None:
+    consim = ConSim(lexicon, explanation=explanation)
+    other = ConSim(lexicon).select_examples(toy[2], toy[3], n_lp=8, n_ep=8, seed=1)
+    first = consim.build_prompts(samples, prompt_types=["E3", "U1"])
+    second = consim.build_prompts(other, prompt_types=["E3", "U1"])
+    # the local importances of each call belong to its own samples: equal to a fresh ConSim's
+    assert _texts(second) == _texts(
+        ConSim(lexicon, explanation=explanation).build_prompts(other, prompt_types=["E3", "U1"])
+    )
+    assert _texts(first) != _texts(second)
+    assert consim.explanation is explanation and explanation.lp_local_importances is None
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        explanation.global_importances = np.zeros((3, 4))  # type: ignore[misc]
+
+
+def test_build_prompts_equals_one_build_prompt_per_type_and_computes_importances_once(
+    lexicon, samples, explanation, monkeypatch
+) -> None:
+    consim = ConSim(lexicon, explanation=explanation)
+    kinds = ["NE2", "E1", "E3", "E3-a", "U1"]
+    one_by_one = [consim.build_prompt(samples, prompt_type=k) for k in kinds]
+    calls: list[int] = []
+    encode = explanation.extractor.encode
+    monkeypatch.setattr(explanation.extractor, "encode", lambda a: calls.append(len(a)) or encode(a))
+    together = consim.build_prompts(samples, prompt_types=kinds)
+    assert _texts(together) == _texts(one_by_one)
+    assert calls == [samples.n_lp, samples.n_ep]  # Φ is cached; LP and EP local importances once each
+
+
+def test_default_prompt_types_with_and_without_the_anonymisation_flag(lexicon, samples, explanation) -> None:
+    consim = ConSim(lexicon, explanation=explanation)
+    assert [p.label for p in consim.build_prompts(samples)] == list(DEFAULT_PROMPT_TYPES)
+    assert [p.label for p in consim.build_prompts(samples, anonymize_classes=True)] == [
+        "NE1-a", "E1-a", "NE2-a", "E2-a", "E3-a",
+    ]  # fmt: skip
+    assert [p.label for p in consim.build_prompts(samples, anonymize_classes=False)] == [
+        "NE1", "E1", "NE2", "E2", "E3",
+    ]  # fmt: skip
+
+
+def test_evaluate_many_anonymised_baselines(samples) -> None:
+    simulator = ScriptedSimulator(lambda messages: "Sample_8: Class_0\nSample_9: Class_2")
+    consim = ConSim(None, simulator, CLASSES)
+    results = consim.evaluate_many(samples, prompt_types=["NE1", "NE2"], anonymize_classes=True)
+    assert [r.label for r in results] == ["NE1-a", "NE2-a"]
+    assert all(s.classes == ("Class_0", "Class_1", "Class_2") for s in simulator.answer_schemas)
+    assert results[1].answers["8"] == "World" and results[1].answers["9"] == "Sci/Tech"  # mapped back
+    plain = consim.evaluate_many(samples, prompt_types=["NE1"], anonymize_classes=False)
+    assert plain[0].label == "NE1" and plain[0].n_invalid == 2  # Class_i names are not the shown classes
+    with pytest.raises(InvalidParameterError, match="'anonymize_classes' parameter"):
+        consim.evaluate_many(samples, prompt_types=["NE2-a"], anonymize_classes=False)
+
+
+def test_configuration_errors(lexicon) -> None:
+    with pytest.raises(
+        InvalidParameterError, match="'explanation' parameter of ConSim must be an Explanation"
+    ):
+        ConSim(lexicon, explanation={"extractor": None})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'extracter'"):
+        ConSim(lexicon, extracter=None)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'seeds'"):
+        ConSim(lexicon).evaluate(["a", "b"], [0, 1], seeds=[0])
+    with pytest.raises(InvalidParameterError, match="'class_names' parameter of ConSim must be given"):
+        ConSim(object())
+    with pytest.raises(InvalidParameterError, match="'interpretation' parameter of ConSim"):
+        Explanation(interpretation=["not", "a", "mapping"])
+
+
+# -- the previous release's spellings ------------------------------------------------------------------------
+def test_old_init_keywords_warn_and_give_the_same_prompts(lexicon, samples, explanation) -> None:
+    new = ConSim(lexicon, None, CLASSES, explanation=explanation).build_prompts(samples, prompt_types=["E3"])
+    old, caught = _recorded(
+        lambda: ConSim(
+            lexicon, classes=CLASSES, extractor=explanation.extractor,
+            interpretation=explanation.interpretation, activations=explanation.activations,
+        ).build_prompts(samples, prompt_types=["E3"])
+    )  # fmt: skip
+    assert _texts(old) == _texts(new)
+    messages = sorted(str(w.message) for w in caught)
+    assert messages == sorted(
+        [
+            (
+                "The 'classes' parameter of ConSim is deprecated and will be removed in the next release. "
+                "Use class_names=[...] instead."
+            ),
+            *(
+                f"The '{name}' parameter of ConSim is deprecated and will be removed in the next release. "
+                f"Use ConSim(..., explanation=Explanation({name}=...)) instead."
+                for name in ("extractor", "interpretation", "activations")
+            ),
+        ]
+    )
+    with pytest.raises(
+        InvalidParameterError, match="'classes' parameter of ConSim must be not given together"
+    ):
+        ConSim(lexicon, None, CLASSES, classes=CLASSES)
+
+
+@pytest.mark.parametrize("method", ["build_prompt", "evaluate", "evaluate_many", "build_prompts"])
+def test_old_per_call_keywords_warn_and_give_the_same_prompts(lexicon, samples, explanation, method) -> None:
+    given = {
+        "global_importances": np.array([[0.5, -0.2, 0.1, 0.0], [-0.3, 0.6, 0.0, 0.1], [0.0, 0.1, 0.7, -0.2]]),
+        "lp_local_importances": np.linspace(-1, 1, samples.n_lp * 4).reshape(samples.n_lp, 4),
+        "ep_local_importances": np.linspace(1, -1, samples.n_ep * 4).reshape(samples.n_ep, 4),
+        "concept_ids": [3, 5, 7, 9],
+        "interpretation": {i: [f"word{i}"] for i in (3, 5, 7, 9)},
+    }
+    types = (
+        {"prompt_types": ["U1", "E2"]}
+        if method in ("evaluate_many", "build_prompts")
+        else {"prompt_type": "U1"}
+    )
+    configured = ConSim(lexicon, explanation=Explanation(**given), importance_threshold=0.2)
+    called = getattr(ConSim(lexicon), method)
+    old, caught = _recorded(lambda: called(samples, **types, **given, importance_threshold=0.2))
+    new = getattr(configured, method)(samples, **types)
+    assert [p.messages for p in _as_list(old)] == [p.messages for p in _as_list(new)]
+    named = {str(w.message).split("'")[1] for w in caught}
+    assert named == {*given, "importance_threshold"}
+    threshold = next(str(w.message) for w in caught if "'importance_threshold'" in str(w.message))
+    assert (
+        f"of ConSim.{method} is deprecated" in threshold
+        and "ConSim(..., importance_threshold=...)" in threshold
+    )
+
+
+def test_old_attributes_warn_and_write_through_to_the_explanation(lexicon, samples, explanation) -> None:
+    consim = ConSim(lexicon, None, CLASSES)
+    _, caught = _recorded(lambda: setattr(consim, "extractor", explanation.extractor))
+    assert consim.explanation.extractor is explanation.extractor
+    assert "Use ConSim(..., explanation=Explanation(extractor=...)) instead" in str(caught[0].message)
+    _recorded(lambda: setattr(consim, "activations", explanation.activations))
+    _recorded(lambda: setattr(consim, "interpretation", explanation.interpretation))
+    assert consim.build_prompt(samples, prompt_type="E2").text == (
+        ConSim(lexicon, None, CLASSES, explanation=explanation).build_prompt(samples, prompt_type="E2").text
+    )
+    value, caught = _recorded(lambda: (consim.classes, consim.interpretation))
+    assert value == (CLASSES, explanation.interpretation)
+    assert [str(w.message).split(" of ")[0] for w in caught] == [
+        "The attribute 'classes'",
+        "The attribute 'interpretation'",
+    ]
+    _, caught = _recorded(lambda: setattr(consim, "classes", ["a", "b", "c"]))
+    assert consim.class_names == ["a", "b", "c"] and "Use ConSim(..., class_names=[...])" in str(
+        caught[0].message
+    )
+
+
+def test_old_names_are_aliases() -> None:
+    import xaimetrics.consim._consim as facade
+    import xaimetrics.simulators as simulators
+
+    value, caught = _recorded(lambda: (facade.DEFAULT_SETTINGS, simulators.UsageSummary))
+    assert value == (DEFAULT_PROMPT_TYPES, Usage)
+    assert str(caught[0].message).endswith("Use DEFAULT_PROMPT_TYPES instead.")
+    assert str(caught[1].message).endswith("Use Usage instead.")
+    with pytest.raises(AttributeError, match="has no attribute 'NOPE'"):
+        _ = facade.NOPE
+
+
+# -- evaluate_prompts: one path for ConSim and the benchmark runner ---------------------------------------------
+def _prompts() -> list:
+    return [
+        render_prompt(kind, class_names=["no", "yes"], lp_samples=["x"], lp_predictions=[0],
+                      ep_samples=["a", "b"], ep_predictions=[1, 0])
+        for kind in ("NE1", "NE2")
+    ]  # fmt: skip
+
+
+class _Batching(ScriptedSimulator):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.batches: list[int] = []
+
+    def generate_batch(self, conversations, **kwargs):
+        self.batches.append(len(conversations))
+        return super().generate_batch(conversations, **kwargs)
+
+
+def test_the_function_and_the_method_are_one_path() -> None:
+    answer = "Sample_1: yes\nSample_2: yes"
+    by_function = evaluate_prompts(_prompts(), _Batching([answer] * 2), seed=3)
+    simulator = _Batching([answer] * 2)
+    by_method = ConSim(None, simulator, ["no", "yes"]).evaluate_prompts(_prompts(), seed=3)
+    assert [r.to_dict() | {"latency_s": 0} for r in by_function] == [
+        r.to_dict() | {"latency_s": 0} for r in by_method
+    ]
+    assert simulator.batches == [2] and [r.score for r in by_method] == [0.5, 0.5] and by_method[0].seed == 3
+    assert [r.usage.calls for r in by_method] == [1, 1]
+
+
+def test_a_plain_simulator_is_called_once_per_prompt_with_the_schema() -> None:
+    class Plain:  # follows the Simulator protocol, has no generate_batch
+        def __init__(self) -> None:
+            self.schemas = []
+
+        def generate(self, messages, *, answer_schema=None):
+            self.schemas.append(answer_schema)
+            return SimulatorResponse("Sample_1: no", attempts=2)
+
+    plain = Plain()
+    results = evaluate_prompts(_prompts(), plain)
+    assert [s.sample_ids for s in plain.schemas] == [("1", "2"), ("1", "2")]
+    assert [r.attempts for r in results] == [2, 2]
+
+
+def test_a_raising_simulator_is_raised_or_recorded() -> None:
+    class Broken:
+        def generate(self, messages, *, answer_schema=None):
+            raise ConnectionError("server gone")
+
+    with pytest.raises(ConnectionError, match="server gone"):
+        evaluate_prompts(_prompts(), Broken())
+    recorded = evaluate_prompts(_prompts(), Broken(), errors="record")
+    assert [r.error for r in recorded] == ["ConnectionError: server gone"] * 2
+    assert all(r.score is None and r.usage.failed_calls == 1 for r in recorded)
+
+    def gone(messages):
+        raise ConnectionError("batch gone")
+
+    batch = _Batching(gone)
+    assert {r.error for r in evaluate_prompts(_prompts(), batch, errors="record")} == {
+        "ConnectionError: batch gone"
+    }
+    with pytest.raises(InvalidParameterError, match="'errors' parameter of evaluate_prompts"):
+        evaluate_prompts(_prompts(), Broken(), errors="ignore")  # type: ignore[arg-type]
+    with pytest.raises(InvalidParameterError, match="'prompts' parameter of evaluate_prompts"):
+        evaluate_prompts(["Sample_1: no"], None)
