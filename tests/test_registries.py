@@ -16,6 +16,7 @@ from xaimetrics.concepts import EXTRACTORS, ConceptExtractor, ExtractorKind, mak
 from xaimetrics.consim import (
     PROMPT_TYPES,
     ConSim,
+    Explanation,
     PromptContent,
     PromptKind,
     PromptSetting,
@@ -77,10 +78,12 @@ def test_the_registered_names_reach_the_api(registered) -> None:
     assert isinstance(extractor, TopVariance)
     kept = activations[:, list(extractor.keep_)].numpy()
     np.testing.assert_allclose(extractor.encode(activations).numpy(), kept)
+    explanation = Explanation(
+        extractor=extractor, interpretation={0: "first", 1: "second", 2: "third"}, activations=activations
+    )
     consim = ConSim(
-        model, make_simulator("constant:world"), classes=test.class_names, extractor=extractor,
-        interpretation={0: "first", 1: "second", 2: "third"}, activations=activations,
-    )  # fmt: skip
+        model, make_simulator("constant:world"), class_names=test.class_names, explanation=explanation
+    )
     samples = consim.select_examples(test.texts, test.labels, n_lp=6, n_ep=6, seed=0, balance="relaxed")
     e3 = consim.build_prompt(samples, prompt_type="E3")
     mine = consim.build_prompt(samples, prompt_type="E3nl")
