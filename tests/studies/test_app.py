@@ -24,7 +24,11 @@ SECRET_WORDS = ("embassy", "referee", "Sci/Tech", "P1", "P2", "Guess", "NoExplan
 
 def _study() -> SimulatabilityStudy:
     samples = SampleSet.from_texts(
-        0, ["the embassy closed", "a late goal"], [0, 1], ["referee quits", "new chip", "treaty signed"], [1, 2, 0]
+        0,
+        ["the embassy closed", "a late goal"],
+        [0, 1],
+        ["referee quits", "new chip", "treaty signed"],
+        [1, 2, 0],
     )
     return SimulatabilityStudy(
         ["World", "Sports", "Sci/Tech"], [samples], [], [StudyArm("NoExplanation", "NE2", False, 0)],
@@ -62,13 +66,26 @@ def test_wrong_or_missing_tokens_get_403_and_reveal_nothing(served):
     anonymous = requests.Session()
     _reveals_nothing(anonymous.get(f"{server.url}/s/{'x' * 32}"))
     _reveals_nothing(anonymous.get(f"{server.url}/s/{invite.token[:-1]}"))
-    for path in ("/study", "/study/0", "/study/2", "/admin", "/admin/export/answers.csv", "/admin/export/scores.csv"):
+    for path in (
+        "/study",
+        "/study/0",
+        "/study/2",
+        "/admin",
+        "/admin/export/answers.csv",
+        "/admin/export/scores.csv",
+    ):
         _reveals_nothing(anonymous.get(server.url + path))
-        _reveals_nothing(anonymous.get(server.url + path, cookies={"xm_participant": "forged", "xm_admin": "forged"}))
+        _reveals_nothing(
+            anonymous.get(server.url + path, cookies={"xm_participant": "forged", "xm_admin": "forged"})
+        )
     _reveals_nothing(anonymous.post(f"{server.url}/study/0", data={"csrf": "0" * 64, "continue": "1"}))
-    _reveals_nothing(anonymous.get(f"{server.url}/admin", headers={"Authorization": f"Bearer {invite.token}"}))
+    _reveals_nothing(
+        anonymous.get(f"{server.url}/admin", headers={"Authorization": f"Bearer {invite.token}"})
+    )
     _reveals_nothing(anonymous.post(f"{server.url}/admin/login", data={"token": "wrong"}))
-    assert anonymous.get(f"{server.url}/admin", headers={"Authorization": f"Bearer {admin}"}).status_code == 200
+    assert (
+        anonymous.get(f"{server.url}/admin", headers={"Authorization": f"Bearer {admin}"}).status_code == 200
+    )
     # nothing in the database gives access: tokens are stored as hashes only
     raw = (store.path).read_bytes() + store.path.with_name(store.path.name + "-wal").read_bytes()
     assert invite.token.encode() not in raw and admin.encode() not in raw
@@ -82,9 +99,13 @@ def test_forms_need_the_participants_own_csrf_token_and_a_same_site_origin(serve
     assert token_one != token_two
     _reveals_nothing(two.post(f"{server.url}/study/0", data={"csrf": token_one, "continue": "1"}))
     _reveals_nothing(one.post(f"{server.url}/study/0", data={"continue": "1"}))
-    evil = one.post(f"{server.url}/study/0", data={"csrf": token_one}, headers={"Origin": "http://evil.example"})
+    evil = one.post(
+        f"{server.url}/study/0", data={"csrf": token_one}, headers={"Origin": "http://evil.example"}
+    )
     assert evil.status_code == 403
-    assert one.post(f"{server.url}/study/0", data={"csrf": token_one, "continue": "1"}).url.endswith("/study/1")
+    assert one.post(f"{server.url}/study/0", data={"csrf": token_one, "continue": "1"}).url.endswith(
+        "/study/1"
+    )
 
 
 def test_request_limits_host_check_and_security_headers(served):
@@ -94,7 +115,10 @@ def test_request_limits_host_check_and_security_headers(served):
     token = csrf_of(page.text)
     headers = page.headers
     nonce = re.search(r"'nonce-([^']+)'", headers["Content-Security-Policy"]).group(1)
-    assert f'<script nonce="{nonce}">' in page.text and "default-src 'none'" in headers["Content-Security-Policy"]
+    assert (
+        f'<script nonce="{nonce}">' in page.text
+        and "default-src 'none'" in headers["Content-Security-Policy"]
+    )
     assert headers["X-Frame-Options"] == "DENY" and headers["X-Content-Type-Options"] == "nosniff"
     assert headers["Cache-Control"] == "no-store" and headers["Referrer-Policy"] == "same-origin"
     cookie = next(c for c in session.cookies if c.name == "xm_participant")
@@ -143,7 +167,9 @@ def test_concurrent_participants_only_see_and_change_their_own_answers(served):
             session.post(f"{server.url}/study/{screen}", data={"csrf": token, "continue": "1"})
         for screen in (2, 3, 4):
             answer = (index + screen) % 3
-            pages.append(session.post(f"{server.url}/study/{screen}", data={"csrf": token, "answer": str(answer)}).text)
+            pages.append(
+                session.post(f"{server.url}/study/{screen}", data={"csrf": token, "answer": str(answer)}).text
+            )
             pages.append(session.get(f"{server.url}/study/{screen}").text)
         return pages
 
@@ -173,7 +199,10 @@ def test_admin_invites_and_exports(served, tmp_path):
     assert len(links) == 2 and len(store.participants()) == 2
     refused = session.post(f"{server.url}/admin/invite", data={"csrf": "f" * 64, "count": "2"})
     assert refused.status_code == 403 and len(store.participants()) == 2
-    assert session.post(f"{server.url}/admin/invite", data={"csrf": csrf_of(page), "count": "0"}).status_code == 400
+    assert (
+        session.post(f"{server.url}/admin/invite", data={"csrf": csrf_of(page), "count": "0"}).status_code
+        == 400
+    )
     participant = _join(server, links[0].rsplit("/", 1)[1])
     token = csrf_of(participant.get(f"{server.url}/study/0").text)
     for screen, data in ((0, {"continue": "1"}), (1, {"continue": "1"}), (2, {"answer": "1"})):

@@ -31,7 +31,11 @@ from xaimetrics.studies._views import explanation_view
 
 @pytest.fixture(scope="module")
 def grid():
-    return study_grid(prompt_types=("NE1", "NE2-a", "E1", "E2-a", "E3", "U1"), seeds=(0, 1), methods=("NMF", "PCA", "NoExplanation", "SurrogateWords"))
+    return study_grid(
+        prompt_types=("NE1", "NE2-a", "E1", "E2-a", "E3", "U1"),
+        seeds=(0, 1),
+        methods=("NMF", "PCA", "NoExplanation", "SurrogateWords"),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +50,11 @@ def test_every_arm_is_the_prompt_the_benchmark_sends_to_the_llm(grid, study, tmp
     assert len(settings) == len(study.arms) == 2 * (2 + 3 * 4)
     for setting in settings:
         ((_, expected),) = build_group_prompts(artefacts, [setting], {})
-        (arm,) = [a for a in loaded.arms if (a.method, a.label, a.seed) == (setting.method, setting.label, setting.seed)]
+        (arm,) = [
+            a
+            for a in loaded.arms
+            if (a.method, a.label, a.seed) == (setting.method, setting.label, setting.seed)
+        ]
         assert arm.setting() == {k: getattr(setting, k) for k in arm.setting()}
         prompt = loaded.prompt(arm)
         assert prompt.messages == expected.messages, arm.id
@@ -68,7 +76,11 @@ def test_people_see_the_concepts_and_signs_the_llm_sees(study):
             assert expected == {e.strip() for e in line.split(": ", 1)[1].split(", ")} - {"none"}
         if prompt.prompt_type.content.lp_local:
             for sample in view["lp"]:
-                line = next(x for x in system.splitlines() if x.startswith(f"Concepts contributions for Sample_{sample['id']}:"))
+                line = next(
+                    x
+                    for x in system.splitlines()
+                    if x.startswith(f"Concepts contributions for Sample_{sample['id']}:")
+                )
                 assert {f"'concept_{b['concept']}': '{b['sign']}'" for b in sample["badges"]} == (
                     {e.strip() for e in line.split(": ", 1)[1].split(", ")} - {"none"}
                 )
@@ -94,7 +106,9 @@ def test_invalid_studies_are_refused_with_the_argument_named():
     with pytest.raises(InvalidParameterError, match=r"'arms'.*baseline prompt types"):
         StudyArm("NMF", "NE2", False, 0)
     with pytest.raises(InvalidParameterError, match="'arms_per_participant'"):
-        SimulatabilityStudy(["x", "y"], [samples], [], [StudyArm("NoExplanation", "NE2", False, 0)], arms_per_participant=2)
+        SimulatabilityStudy(
+            ["x", "y"], [samples], [], [StudyArm("NoExplanation", "NE2", False, 0)], arms_per_participant=2
+        )
     with pytest.raises(InvalidParameterError, match=r"'explanations'.*missing"):
         SimulatabilityStudy(["x", "y"], [samples], [], [StudyArm("PCA", "E2", False, 0)])
     with pytest.raises(InvalidParameterError, match="'ep_predictions'"):
@@ -114,7 +128,9 @@ def test_likert_studies_from_concepts_and_from_the_grid(grid):
     labels = [pool.labels[int(item.id)] for item in study.items]
     assert sorted(np.bincount(labels).tolist()) == [3, 3, 3]  # every class represented
     values = np.array([[0.1, 2.0], [0.5, -1.0], [0.9, 0.0]])
-    small = likert_study_from_concepts(["x", "y", "z"], values, {0: {"label": "tone"}, 1: ["dull", "slow"]}, n_examples=3)
+    small = likert_study_from_concepts(
+        ["x", "y", "z"], values, {0: {"label": "tone"}, 1: ["dull", "slow"]}, n_examples=3
+    )
     assert [d.property for d in small.dimensions] == ["tone", "the theme of the words “dull, slow”"]
     assert small.value_label(small.items[0], 1) == "2.00 (very high among these texts, toward dull, slow)"
     with pytest.raises(InvalidParameterError, match="'n_examples'"):

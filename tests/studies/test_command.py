@@ -41,7 +41,10 @@ def test_likert_study_with_the_seed_command_shape(tmp_path, capsys, monkeypatch)
     study = load_study("annotations/study.json")
     assert len(study.items) == 50 and len(study.dimensions) == 3 and study.n_annotators == 3
     config = load_config("annotations/study.toml")
-    assert config.study.resolve() == (tmp_path / "annotations/study.json").resolve() and config.host == "127.0.0.1"
+    assert (
+        config.study.resolve() == (tmp_path / "annotations/study.json").resolve()
+        and config.host == "127.0.0.1"
+    )
     code, out = _run(["study", "invite", "annotations/study.toml", "--count", "3"], capsys)
     links = re.findall(r"http://127\.0\.0\.1:8765/s/(\S+)", out)
     assert code == 0 and len(links) == 3
@@ -51,7 +54,9 @@ def test_likert_study_with_the_seed_command_shape(tmp_path, capsys, monkeypatch)
             for screen in store.screens(participant):
                 if screen.kind == "rate":
                     store.record(participant, screen.index, {str(d): 1 + (a + d) % 5 for d in range(3)})
-    code, out = _run(["study", "export", "annotations/study.toml", "--output", "annotations/ratings.json"], capsys)
+    code, out = _run(
+        ["study", "export", "annotations/study.toml", "--output", "annotations/ratings.json"], capsys
+    )
     assert code == 0, out
     cube = np.array(json.loads((tmp_path / "annotations/ratings.json").read_text()), dtype=float)
     assert cube.shape == (50, 3, 3) and np.isfinite(cube).all()
@@ -60,21 +65,46 @@ def test_likert_study_with_the_seed_command_shape(tmp_path, capsys, monkeypatch)
     assert meta["annotators"] == ["P1", "P2", "P3"]
     # the interpretability command reads the export directly
     assert analyze_ratings(cube).n_annotators == 3
-    assert _run(["study", "export", "annotations/study.toml", "--output", "annotations/ratings.csv"], capsys)[0] == 0
-    assert (tmp_path / "annotations/ratings.csv").read_text().startswith("example,annotator,dimension,rating\n")
+    assert (
+        _run(["study", "export", "annotations/study.toml", "--output", "annotations/ratings.csv"], capsys)[0]
+        == 0
+    )
+    assert (
+        (tmp_path / "annotations/ratings.csv").read_text().startswith("example,annotator,dimension,rating\n")
+    )
+
+
+def test_a_study_from_command_line_choices_without_a_grid_file(tmp_path, capsys):
+    code, out = _run(["study", "create", "likert", "--dataset", "toy", "--model", "toy", "--method", "PCA",
+                      "--n-concepts", "2", "--n-examples", "12", "--providers", "toy_grid:PROVIDERS",
+                      "--output", str(tmp_path / "likert.json")], capsys)  # fmt: skip
+    assert code == 0, out
+    assert [d.name for d in load_study(tmp_path / "likert.json").dimensions] == ["Concept 0", "Concept 1"]
+    code, out = _run(["study", "create", "simulatability", "--dataset", "toy", "--model", "toy", "--methods", "ICA",
+                      "NoExplanation", "--prompt-types", "NE1", "E3", "--seeds", "0", "1", "--n-concepts", "3",
+                      "--n-lp", "6", "--n-ep", "6", "--providers", "toy_grid:PROVIDERS",
+                      "--output", str(tmp_path / "consim.json")], capsys)  # fmt: skip
+    assert code == 0, out
+    assert sorted(a.id for a in load_study(tmp_path / "consim.json").arms) == [
+        "ICA-3/E3/seed0", "ICA-3/E3/seed1", "NoExplanation/NE1/seed0", "NoExplanation/NE1/seed1",
+    ]  # fmt: skip
 
 
 def test_likert_study_from_items_and_dimensions_files(tmp_path, capsys):
     items = tmp_path / "items.jsonl"
     items.write_text("\n".join(json.dumps({"text": f"text {i}", "values": [i, -i]}) for i in range(8)))
     dimensions = tmp_path / "dimensions.json"
-    dimensions.write_text(json.dumps([{"name": "A", "property": "a"}, {"name": "B", "property": "b", "low": "x"}]))
+    dimensions.write_text(
+        json.dumps([{"name": "A", "property": "a"}, {"name": "B", "property": "b", "low": "x"}])
+    )
     code, out = _run(["study", "create", "likert", "--items", str(items), "--dimensions", str(dimensions),
                       "--n-examples", "5", "--output", str(tmp_path / "s.json")], capsys)  # fmt: skip
     assert code == 0, out
     study = load_study(tmp_path / "s.json")
     assert len(study.items) == 5 and [d.low for d in study.dimensions] == ["", "x"]
-    code, out = _run(["study", "create", "likert", "--items", str(items), "--output", str(tmp_path / "t.json")], capsys)
+    code, out = _run(
+        ["study", "create", "likert", "--items", str(items), "--output", str(tmp_path / "t.json")], capsys
+    )
     assert code == 1 and "'--items'" in out and "--dimensions" in out
 
 
@@ -86,7 +116,9 @@ def test_simulatability_study_simulate_export_and_report(tmp_path, capsys, fake_
     assert code == 0 and "9 arms" in out, out
     config = bundle.with_suffix(".toml")
     study = load_study(bundle)
-    code, out = _run(["study", "invite", str(config), "--count", "2", "--base-url", "https://study.example"], capsys)
+    code, out = _run(
+        ["study", "invite", str(config), "--count", "2", "--base-url", "https://study.example"], capsys
+    )
     tokens = re.findall(r"https://study\.example/s/(\S+)", out)
     assert code == 0 and len(tokens) == 2
     with StudyStore(bundle.with_suffix(".sqlite"), study) as store:
@@ -107,8 +139,12 @@ def test_simulatability_study_simulate_export_and_report(tmp_path, capsys, fake_
     code, out = _run(["study", "export", str(config), "--results-store", str(store_path),
                       "--output", str(tmp_path / "answers.csv")], capsys)  # fmt: skip
     assert code == 0 and "6 human rows written" in out, out
-    assert len((tmp_path / "answers.csv").read_text().splitlines()) == 1 + 2 * (1 + 3 + 18)  # header; instructions, 3 learn, 18 questions
-    code, out = _run(["study", "report", "--results-store", str(store_path), "--output", str(tmp_path / "report")], capsys)
+    assert len((tmp_path / "answers.csv").read_text().splitlines()) == 1 + 2 * (
+        1 + 3 + 18
+    )  # header; instructions, 3 learn, 18 questions
+    code, out = _run(
+        ["study", "report", "--results-store", str(store_path), "--output", str(tmp_path / "report")], capsys
+    )
     assert code == 0, out
     text = (tmp_path / "report" / "agreement.md").read_text()
     assert text.startswith("# Does the LLM rank explanations like people?") and "openai:fake" in text

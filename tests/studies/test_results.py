@@ -62,9 +62,13 @@ def test_people_are_scored_with_eq5_and_exported_once_per_arm(study, tmp_path):
     for human in results:
         arm = study.arm(human.arm)
         assert human.result.score == pytest.approx(HUMAN_RIGHT[arm.method] / 6)
-        assert human.result.answers == {s: study.class_names[v] for s, v in given[human.participant][human.arm].items()}
+        assert human.result.answers == {
+            s: study.class_names[v] for s, v in given[human.participant][human.arm].items()
+        }
     incomplete = human_results(study, store, complete_only=False)
-    assert next(r for r in incomplete if r.participant == "P5").result.score == 0.0  # unanswered count as wrong
+    assert (
+        next(r for r in incomplete if r.participant == "P5").result.score == 0.0
+    )  # unanswered count as wrong
 
     path = tmp_path / "results.sqlite"
     assert export_results(study, store, path) == 9
@@ -80,7 +84,9 @@ def test_people_are_scored_with_eq5_and_exported_once_per_arm(study, tmp_path):
     rankings = rankings_by(ranking_frame(frame), ["simulator"])
     assert list(rankings[("human",)].index) == ["NMF", "PCA", "NoExplanation"]
     rows.close()
-    for screen in store.screens(partial):  # a 5th person finishes: re-exporting into the same store is refused
+    for screen in store.screens(
+        partial
+    ):  # a 5th person finishes: re-exporting into the same store is refused
         store.record(partial, screen.index, {"": 0 if screen.kind == "question" else None})
     with pytest.raises(InvalidParameterError, match="new results store"):
         export_results(study, store, path)
@@ -95,7 +101,9 @@ def _scripted_llm(study) -> ScriptedSimulator:
             for i, s in enumerate(study.sample_set(arm.seed).ep)
         ]
         answers[prompt.messages[0].content + prompt.messages[1].content] = "\n".join(lines)
-    return ScriptedSimulator(lambda messages: answers[messages[0].content + messages[1].content], name="scripted")
+    return ScriptedSimulator(
+        lambda messages: answers[messages[0].content + messages[1].content], name="scripted"
+    )
 
 
 def test_the_agreement_report_compares_people_with_the_llm(study, tmp_path):
@@ -103,7 +111,11 @@ def test_the_agreement_report_compares_people_with_the_llm(study, tmp_path):
     given = _fill(study, store, 6)
     path = tmp_path / "results.sqlite"
     export_results(study, store, path)
-    assert simulate_study(study, _scripted_llm(study), path, name="scripted") == {"written": 9, "skipped": 0, "failed": 0}
+    assert simulate_study(study, _scripted_llm(study), path, name="scripted") == {
+        "written": 9,
+        "skipped": 0,
+        "failed": 0,
+    }
     assert simulate_study(study, _scripted_llm(study), path, name="scripted")["skipped"] == 9
     report = agreement_report(path)
     scores = report.scores.set_index("method")
@@ -113,7 +125,11 @@ def test_the_agreement_report_compares_people_with_the_llm(study, tmp_path):
     assert scores["human_rank"].to_dict() == {"NMF": 1, "PCA": 2, "NoExplanation": 3}
     assert scores["llm_rank"].to_dict() == {"NMF": 1, "PCA": 3, "NoExplanation": 2}
     row = report.correlations.loc["scripted"]
-    assert row["spearman"] == pytest.approx(0.5) and row["kendall"] == pytest.approx(1 / 3) and row["n_methods"] == 3
+    assert (
+        row["spearman"] == pytest.approx(0.5)
+        and row["kendall"] == pytest.approx(1 / 3)
+        and row["n_methods"] == 3
+    )
     assert 0.0 < row["spearman_p"] < 1.0 and 0.0 < row["kendall_p"] <= 1.0
     # per-sample agreement, recomputed from the answers
     humans, llms, truth = [], [], []

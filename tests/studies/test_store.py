@@ -38,7 +38,9 @@ def test_the_latin_square_balances_conditions_and_seeds():
         assert sorted(itertools.chain(*block)) == sorted(a.id for a in study.arms)
     single = _study(arms_per_participant=1)
     first_three = [assign_arms(single, p)[0] for p in range(3)]
-    assert {single.arm(a).seed for a in first_three} == {0} and len(set(first_three)) == 3  # they meet on seed 0
+    assert {single.arm(a).seed for a in first_three} == {0} and len(
+        set(first_three)
+    ) == 3  # they meet on seed 0
 
 
 def test_screens_follow_the_plan():
@@ -105,4 +107,6 @@ def test_likert_plans_shuffle_per_annotator(tmp_path):
     plans = [store.invite().participant.plan for _ in range(3)]
     assert all(sorted(plan) == sorted(i.id for i in items) for plan in plans) and len(set(plans)) == 3
     fixed = LikertStudy([Dimension("d", "p")], items, shuffle=False)
-    assert StudyStore(tmp_path / "fixed.sqlite", fixed).invite().participant.plan == tuple(i.id for i in items)
+    assert StudyStore(tmp_path / "fixed.sqlite", fixed).invite().participant.plan == tuple(
+        i.id for i in items
+    )

@@ -44,14 +44,19 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     create.add_argument("--output", required=True, type=Path, help="the bundle to write (.json)")
     source = create.add_argument_group("source")
     source.add_argument(
-        "--grid", type=Path, help="a benchmark grid (TOML): its data, model, concepts and selections"
-    )
+        "--grid", type=Path,
+        help="a benchmark grid (TOML): its data, model, concepts and selections (without it: --dataset, --model "
+        "and --methods or --method describe one)",
+    )  # fmt: skip
     source.add_argument(
         "--providers", help="'module:attribute' of a Providers object (the grid's extra names)"
     )
     source.add_argument("--artefacts", type=Path, help="the benchmark's artefact folder, to reuse its fits")
     source.add_argument("--dataset", help="which of the grid's datasets (when it lists several)")
-    source.add_argument("--model", help="which of the grid's models (when it lists several)")
+    source.add_argument("--model", help="which of the grid's models (when it lists several; default minilm+)")
+    source.add_argument("--n-concepts", type=int, default=20, help="without --grid: concepts per method")
+    source.add_argument("--n-lp", type=int, default=20, help="without --grid: learning-phase samples")
+    source.add_argument("--n-ep", type=int, default=20, help="without --grid: evaluation-phase samples")
     source.add_argument(
         "--items", type=Path, help="likert: texts and dimension values, JSON lines {id, text, values}"
     )
@@ -148,12 +153,25 @@ def _providers(spec: str | None) -> Any:
 
 
 def _grid(args: argparse.Namespace, providers: Any) -> Any:
-    from xaimetrics.benchmark import load_grid
+    """The grid of ``--grid``, or one described by ``--dataset``, ``--model``, ``--methods`` / ``--method``."""
+    from xaimetrics.benchmark import Grid, load_grid
 
-    if args.grid is None:
-        raise invalid("--grid", _OWNER, f"given for a {args.kind} study", None,
-                      "Pass --grid GRID.toml" + (" (or --items and --dimensions)." if args.kind == "likert" else "."))  # fmt: skip
-    return load_grid(args.grid, **(providers.grid_extras() if providers is not None else {}))
+    extras = providers.grid_extras() if providers is not None else {}
+    if args.grid is not None:
+        return load_grid(args.grid, **extras)
+    methods = args.methods or ([args.method] if args.method else None)
+    if args.dataset is None or not methods:
+        raise invalid("--grid", _OWNER, f"given for a {args.kind} study (or --dataset with --methods)", None,
+                      "Pass --grid GRID.toml, or --dataset NAME --methods NMF ..."
+                      + (" (or --items and --dimensions)." if args.kind == "likert" else "."))  # fmt: skip
+    options: dict[str, Any] = {
+        "datasets": (args.dataset,), "models": (args.model or "minilm+",), "methods": tuple(methods),
+        "n_concepts": args.n_concepts, "seeds": tuple(args.seeds or (args.seed or 0,)), "simulators": ("perfect",),
+        "n_lp": args.n_lp, "n_ep": args.n_ep,
+    }  # fmt: skip
+    if args.prompt_types:
+        options["prompt_types"] = tuple(args.prompt_types)
+    return Grid(**options, **extras)
 
 
 def _create(args: argparse.Namespace) -> int:

@@ -4,9 +4,8 @@ A participant's *plan* is fixed when they are invited and stored with them, so t
 changes, across restarts included:
 
 - simulatability: the arms, each on a different seed (nobody sees the same samples twice: an LP sample
-  seen with the model's answer under one arm would help under the next). Arms are handed out balanced —
-  each new participant gets the arms with the fewest participants so far, ties broken by a rotation on the
-  participant's number, so that consecutive participants get the arms in different orders;
+  seen with the model's answer under one arm would help under the next), handed out as a Latin square over
+  conditions and seeds (:func:`assign_arms`), so that the methods meet on the same samples;
 - Likert: the texts, in a seeded order of their own when the study shuffles.
 
 Screens: simulatability — instructions, then per arm a *learn* screen (the explanation and/or the LP samples

@@ -28,7 +28,7 @@ from xaimetrics.consim import ConSimResult, score_response
 from xaimetrics.studies._bundle import study_digest
 from xaimetrics.studies._likert import LikertStudy
 from xaimetrics.studies._simulatability import SimulatabilityStudy
-from xaimetrics.studies._store import Participant, StudyStore
+from xaimetrics.studies._store import RESPONSE_COLUMNS, Participant, StudyStore
 
 __all__ = [
     "HUMAN",
@@ -291,19 +291,8 @@ def answers_frame(study: Any, store: StudyStore) -> pd.DataFrame:
     """Every stored answer with its participant, screen, subject, time to answer and revisions; for
     simulatability also the class chosen, f's prediction and whether they agree."""
     frame = pd.DataFrame(store.responses())
-    columns = [
-        "participant",
-        "screen",
-        "kind",
-        "subject",
-        "field",
-        "value",
-        "answered_at",
-        "revisions",
-        "first_seen",
-    ]
     if frame.empty:
-        return pd.DataFrame(columns=[*columns, "seconds"])
+        return pd.DataFrame(columns=[*RESPONSE_COLUMNS, "seconds"])
     frame["value"] = frame["value"].astype("Int64")  # class ids and ratings; empty for "Continue" screens
     frame["seconds"] = (frame["answered_at"] - frame["first_seen"]).round(3)
     if isinstance(study, SimulatabilityStudy):

@@ -25,7 +25,12 @@ from xaimetrics.exceptions import StoreError
 from xaimetrics.studies._bundle import Study, study_digest
 from xaimetrics.studies._plan import Screen, make_plan, screens
 
-__all__ = ["Invite", "Participant", "StudyStore", "hash_token"]
+__all__ = ["RESPONSE_COLUMNS", "Invite", "Participant", "StudyStore", "hash_token"]
+
+#: the columns of :meth:`StudyStore.responses`
+RESPONSE_COLUMNS: tuple[str, ...] = (
+    "participant", "screen", "kind", "subject", "field", "value", "answered_at", "revisions", "first_seen",
+)  # fmt: skip
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -294,18 +299,7 @@ class StudyStore:
             "LEFT JOIN views v ON v.participant_id = r.participant_id AND v.screen = r.screen "
             "ORDER BY p.id, r.screen, r.field"
         )
-        names = (
-            "participant",
-            "screen",
-            "kind",
-            "subject",
-            "field",
-            "value",
-            "answered_at",
-            "revisions",
-            "first_seen",
-        )
-        return [dict(zip(names, row, strict=True)) for row in rows]
+        return [dict(zip(RESPONSE_COLUMNS, row, strict=True)) for row in rows]
 
 
 def _participant(row: tuple[Any, ...]) -> Participant:

@@ -8,7 +8,6 @@ buckets of Tab. 4. Instead of ``'concept_3': '++'``, a person reads a badge "str
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import numpy as np
@@ -20,7 +19,6 @@ from xaimetrics.studies._simulatability import MethodExplanation, Simulatability
 
 __all__ = ["explanation_view", "question_view", "rating_view"]
 
-_WHITESPACE = re.compile(r"\s+")
 #: the sign buckets in words (``tone`` picks the badge's colour; the words carry the meaning)
 _SIGNS = {
     "++": ("strongly for", "for"),
@@ -30,12 +28,20 @@ _SIGNS = {
 }
 
 
-def _clean(text: str, max_chars: int | None) -> str:
-    """The text as the LLM prompt shows it: one line, cut at ``max_chars``."""
-    text = _WHITESPACE.sub(" ", text).strip()
-    if max_chars is not None and len(text) > max_chars:
-        text = text[: max_chars - 3].rstrip() + "..."
-    return text
+def _prompt_texts(prompt: Any) -> dict[str, str]:
+    """``{sample id: text}`` exactly as the LLM's prompt shows the samples (one line, cut like the prompt).
+
+    Each sample's first line ``Sample_{id}: ...`` is its text (the LP predictions come later in the prompt).
+    """
+    ids = {*prompt.lp_sample_ids, *prompt.sample_ids}
+    texts: dict[str, str] = {}
+    for message in prompt.messages:
+        for line in message.content.splitlines():
+            head, separator, rest = line.partition(": ")
+            sample = head.removeprefix("Sample_")
+            if separator and head.startswith("Sample_") and sample in ids and sample not in texts:
+                texts[sample] = rest
+    return texts
 
 
 def _sign(value: float) -> str:
@@ -59,7 +65,9 @@ def _badge(explanation: MethodExplanation, concept_id: int, value: float) -> dic
 
 def explanation_view(study: SimulatabilityStudy, arm: StudyArm) -> dict[str, Any]:
     """The learn screen of ``arm``: per class the important concepts, the LP samples and their badges."""
-    content = study.prompt(arm).prompt_type.content
+    prompt = study.prompt(arm)
+    content = prompt.prompt_type.content
+    texts = _prompt_texts(prompt)
     explanation = study.explanation(arm)
     shown = study.shown_classes(arm)
     samples = study.sample_set(arm.seed)
@@ -95,7 +103,7 @@ def explanation_view(study: SimulatabilityStudy, arm: StudyArm) -> dict[str, Any
         view["lp"] = [
             {
                 "id": s.id,
-                "text": _clean(s.text, study.max_sample_chars),
+                "text": texts[s.id],
                 "answer": shown[s.prediction],
                 "badges": local_badges(lp_local, r),
             }
@@ -119,7 +127,7 @@ def question_view(study: SimulatabilityStudy, screen: Screen) -> dict[str, Any]:
         for i, name in enumerate(study.shown_classes(arm))
     ]
     return {
-        "text": _clean(sample.text, study.max_sample_chars),
+        "text": _prompt_texts(study.prompt(arm))[sample.id],
         "choices": choices,
         "badges": learned["ep_badges"].get(sample.id, []),
         "learned": learned,
