@@ -6,7 +6,8 @@ changes, across restarts included:
 - simulatability: the arms, each on a different seed (nobody sees the same samples twice: an LP sample
   seen with the model's answer under one arm would help under the next), handed out as a Latin square over
   conditions and seeds (:func:`assign_arms`), so that the methods meet on the same samples;
-- Likert: the texts, in a seeded order of their own when the study shuffles.
+- Likert: the texts; when the study shuffles, in one seeded order rotated per annotator, so that the planned
+  annotators start in different parts of it (a cyclic Latin square: positions balance out across them).
 
 Screens: simulatability — instructions, then per arm a *learn* screen (the explanation and/or the LP samples
 with the model's answers; none for NE1) and one *question* screen per EP sample. Likert — instructions, then
@@ -107,8 +108,10 @@ def make_plan(study: Study, number: int, arms: Sequence[str] | None = None) -> l
                 "arms", "make_plan", "None for a Likert study (every annotator rates every text)", list(arms)
             )
         ids = [item.id for item in study.items]
-        if study.shuffle:
-            ids = [ids[i] for i in np.random.default_rng(number).permutation(len(ids))]
+        if study.shuffle:  # one seeded order, rotated so that each annotator starts in another part of it
+            ids = [ids[i] for i in np.random.default_rng(0).permutation(len(ids))]
+            offset = (number * -(-len(ids) // study.n_annotators)) % len(ids)
+            ids = ids[offset:] + ids[:offset]
         return ids
     if arms is None:
         return assign_arms(study, number)
