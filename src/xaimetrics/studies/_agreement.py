@@ -1,0 +1,441 @@
+"""Does the LLM rank explanations like people? Human vs LLM simulators on the same settings.
+
+Reads a results store holding human rows (simulator ``"human"``, from :func:`export_results`) and LLM rows
+(from ``xaimetrics benchmark run`` on the same grid, or :func:`simulate_study` on the same study), matched on
+every setting column (dataset, model, method, number of concepts, interpretation, prompt type,
+anonymisation, seed):
+
+- **scores per method**, side by side: the mean eq. 5 accuracy of people and of each LLM over the shared
+  settings, and the methods' ranks by it;
+- **rank correlation** of the two method orders: Spearman's ρ and Kendall's τ with their p-values (few methods
+  give wide p-values: the table says how many methods there are), and the benchmark's Copeland ranks of both;
+- **per-sample agreement**: on each evaluation sample, does a person give the LLM's answer? The rate and
+  Cohen's κ (chance-corrected), with each side's accuracy at predicting the model;
+- **agreement between people**: Krippendorff's α (nominal) over the samples answered by several people in the
+  same arm, and over the same texts whatever the arm.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from xaimetrics._validation import invalid
+from xaimetrics.exceptions import InvalidParameterError
+from xaimetrics.studies._results import HUMAN
+
+__all__ = ["SETTING_COLUMNS", "AgreementReport", "agreement_report", "agreement_section"]
+
+#: the columns that make two rows the same setting (simulator aside)
+SETTING_COLUMNS: tuple[str, ...] = (
+    "dataset", "model", "method", "n_concepts", "interpretation", "prompt_type", "anonymized", "seed",
+)  # fmt: skip
+TITLE = "Does the LLM rank explanations like people?"
+
+
+@dataclass
+class AgreementReport:
+    """The comparison of human and LLM simulators (see the module docstring).
+
+    Attributes:
+        human: the human simulator name; simulators: the LLM simulators compared.
+        scores: one row per (simulator, method): ``human``, ``llm`` (mean accuracies), ``difference``,
+            ``n_settings``, ``human_rank``, ``llm_rank``.
+        correlations: one row per simulator: ``spearman``, ``spearman_p``, ``kendall``, ``kendall_p``,
+            ``n_methods``.
+        copeland: ``methods × simulators`` Copeland ranks (the benchmark's rankings), NaN where not ranked.
+        samples: one row per simulator: ``pairs``, ``agreement``, ``kappa``, ``human_accuracy``,
+            ``llm_accuracy``; ``samples_by_method`` the same per method.
+        alpha_same_arm, alpha_same_text: Krippendorff's α between people (``AlphaResult`` or ``None``).
+        notes: what could not be computed, and why.
+        n_participants, n_answers: people and answers behind the human rows.
+    """
+
+    human: str
+    simulators: tuple[str, ...]
+    scores: pd.DataFrame
+    correlations: pd.DataFrame
+    copeland: pd.DataFrame
+    samples: pd.DataFrame
+    samples_by_method: pd.DataFrame
+    alpha_same_arm: Any = None
+    alpha_same_text: Any = None
+    notes: list[str] = field(default_factory=list)
+    n_participants: int = 0
+    n_answers: int = 0
+
+    # -- text ------------------------------------------------------------------------------------------------
+    def summary(self) -> list[str]:
+        """One sentence per LLM: does it order the methods like people?"""
+        lines = []
+        for simulator, row in self.correlations.iterrows():
+            rho, p, n = row["spearman"], row["spearman_p"], int(row["n_methods"])
+            if math.isnan(rho):
+                lines.append(
+                    f"{simulator}: the method orders cannot be correlated ({n} methods with scores on both sides)."
+                )
+            elif p < 0.05:
+                way = "like" if rho > 0 else "opposite to"
+                lines.append(
+                    f"{simulator} ranks the {n} methods {way} people (Spearman ρ = {rho:.2f}, p = {p:.3f})."
+                )
+            else:
+                lines.append(
+                    f"{simulator}: no detectable relation between its method order and people's (Spearman ρ = "
+                    f"{rho:.2f}, p = {p:.3f}, {n} methods; with few methods only a near-perfect agreement is significant)."
+                )
+        return lines
+
+    def _alpha_lines(self) -> list[str]:
+        out = []
+        for what, alpha in (("same arm", self.alpha_same_arm), ("same text, any arm", self.alpha_same_text)):
+            if alpha is None:
+                out.append(f"{what}: not measurable (fewer than two people).")
+            elif math.isnan(alpha.alpha):
+                out.append(f"{what}: not measurable ({alpha.reason}).")
+            else:
+                out.append(f"{what}: α = {alpha.alpha:.3f} ({alpha.band}; {alpha.n_coders} people, "
+                           f"{alpha.n_pairable} pairable answers).")  # fmt: skip
+        return out
+
+    def _tables(self) -> dict[str, pd.DataFrame]:
+        return {
+            "Scores per method (mean accuracy at predicting the model, eq. 5)": self.scores.reset_index(
+                drop=True
+            ),
+            "Rank correlation of the method orders": self.correlations.reset_index(),
+            "Copeland ranks (the benchmark's ranking)": self.copeland.reset_index(),
+            "Per-sample agreement between people and the LLM": self.samples.reset_index(),
+            "Per-sample agreement by method": self.samples_by_method.reset_index(drop=True),
+        }
+
+    def _intro(self) -> str:
+        return (
+            f"Human answers (simulator `{self.human}`: {self.n_participants} people, {self.n_answers} answers) "
+            f"against {', '.join(f'`{s}`' for s in self.simulators) or 'no LLM'}, on the settings both have."
+        )
+
+    def to_markdown(self, level: int = 2) -> str:
+        """The section as Markdown (``level`` is the heading level of its title)."""
+        from xaimetrics.benchmark import markdown_table
+
+        hashes = "#" * level
+        parts = [f"{hashes} {TITLE}", "", self._intro(), ""]
+        parts += [f"- {line}" for line in self.summary()] + [""]
+        for title, table in self._tables().items():
+            parts += [
+                f"{hashes}# {title}",
+                "",
+                markdown_table(table, index=False) if len(table) else "_none_",
+                "",
+            ]
+        parts += [f"{hashes}# Agreement between people (Krippendorff's α, nominal)", ""]
+        parts += [f"- {line}" for line in self._alpha_lines()] + [""]
+        if self.notes:
+            parts += [f"{hashes}# Notes", ""] + [f"- {note}" for note in self.notes] + [""]
+        return "\n".join(parts)
+
+    def to_html(self, level: int = 2) -> str:
+        """The section as an HTML ``<section>`` (every value escaped)."""
+        from html import escape
+
+        h, sub = f"h{level}", f"h{min(level + 1, 6)}"
+        parts = [f'<section id="human-llm-agreement"><{h}>{escape(TITLE)}</{h}>',
+                 f"<p>{escape(self._intro()).replace('`', '')}</p>", "<ul>"]  # fmt: skip
+        parts += [f"<li>{escape(line)}</li>" for line in self.summary()] + ["</ul>"]
+        for title, table in self._tables().items():
+            body = table.to_html(
+                index=False, escape=True, na_rep="—", border=0, float_format=lambda v: f"{v:.3f}"
+            )
+            parts += [f"<{sub}>{escape(title)}</{sub}>", body if len(table) else "<p>none</p>"]
+        parts += [f"<{sub}>Agreement between people (Krippendorff's α, nominal)</{sub}>", "<ul>"]
+        parts += [f"<li>{escape(line)}</li>" for line in self._alpha_lines()] + ["</ul>"]
+        if self.notes:
+            parts += (
+                [f"<{sub}>Notes</{sub}>", "<ul>"] + [f"<li>{escape(n)}</li>" for n in self.notes] + ["</ul>"]
+            )
+        return "\n".join([*parts, "</section>"])
+
+    def to_dict(self) -> dict[str, Any]:
+        def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+            return json.loads(frame.reset_index().to_json(orient="records"))
+
+        return {
+            "human": self.human, "simulators": list(self.simulators), "summary": self.summary(),
+            "scores": records(self.scores), "correlations": records(self.correlations),
+            "copeland": records(self.copeland), "samples": records(self.samples),
+            "samples_by_method": records(self.samples_by_method),
+            "alpha_same_arm": None if self.alpha_same_arm is None else self.alpha_same_arm.to_dict(),
+            "alpha_same_text": None if self.alpha_same_text is None else self.alpha_same_text.to_dict(),
+            "notes": list(self.notes), "n_participants": self.n_participants, "n_answers": self.n_answers,
+        }  # fmt: skip
+
+    def save(self, directory: str | os.PathLike[str]) -> dict[str, Path]:
+        """Write ``agreement.md``, ``agreement.html`` (a page around the section) and ``agreement.json``."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        paths = {"markdown": directory / "agreement.md", "html": directory / "agreement.html",
+                 "json": directory / "agreement.json"}  # fmt: skip
+        paths["markdown"].write_text(self.to_markdown(level=1), encoding="utf-8")
+        page = (
+            '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Human vs LLM agreement</title>'
+            "<style>body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}"
+            "table{border-collapse:collapse}th,td{border-bottom:1px solid #ccc;padding:.3rem .6rem;text-align:left}"
+            f"</style></head><body>{self.to_html(level=1)}</body></html>\n"
+        )
+        paths["html"].write_text(page, encoding="utf-8")
+        paths["json"].write_text(
+            json.dumps(self.to_dict(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
+        return paths
+
+
+def _normalise(frame: pd.DataFrame) -> pd.DataFrame:
+    rows = frame[(frame["phase"] == "evaluation") & (frame["is_upper_bound"].fillna(0).astype(int) == 0)]
+    rows = rows[rows["score"].notna()].copy()
+    rows["anonymized"] = rows["anonymized"].fillna(0).astype(int).astype(bool)
+    rows["n_concepts"] = rows["n_concepts"].fillna(0).astype(int)
+    rows["interpretation"] = rows["interpretation"].fillna("").astype(str)
+    rows["seed"] = rows["seed"].astype(int)
+    rows["score"] = rows["score"].astype(float)
+    return rows
+
+
+def _ranks(values: pd.Series) -> pd.Series:
+    return values.rank(ascending=False, method="min")
+
+
+def _correlation(human: pd.Series, llm: pd.Series) -> dict[str, float]:
+    from scipy import stats
+
+    ok = human.notna() & llm.notna()
+    n = int(ok.sum())
+    out = {
+        "spearman": math.nan,
+        "spearman_p": math.nan,
+        "kendall": math.nan,
+        "kendall_p": math.nan,
+        "n_methods": n,
+    }
+    if n >= 3 and human[ok].nunique() > 1 and llm[ok].nunique() > 1:
+        spearman = stats.spearmanr(human[ok], llm[ok])
+        kendall = stats.kendalltau(human[ok], llm[ok])
+        out.update(spearman=float(spearman.statistic), spearman_p=float(spearman.pvalue),
+                   kendall=float(kendall.statistic), kendall_p=float(kendall.pvalue))  # fmt: skip
+    return out
+
+
+def _kappa(first: list[Any], second: list[Any]) -> float:
+    """Cohen's κ of two raters' nominal answers (``None`` is a category of its own: no answer)."""
+    n = len(first)
+    if n == 0:
+        return math.nan
+    observed = sum(a == b for a, b in zip(first, second, strict=True)) / n
+    categories = {repr(c) for c in (*first, *second)}
+    expected = sum(
+        (sum(repr(a) == c for a in first) / n) * (sum(repr(b) == c for b in second) / n) for c in categories
+    )
+    return math.nan if expected >= 1.0 else (observed - expected) / (1.0 - expected)
+
+
+def agreement_report(
+    results: Any, *, human: str = HUMAN, simulators: list[str] | None = None
+) -> AgreementReport:
+    """Compare the human rows of a results store with its LLM rows on the shared settings.
+
+    Args:
+        results: a :class:`~xaimetrics.benchmark.ResultsStore` or its path, holding both kinds of rows.
+        human: the simulator name of the human rows.
+        simulators: the LLM simulators to compare (default: every other simulator in the store).
+
+    Returns:
+        An :class:`AgreementReport` (``to_markdown``, ``to_html``, ``save``).
+
+    Raises:
+        InvalidParameterError: the store has no human rows, or none of the LLMs shares a setting with them.
+    """
+    from xaimetrics.benchmark import ResultsStore
+
+    owner = "agreement_report"
+    owned = not isinstance(results, ResultsStore)
+    store = ResultsStore(results) if owned else results
+    try:
+        rows = _normalise(store.to_frame())
+        people = rows[rows["simulator"] == human]
+        if people.empty:
+            raise invalid("results", owner, f"a store with rows of simulator {human!r}", "none",
+                          "Export the study's answers first: xaimetrics study export STUDY.toml --results-store ...")  # fmt: skip
+        llms = (
+            tuple(simulators) if simulators is not None else tuple(sorted(set(rows["simulator"]) - {human}))
+        )
+        payloads = {
+            key: store.payload(key) for key in (*people["key"], *rows[rows["simulator"].isin(llms)]["key"])
+        }
+    finally:
+        if owned:
+            store.close()
+    keys = list(SETTING_COLUMNS)
+    score_tables, correlations, pairs, notes, matched_frames = [], {}, [], [], []
+    for llm in llms:
+        theirs = rows[rows["simulator"] == llm]
+        merged = people.merge(theirs, on=keys, suffixes=("_human", "_llm"))
+        if merged.empty:
+            notes.append(f"{llm} shares no setting with the human rows: left out.")
+            continue
+        matched_frames.append(
+            pd.concat([people.merge(merged[keys], on=keys), theirs.merge(merged[keys], on=keys)])
+        )
+        table = merged.groupby("method").agg(
+            human=("score_human", "mean"), llm=("score_llm", "mean"), n_settings=("score_llm", "size")
+        )
+        table["difference"] = table["human"] - table["llm"]
+        table["human_rank"], table["llm_rank"] = _ranks(table["human"]), _ranks(table["llm"])
+        table.insert(0, "simulator", llm)
+        score_tables.append(table.reset_index())
+        correlations[llm] = _correlation(table["human"], table["llm"])
+        for _, row in merged.iterrows():
+            pairs += _sample_pairs(llm, row, payloads)
+    compared = tuple(c for c in llms if c in correlations)
+    if not compared:
+        raise invalid("results", owner, "LLM rows on the same settings as the human rows", f"simulators {list(llms)}",
+                      "Run the benchmark (or simulate_study) on the grid or study the people answered.")  # fmt: skip
+    scores = pd.concat(score_tables, ignore_index=True)
+    scores = scores[
+        ["simulator", "method", "human", "llm", "difference", "n_settings", "human_rank", "llm_rank"]
+    ]
+    corr = pd.DataFrame.from_dict(correlations, orient="index")
+    corr.index.name = "simulator"
+    copeland = _copeland(
+        pd.concat(matched_frames, ignore_index=True).drop_duplicates("key"), human, compared, notes
+    )
+    samples, by_method = _sample_tables(pairs)
+    same_arm, same_text = _alphas(people, payloads, notes)
+    n_answers = int(people["n_samples"].fillna(0).sum())
+    participants = {p["participant"] for key in people["key"] for p in payloads[key].get("participants", [])}
+    return AgreementReport(
+        human=human, simulators=compared, scores=scores, correlations=corr, copeland=copeland, samples=samples,
+        samples_by_method=by_method, alpha_same_arm=same_arm, alpha_same_text=same_text, notes=notes,
+        n_participants=len(participants), n_answers=n_answers,
+    )  # fmt: skip
+
+
+def _copeland(frame: pd.DataFrame, human: str, llms: tuple[str, ...], notes: list[str]) -> pd.DataFrame:
+    """The benchmark's Copeland rank of each method, per simulator, on the shared settings."""
+    from xaimetrics.benchmark import ranking_frame, rankings_by
+
+    columns = {}
+    try:
+        long = ranking_frame(frame)
+        for (simulator,), table in rankings_by(long, ["simulator"]).items():
+            columns[simulator] = table["rank"]
+    except InvalidParameterError as error:
+        notes.append(f"Copeland ranks not computed: {error}")
+    out = pd.DataFrame({s: columns.get(s, pd.Series(dtype=float)) for s in (human, *llms)})
+    out.index.name = "method"
+    if out.empty or out.isna().all().all():
+        notes.append(
+            "Copeland ranks need two methods answered on the same seed and prompt type by each simulator."
+        )
+    return out
+
+
+def _sample_pairs(llm: str, row: pd.Series, payloads: dict[str, Any]) -> list[dict[str, Any]]:
+    """One record per (person, EP sample) of a shared setting: the person's, the LLM's and f's answers."""
+    theirs = payloads[row["key_llm"]].get("result", {})
+    llm_answers, references = theirs.get("answers", {}), theirs.get("references", {})
+    out = []
+    for entry in payloads[row["key_human"]].get("participants", []):
+        result = entry["result"]
+        for sample, answer in result["answers"].items():
+            out.append({
+                "simulator": llm, "method": row["method"], "participant": entry["participant"], "sample": sample,
+                "human": answer, "llm": llm_answers.get(sample), "model": result["references"].get(sample),
+                "llm_model": references.get(sample),
+            })  # fmt: skip
+    return out
+
+
+def _sample_tables(pairs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    columns = ["pairs", "agreement", "kappa", "human_accuracy", "llm_accuracy"]
+    if not pairs:
+        empty = pd.DataFrame(columns=columns)
+        empty.index.name = "simulator"
+        return empty, pd.DataFrame(columns=["simulator", "method", *columns])
+    frame = pd.DataFrame(pairs)
+
+    def summary(part: pd.DataFrame) -> pd.Series:
+        return pd.Series({
+            "pairs": len(part), "agreement": float((part["human"] == part["llm"]).mean()),
+            "kappa": _kappa(list(part["human"]), list(part["llm"])),
+            "human_accuracy": float((part["human"] == part["model"]).mean()),
+            "llm_accuracy": float((part["llm"] == part["model"]).mean()),
+        })  # fmt: skip
+
+    overall = pd.DataFrame({s: summary(part) for s, part in frame.groupby("simulator")}).T
+    overall.index.name = "simulator"
+    by_method = pd.DataFrame(
+        [
+            {"simulator": s, "method": m, **summary(part)}
+            for (s, m), part in frame.groupby(["simulator", "method"])
+        ]
+    )
+    for table in (overall, by_method):
+        table["pairs"] = table["pairs"].astype(int)
+    return overall, by_method
+
+
+def _alphas(people: pd.DataFrame, payloads: dict[str, Any], notes: list[str]) -> tuple[Any, Any]:
+    """Krippendorff's α (nominal) between people: units (arm, sample), then (text, whatever the arm)."""
+    from xaimetrics.representation import krippendorff_alpha
+
+    same_arm: dict[tuple[Any, ...], dict[str, Any]] = {}
+    same_text: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for _, row in people.iterrows():
+        for entry in payloads[row["key"]].get("participants", []):
+            for sample, answer in entry["result"]["answers"].items():
+                if answer is None:
+                    continue
+                arm = tuple(row[c] for c in SETTING_COLUMNS)
+                same_arm.setdefault((*arm, sample), {})[entry["participant"]] = answer
+                same_text.setdefault((row["dataset"], row["model"], row["seed"], sample), {})[
+                    entry["participant"]
+                ] = answer
+    results = []
+    for name, units in (("same arm", same_arm), ("same text", same_text)):
+        coders = sorted({p for unit in units.values() for p in unit})
+        codes = {c: i for i, c in enumerate(sorted({a for unit in units.values() for a in unit.values()}))}
+        matrix = np.array(
+            [[codes[unit[p]] if p in unit else np.nan for p in coders] for unit in units.values()]
+        )
+        if len(coders) < 2:
+            results.append(None)
+            continue
+        try:
+            results.append(krippendorff_alpha(matrix, orientation="units_coders", level="nominal"))
+        except InvalidParameterError as error:  # pragma: no cover - guarded by the coder count
+            notes.append(f"α ({name}) not computed: {error}")
+            results.append(None)
+    return results[0], results[1]
+
+
+def agreement_section(results: Any, *, human: str = HUMAN) -> dict[str, str]:
+    """``{"md": ..., "html": ...}``: the report's section for a results store, or a one-line note when the
+    store has no human rows (so a benchmark report can always include it)."""
+    try:
+        report = agreement_report(results, human=human)
+    except InvalidParameterError as error:
+        note = f"No human-vs-LLM comparison: {error}"
+        from html import escape
+
+        return {
+            "md": f"## {TITLE}\n\n{note}\n",
+            "html": f"<section><h2>{escape(TITLE)}</h2><p>{escape(note)}</p></section>",
+        }
+    return {"md": report.to_markdown(level=2), "html": report.to_html(level=2)}

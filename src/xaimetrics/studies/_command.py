@@ -1,0 +1,347 @@
+"""``xaimetrics study``: create, serve and export human studies, and compare people with LLM simulators.
+
+    xaimetrics study create simulatability --grid grid.toml --output studies/consim.json
+    xaimetrics study create likert --grid grid.toml --method NMF --n-examples 50 --output annotations/study.json
+    xaimetrics study invite studies/consim.toml --count 4       # prints one private link per participant
+    xaimetrics study serve studies/consim.toml                   # http://127.0.0.1:8765, prints the admin token
+    xaimetrics study export studies/consim.toml --results-store results/results.sqlite
+    xaimetrics study export annotations/study.toml --output annotations/ratings.json
+    xaimetrics study simulate studies/consim.toml --simulator local --results-store results/results.sqlite
+    xaimetrics study report --results-store results/results.sqlite --output results/agreement
+
+``create`` does the heavy work once (data, model, concepts, importances, LP/EP selection, through the same
+artefacts as ``xaimetrics benchmark run``) and writes a self-contained bundle (``.json``) and its server
+configuration (``.toml``); ``serve`` loads no model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+from pathlib import Path
+from typing import Any
+
+from xaimetrics._validation import invalid
+
+__all__ = ["register"]
+
+_OWNER = "xaimetrics study"
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``study`` sub-command (``create``, ``invite``, ``serve``, ``export``, ``simulate``, ``report``)."""
+    parser = subparsers.add_parser(
+        "study",
+        help="human studies: simulatability (ConSim protocol) and Likert ratings in the browser",
+        description=__doc__.split("\n\n")[0],
+    )
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    create = actions.add_parser(
+        "create", help="build a study bundle (.json) and its server configuration (.toml)"
+    )
+    create.add_argument("kind", choices=("simulatability", "likert"))
+    create.add_argument("--output", required=True, type=Path, help="the bundle to write (.json)")
+    source = create.add_argument_group("source")
+    source.add_argument(
+        "--grid", type=Path,
+        help="a benchmark grid (TOML): its data, model, concepts and selections (without it: --dataset, --model "
+        "and --methods or --method describe one)",
+    )  # fmt: skip
+    source.add_argument(
+        "--providers", help="'module:attribute' of a Providers object (the grid's extra names)"
+    )
+    source.add_argument("--artefacts", type=Path, help="the benchmark's artefact folder, to reuse its fits")
+    source.add_argument("--dataset", help="which of the grid's datasets (when it lists several)")
+    source.add_argument("--model", help="which of the grid's models (when it lists several; default minilm+)")
+    source.add_argument("--n-concepts", type=int, default=20, help="without --grid: concepts per method")
+    source.add_argument("--n-lp", type=int, default=20, help="without --grid: learning-phase samples")
+    source.add_argument("--n-ep", type=int, default=20, help="without --grid: evaluation-phase samples")
+    source.add_argument(
+        "--items", type=Path, help="likert: texts and dimension values, JSON lines {id, text, values}"
+    )
+    source.add_argument(
+        "--dimensions", type=Path, help="likert: the dimensions, a JSON list of {name, property, ...}"
+    )
+    design = create.add_argument_group("design")
+    design.add_argument("--title", help="the title participants see")
+    design.add_argument("--seeds", type=int, nargs="+", help="simulatability: the grid's seeds to use")
+    design.add_argument("--methods", nargs="+", help="simulatability: the grid's methods to use")
+    design.add_argument("--prompt-types", nargs="+", help="simulatability: the grid's prompt types to use")
+    design.add_argument("--arms-per-participant", type=int, default=1,
+                        help="simulatability: arms per participant, each on another seed (default: %(default)s)")  # fmt: skip
+    design.add_argument("--method", help="likert: the grid's concept method whose concepts are rated")
+    design.add_argument("--seed", type=int, help="likert: the concept fit's seed (default: the grid's first)")
+    design.add_argument(
+        "--concepts", type=int, nargs="+", help="likert: the concept ids to rate (default: all)"
+    )
+    design.add_argument(
+        "--n-examples", type=int, default=50, help="likert: texts to rate (default: %(default)s)"
+    )
+    design.add_argument(
+        "--n-annotators", type=int, default=3, help="likert: planned annotators (default: %(default)s)"
+    )
+    design.add_argument(
+        "--no-shuffle", action="store_true", help="likert: same text order for every annotator"
+    )
+    server = create.add_argument_group("server (written to the .toml)")
+    server.add_argument("--host", default="127.0.0.1", help="default: %(default)s")
+    server.add_argument("--port", type=int, default=8765, help="default: %(default)s")
+    create.set_defaults(func=_create)
+
+    invite = actions.add_parser("invite", help="add participants and print their private links")
+    invite.add_argument("study", type=Path, help="STUDY.toml (or the bundle .json)")
+    invite.add_argument("--count", type=int, default=1)
+    invite.add_argument(
+        "--arms", nargs="+", help="simulatability: these arm ids (default: the next balanced ones)"
+    )
+    invite.add_argument("--base-url", help="the address participants use (default: http://HOST:PORT)")
+    invite.set_defaults(func=_invite)
+
+    serve = actions.add_parser("serve", help="serve the study (127.0.0.1 by default)")
+    serve.add_argument("study", type=Path, help="STUDY.toml (or the bundle .json)")
+    serve.add_argument("--host", help="override the configuration's host")
+    serve.add_argument("--port", type=int, help="override the configuration's port")
+    serve.add_argument("--new-admin-token", action="store_true", help="replace the admin token")
+    serve.set_defaults(func=_serve)
+
+    export = actions.add_parser("export", help="write the answers, ratings or results-store rows")
+    export.add_argument("study", type=Path, help="STUDY.toml (or the bundle .json)")
+    export.add_argument("--output", type=Path,
+                        help="likert: ratings .json (examples × annotators × dimensions) or .csv; "
+                             "simulatability: answers .csv or .json")  # fmt: skip
+    export.add_argument(
+        "--results-store", type=Path, help="simulatability: add the 'human' rows to this store"
+    )
+    export.set_defaults(func=_export)
+
+    simulate = actions.add_parser("simulate", help="ask an LLM the study's own prompts; store its rows")
+    simulate.add_argument("study", type=Path, help="STUDY.toml (or the bundle .json)")
+    simulate.add_argument(
+        "--simulator", default="local", help="'local', 'local:<gguf name>' or 'openai:<model>'"
+    )
+    simulate.add_argument("--base-url", help="server URL of 'openai:' simulators")
+    simulate.add_argument("--api-key-env", default="OPENAI_API_KEY")
+    simulate.add_argument("--results-store", type=Path, required=True)
+    simulate.set_defaults(func=_simulate)
+
+    report = actions.add_parser(
+        "report", help="'Does the LLM rank explanations like people?' from a results store"
+    )
+    report.add_argument("--results-store", type=Path, required=True)
+    report.add_argument("--output", type=Path, default=Path("agreement-report"))
+    report.add_argument("--human", default="human", help="the simulator name of the human rows")
+    report.set_defaults(func=_report)
+    return parser
+
+
+def _providers(spec: str | None) -> Any:
+    from xaimetrics.benchmark import Providers
+
+    if spec is None:
+        return None
+    module, _, attribute = spec.partition(":")
+    try:
+        value = getattr(importlib.import_module(module), attribute or "PROVIDERS")
+    except (ImportError, AttributeError) as error:
+        raise invalid(
+            "--providers", _OWNER, "'module:attribute' of an importable Providers object", spec
+        ) from error
+    if not isinstance(value, Providers):
+        raise invalid("--providers", _OWNER, "a Providers object", type(value).__name__)
+    return value
+
+
+def _grid(args: argparse.Namespace, providers: Any) -> Any:
+    """The grid of ``--grid``, or one described by ``--dataset``, ``--model``, ``--methods`` / ``--method``."""
+    from xaimetrics.benchmark import Grid, load_grid
+
+    extras = providers.grid_extras() if providers is not None else {}
+    if args.grid is not None:
+        return load_grid(args.grid, **extras)
+    methods = args.methods or ([args.method] if args.method else None)
+    if args.dataset is None or not methods:
+        raise invalid("--grid", _OWNER, f"given for a {args.kind} study (or --dataset with --methods)", None,
+                      "Pass --grid GRID.toml, or --dataset NAME --methods NMF ..."
+                      + (" (or --items and --dimensions)." if args.kind == "likert" else "."))  # fmt: skip
+    options: dict[str, Any] = {
+        "datasets": (args.dataset,), "models": (args.model or "minilm+",), "methods": tuple(methods),
+        "n_concepts": args.n_concepts, "seeds": tuple(args.seeds or (args.seed or 0,)), "simulators": ("perfect",),
+        "n_lp": args.n_lp, "n_ep": args.n_ep,
+    }  # fmt: skip
+    if args.prompt_types:
+        options["prompt_types"] = tuple(args.prompt_types)
+    return Grid(**options, **extras)
+
+
+def _create(args: argparse.Namespace) -> int:
+    from xaimetrics.studies import StudyConfig, save_study, write_config
+
+    if args.output.suffix != ".json":
+        raise invalid("--output", _OWNER, "a .json file (the study bundle)", str(args.output))
+    providers = _providers(args.providers)
+    options: dict[str, Any] = {"title": args.title} if args.title else {}
+    if args.kind == "simulatability":
+        from xaimetrics.studies import simulatability_study_from_grid
+
+        study: Any = simulatability_study_from_grid(
+            _grid(args, providers), providers, artefact_dir=args.artefacts, dataset=args.dataset, model=args.model,
+            seeds=args.seeds, methods=args.methods, prompt_types=args.prompt_types,
+            arms_per_participant=args.arms_per_participant, title=args.title,
+        )  # fmt: skip
+    elif args.items is not None or args.dimensions is not None:
+        study = _likert_from_files(args, options)
+    else:
+        from xaimetrics.studies import likert_study_from_grid
+
+        study = likert_study_from_grid(
+            _grid(args, providers), providers, artefact_dir=args.artefacts, dataset=args.dataset, model=args.model,
+            method=args.method, seed=args.seed, n_examples=args.n_examples, concept_ids=args.concepts,
+            n_annotators=args.n_annotators, shuffle=not args.no_shuffle, **options,
+        )  # fmt: skip
+    bundle = save_study(study, args.output)
+    config = write_config(StudyConfig(bundle, host=args.host, port=args.port), bundle.with_suffix(".toml"))
+    size = f"{len(study.arms)} arms" if args.kind == "simulatability" else f"{len(study.items)} texts"
+    print(f"Study ({args.kind}, {size}): {bundle}")
+    print(f"Configuration: {config}")
+    print(f"Next: xaimetrics study invite {config} --count N, then xaimetrics study serve {config}")
+    return 0
+
+
+def _likert_from_files(args: argparse.Namespace, options: dict[str, Any]) -> Any:
+    from xaimetrics.studies import LikertStudy, choose_examples
+
+    if args.items is None or args.dimensions is None:
+        raise invalid("--items", _OWNER, "given together with --dimensions", None)
+    for name, path in (("--items", args.items), ("--dimensions", args.dimensions)):
+        if not path.is_file():
+            raise invalid(name, _OWNER, "an existing file", str(path))
+    try:
+        lines = [line for line in args.items.read_text(encoding="utf-8").splitlines() if line.strip()]
+        items = [json.loads(line) for line in lines]
+        dimensions = json.loads(args.dimensions.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise invalid("--items", _OWNER, "JSON lines and a JSON list of dimensions", str(error)) from error
+    for i, item in enumerate(items):
+        if isinstance(item, dict) and "id" not in item:
+            item["id"] = str(i)
+    chosen = choose_examples(len(items), min(args.n_examples, len(items)), seed=args.seed or 0)
+    return LikertStudy(dimensions, [items[i] for i in chosen], n_annotators=args.n_annotators,
+                       shuffle=not args.no_shuffle, **options)  # fmt: skip
+
+
+def _base_url(config: Any, override: str | None) -> str:
+    if override:
+        return override
+    host = f"[{config.host}]" if ":" in config.host else config.host
+    return f"http://{host}:{config.port}"
+
+
+def _invite(args: argparse.Namespace) -> int:
+    from xaimetrics.studies import load_config, open_study
+
+    if args.count < 1:
+        raise invalid("--count", _OWNER, "an integer ≥ 1", args.count)
+    config = load_config(args.study)
+    _, store = open_study(config)
+    with store:
+        for _ in range(args.count):
+            invite = store.invite(arms=args.arms)
+            print(f"{invite.participant.label}\t{invite.url(_base_url(config, args.base_url))}")
+    print("Each link is shown only once (only a hash of its token is stored): send each person their own.")
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from xaimetrics.studies import load_config, open_study, serve
+
+    config = load_config(args.study)
+    changes = {k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
+    config = dataclasses.replace(config, **changes)
+    _, store = open_study(config)
+    with store:
+        base = _base_url(config, None)
+        if args.new_admin_token or not store.has_admin_token:
+            token = store.new_admin_token()
+            print(f"Admin token (shown once): {token}")
+        print(f"Serving on {base} (admin: {base}/admin/login). Stop with Ctrl+C.", flush=True)
+    serve(config)
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from xaimetrics.studies import (
+        LikertStudy,
+        answers_frame,
+        export_results,
+        likert_ratings,
+        load_config,
+        open_study,
+    )
+
+    if args.output is None and args.results_store is None:
+        raise invalid("--output", _OWNER, "given (or --results-store)", None)
+    study, store = open_study(load_config(args.study))
+    with store:
+        if args.results_store is not None:
+            if isinstance(study, LikertStudy):
+                raise invalid("--results-store", _OWNER, "used with a simulatability study", "a Likert study",
+                              "Export Likert ratings with --output ratings.json.")  # fmt: skip
+            written = export_results(study, store, args.results_store)
+            print(f"{written} human rows written to {args.results_store}")
+        if args.output is not None:
+            if isinstance(study, LikertStudy):
+                path = likert_ratings(study, store).save(args.output)
+            else:
+                path = _write_answers(answers_frame(study, store), args.output)
+            print(f"Written: {path}")
+    return 0
+
+
+def _write_answers(frame: Any, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix == ".csv":
+        frame.to_csv(path, index=False)
+    elif path.suffix == ".json":
+        path.write_text(frame.to_json(orient="records", indent=1) + "\n", encoding="utf-8")
+    else:
+        raise invalid("--output", _OWNER, "a .csv or .json file", str(path))
+    return path
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from xaimetrics.simulators import OpenAICompatibleSimulator, default_simulator
+    from xaimetrics.studies import SimulatabilityStudy, load_config, load_study, simulate_study
+
+    study = load_study(load_config(args.study).study)
+    if not isinstance(study, SimulatabilityStudy):
+        raise invalid("study", _OWNER, "a simulatability study", "a Likert study")
+    spec: str = args.simulator
+    if spec == "local" or spec.startswith("local:"):
+        simulator = default_simulator(*(spec.split(":", 1)[1:]))
+    elif spec.startswith("openai:") and len(spec) > len("openai:"):
+        simulator = OpenAICompatibleSimulator(
+            spec[len("openai:") :], base_url=args.base_url, api_key_env=args.api_key_env
+        )
+    else:
+        raise invalid("--simulator", _OWNER, "'local', 'local:<gguf name>' or 'openai:<model>'", spec)
+    counts = simulate_study(study, simulator, args.results_store, name=spec)
+    print(
+        f"{spec}: {counts['written']} rows written, {counts['skipped']} already stored, {counts['failed']} failed"
+    )
+    return 0 if counts["failed"] == 0 else 1
+
+
+def _report(args: argparse.Namespace) -> int:
+    from xaimetrics.studies import agreement_report
+
+    if not args.results_store.is_file():
+        raise invalid("--results-store", _OWNER, "an existing results store", str(args.results_store))
+    report = agreement_report(args.results_store, human=args.human)
+    paths = report.save(args.output)
+    for line in report.summary():
+        print(line)
+    print(f"Report: {paths['markdown']}, {paths['html']}")
+    return 0

@@ -1,0 +1,190 @@
+"""Studies from a benchmark grid: the same data, model, concept fits, interpretations and LP/EP selections
+as ``xaimetrics benchmark run`` (through :class:`xaimetrics.benchmark.Artefacts`), so that the human answers
+and the LLM's land on the same settings of the results store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from xaimetrics._validation import invalid
+from xaimetrics.consim import resolve_prompt_type
+from xaimetrics.studies._build import explain_method, likert_study_from_concepts
+from xaimetrics.studies._likert import LikertStudy
+from xaimetrics.studies._simulatability import (
+    BASELINE_METHOD,
+    MethodExplanation,
+    SampleSet,
+    SimulatabilityStudy,
+    StudyArm,
+)
+
+__all__ = ["likert_study_from_grid", "simulatability_study_from_grid"]
+
+_CONTROLS = ("SurrogateWords", "RandomWords")
+
+
+def _pick(values: Sequence[str], chosen: str | None, name: str, owner: str) -> str:
+    if chosen is None:
+        if len(values) != 1:
+            raise invalid(name, owner, f"given when the grid lists several {name}s", list(values),
+                          f"Pass {name}=... (one study shows one {name}).")  # fmt: skip
+        return values[0]
+    if chosen not in values:
+        raise invalid(name, owner, "one of the grid's: " + ", ".join(values), chosen)
+    return chosen
+
+
+def _n_concepts(grid: Any, method: str, owner: str) -> int:
+    candidates = grid.candidates(method)
+    if len(candidates) != 1:
+        raise invalid(
+            "n_concepts", owner, f"one number of concepts for {method}", list(candidates),
+            "Write the number the benchmark chose (see its report) in the grid before creating the study.",
+        )  # fmt: skip
+    return int(candidates[0])
+
+
+def _artefacts(grid: Any, providers: Any, artefact_dir: str | Path | None) -> Any:
+    from xaimetrics.benchmark import Artefacts, Providers
+
+    return Artefacts(grid, providers if providers is not None else Providers(), artefact_dir)
+
+
+def simulatability_study_from_grid(
+    grid: Any,
+    providers: Any = None,
+    *,
+    artefact_dir: str | Path | None = None,
+    dataset: str | None = None,
+    model: str | None = None,
+    seeds: Sequence[int] | None = None,
+    methods: Sequence[str] | None = None,
+    prompt_types: Sequence[str] | None = None,
+    arms_per_participant: int = 1,
+    title: str | None = None,
+) -> SimulatabilityStudy:
+    """A simulatability study on the settings of a benchmark grid (one dataset and model).
+
+    Every (method, prompt type, seed) of the grid becomes an arm: ``NoExplanation`` with the baseline prompt
+    types, concept methods and controls with the explanation types, as the benchmark runs them.
+
+    Args:
+        grid: a :class:`~xaimetrics.benchmark.Grid` (methods with one number of concepts each).
+        providers: the :class:`~xaimetrics.benchmark.Providers` of its names.
+        artefact_dir: the benchmark's artefact folder (reuses its activations and concept fits).
+        dataset, model: which of the grid's (required when it lists several).
+        seeds, methods, prompt_types: subsets of the grid's (default: all of them).
+        arms_per_participant: arms each participant goes through (on different seeds).
+        title: shown to participants.
+    """
+    owner = "simulatability_study_from_grid"
+    artefacts = _artefacts(grid, providers, artefact_dir)
+    dataset = _pick(grid.datasets, dataset, "dataset", owner)
+    model_name = _pick(grid.models, model, "model", owner)
+    seeds = tuple(grid.seeds if seeds is None else seeds)
+    listed = (*grid.methods, *(m for m in grid.control_methods if m not in grid.methods))
+    methods = tuple(listed if methods is None else methods)
+    unknown = [m for m in methods if m not in listed]
+    if unknown:
+        raise invalid("methods", owner, "methods of the grid: " + ", ".join(listed), unknown)
+    labels = [resolve_prompt_type(p) for p in (grid.prompt_types if prompt_types is None else prompt_types)]
+    _, pool = artefacts.data(dataset)
+    samples = {s: SampleSet.from_samples(artefacts.samples(dataset, model_name, s)) for s in seeds}
+    arms: list[StudyArm] = []
+    explanations: list[MethodExplanation] = []
+    for method in methods:
+        baseline = method == BASELINE_METHOD
+        kinds = [(kind, anonymized) for kind, anonymized in labels if kind.is_baseline == baseline]
+        if not kinds:
+            continue
+        if baseline:
+            arms += [StudyArm(method, k.value, a, seed) for seed in seeds for k, a in kinds]
+            continue
+        k = _n_concepts(grid, method, owner)
+        lp_local = any(kind.content.lp_local for kind, _ in kinds)
+        ep_local = any(kind.content.ep_local for kind, _ in kinds)
+        for interpretation in grid.interpretations:
+            for seed in seeds:
+                explanations.append(_explanation(
+                    artefacts, dataset, model_name, method, k, interpretation, samples[seed], lp_local, ep_local,
+                ))  # fmt: skip
+                arms += [StudyArm(method, kind.value, a, seed, k, interpretation) for kind, a in kinds]
+    return SimulatabilityStudy(
+        class_names=tuple(pool.class_names), samples=tuple(samples.values()), explanations=tuple(explanations),
+        arms=tuple(arms), dataset=dataset, model=model_name, arms_per_participant=arms_per_participant,
+        max_sample_chars=grid.max_sample_chars, **({"title": title} if title else {}),
+    )  # fmt: skip
+
+
+def _explanation(
+    artefacts: Any, dataset: str, model: str, method: str, k: int, interpretation: str, samples: SampleSet,
+    lp_local: bool, ep_local: bool,
+) -> MethodExplanation:  # fmt: skip
+    owner = "simulatability_study_from_grid"
+    if method in _CONTROLS:
+        control = artefacts.control(dataset, model, method, k, samples.seed)
+        lp, ep = [s.text for s in samples.lp], [s.text for s in samples.ep]
+        arguments = control.prompt_arguments(lp if lp_local else [], ep if ep_local else [])
+        return MethodExplanation(
+            method=method, seed=samples.seed, n_concepts=k, interpretation=interpretation,
+            concepts=arguments["interpretation"], global_importances=arguments["global_importances"],
+            lp_local=arguments["lp_local_importances"], ep_local=arguments["ep_local_importances"],
+        )  # fmt: skip
+    if interpretation != "top_words":
+        raise invalid("interpretations", owner, "'top_words' (LLM labels need a simulator)", interpretation,
+                      "Create the study from a grid with interpretations = ['top_words'].")  # fmt: skip
+    return explain_method(
+        artefacts.model(dataset, model),
+        artefacts.extractor(dataset, model, method, k, samples.seed),
+        artefacts.interpretation(dataset, model, method, k, samples.seed, interpretation),
+        artefacts.activations(dataset, model)["fit"],
+        samples, method=method, n_concepts=k, interpretation_kind=interpretation,
+        lp_local=lp_local, ep_local=ep_local,
+    )  # fmt: skip
+
+
+def likert_study_from_grid(
+    grid: Any,
+    providers: Any = None,
+    *,
+    artefact_dir: str | Path | None = None,
+    dataset: str | None = None,
+    model: str | None = None,
+    method: str | None = None,
+    seed: int | None = None,
+    n_examples: int = 50,
+    concept_ids: Sequence[int] | None = None,
+    **options: Any,
+) -> LikertStudy:
+    """A Likert study rating the concepts of one of the grid's methods on ``n_examples`` test texts.
+
+    The concepts are the benchmark's fit (``seed``, default the grid's first) and their top words (CMAW);
+    the texts come from the grid's LP/EP pool, every class represented (:func:`choose_examples`).
+
+    Args:
+        grid, providers, artefact_dir, dataset, model: as in :func:`simulatability_study_from_grid`.
+        method: one of the grid's concept methods (required when it lists several).
+        seed: the concept fit's seed (default: the grid's first).
+        n_examples: texts to rate (the protocol: 50).
+        concept_ids: the concepts to rate (default: all).
+        options: passed to :class:`LikertStudy` (``title``, ``n_annotators``…).
+    """
+    owner = "likert_study_from_grid"
+    artefacts = _artefacts(grid, providers, artefact_dir)
+    dataset = _pick(grid.datasets, dataset, "dataset", owner)
+    model_name = _pick(grid.models, model, "model", owner)
+    method = _pick(grid.concept_methods, method, "method", owner)
+    seed = grid.seeds[0] if seed is None else seed
+    k = _n_concepts(grid, method, owner)
+    extractor = artefacts.extractor(dataset, model_name, method, k, seed)
+    interpretation = artefacts.interpretation(dataset, model_name, method, k, seed, "top_words")
+    _, pool = artefacts.data(dataset)
+    values = extractor.encode(artefacts.activations(dataset, model_name)["pool"])
+    options.setdefault("title", f"Rate the concepts of {method}")
+    return likert_study_from_concepts(
+        list(pool.texts), values, interpretation, n_examples=n_examples, labels=list(pool.labels),
+        concept_ids=concept_ids, seed=seed, **options,
+    )  # fmt: skip

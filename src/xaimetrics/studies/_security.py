@@ -1,0 +1,116 @@
+"""The web app's defences: CSRF tokens, request size limits, security headers and the Host check.
+
+- **CSRF**: every form carries ``HMAC-SHA256(server secret, purpose:subject)`` where the subject is the
+  hash of the participant's (or admin's) token: valid across restarts, useless for anyone else. POSTs with an
+  ``Origin`` header from another site are refused as well.
+- **Size limits**: form bodies above ``max_body_bytes`` get 413 before they are read in full; only
+  ``application/x-www-form-urlencoded`` bodies are accepted, with a bounded number of fields.
+- **Headers**: a Content-Security-Policy that allows only the page's own inline style and script (by a fresh
+  nonce per response), no framing, no referrer to other sites, no caching, no MIME sniffing — so even a text that escaped
+  escaping could not run.
+- **Host check**: requests for another host name are refused (DNS-rebinding of a server on 127.0.0.1).
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+__all__ = ["csrf_token", "read_form", "security_middleware", "verify_csrf"]
+
+MAX_FIELDS = 64
+
+
+def csrf_token(secret: str, subject: str, purpose: str) -> str:
+    """The form token of ``subject`` (a token hash) for ``purpose`` (``"participant"`` or ``"admin"``).
+
+    Example:
+        >>> token = csrf_token("s3cret", "abc", "participant")
+        >>> verify_csrf(token, "s3cret", "abc", "participant"), verify_csrf(token, "s3cret", "abd", "participant")
+        (True, False)
+    """
+    return hmac.new(secret.encode(), f"{purpose}:{subject}".encode(), "sha256").hexdigest()
+
+
+def verify_csrf(token: Any, secret: str, subject: str, purpose: str) -> bool:
+    """Whether ``token`` is the form token of ``subject`` (constant-time comparison)."""
+    if not isinstance(token, str) or len(token) != 64:
+        return False
+    return secrets.compare_digest(token, csrf_token(secret, subject, purpose))
+
+
+class FormError(Exception):
+    """A request body refused before it reaches a handler: the HTTP status and a short reason."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+
+
+async def read_form(request: Any, max_body_bytes: int) -> dict[str, str]:
+    """The fields of a url-encoded form body (first value of each), reading at most ``max_body_bytes``."""
+    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if content_type != "application/x-www-form-urlencoded":
+        raise FormError(415, "forms only")
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > max_body_bytes):
+        raise FormError(413, "request too large")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > max_body_bytes:
+            raise FormError(413, "request too large")
+    try:
+        fields = parse_qs(body.decode("utf-8"), keep_blank_values=True, max_num_fields=MAX_FIELDS)
+    except (UnicodeDecodeError, ValueError) as error:
+        raise FormError(400, "malformed form") from error
+    return {name: values[0] for name, values in fields.items()}
+
+
+def _same_origin(request: Any) -> bool:
+    origin = request.headers.get("origin")
+    if origin is None or origin == "null":
+        return origin is None
+    host = request.headers.get("host", "")
+    return urlsplit(origin).netloc == host
+
+
+def security_middleware(
+    allowed_hosts: Sequence[str],
+) -> Callable[[Any, Callable[[Any], Awaitable[Any]]], Awaitable[Any]]:
+    """An HTTP middleware: Host and Origin checks, a CSP nonce in ``request.state.nonce``, security headers."""
+    from starlette.responses import PlainTextResponse
+
+    allowed = {h.lower() for h in allowed_hosts}
+
+    async def middleware(request: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+        host = (request.headers.get("host") or "").lower()
+        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+        if "*" not in allowed and name not in allowed:
+            return _secure(PlainTextResponse("Invalid host.", status_code=400), "")
+        if request.method == "POST" and not _same_origin(request):
+            return _secure(PlainTextResponse("Access denied.", status_code=403), "")
+        nonce = secrets.token_urlsafe(16)
+        request.state.nonce = nonce
+        return _secure(await call_next(request), nonce)
+
+    return middleware
+
+
+def _secure(response: Any, nonce: str) -> Any:
+    source = f"'nonce-{nonce}'" if nonce else "'none'"
+    response.headers["Content-Security-Policy"] = (
+        f"default-src 'none'; style-src {source}; script-src {source}; img-src 'self'; form-action 'self'; "
+        "base-uri 'none'; frame-ancestors 'none'"
+    )
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["X-Frame-Options"] = "DENY"
+    # same-origin, not no-referrer: with no-referrer, browsers send "Origin: null" on form posts
+    response.headers["Referrer-Policy"] = "same-origin"
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["Cross-Origin-Opener-Policy"] = "same-origin"
+    return response
