@@ -200,3 +200,23 @@ def test_bad_registrations_are_refused() -> None:
     with PROMPT_TYPES.temporarily("E1", E3NL, replace=True):  # a built-in replaced for a while comes back
         assert PROMPT_TYPES.get("E1").content.lp_local
     assert not PROMPT_TYPES.get("E1").content.lp_local and PROMPT_TYPES.names()[1] == "E1"
+
+
+def test_human_is_a_simulator_kind_for_one_setting_but_not_for_a_grid(tmp_path) -> None:
+    import io
+
+    from xaimetrics.benchmark import Grid
+    from xaimetrics.simulators import AnswerSchema, ChatMessage, HumanSimulator
+
+    typed = io.StringIO("Sample_1: world\n\n")
+    human = make_simulator("Human", cache=tmp_path / "responses.sqlite", stdin=typed, stdout=io.StringIO())
+    assert isinstance(human, HumanSimulator)  # a person's answers are never replayed from the cache
+    schema = AnswerSchema(("1",), ("sport", "world"))
+    assert (
+        human.generate([ChatMessage("user", "Sample_1: x")], answer_schema=schema).text == "Sample_1: world"
+    )
+    assert not (tmp_path / "responses.sqlite").exists()
+    with pytest.raises(
+        InvalidParameterError, match=r"'simulators' parameter of Grid.*xaimetrics study create"
+    ):
+        Grid(methods=("PCA",), prompt_types=("E2",), simulators=("human",))

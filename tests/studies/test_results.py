@@ -162,6 +162,14 @@ def test_the_agreement_report_compares_people_with_the_llm(study, tmp_path):
     paths = report.save(tmp_path / "agreement")
     assert {p.name for p in paths.values()} == {"agreement.md", "agreement.html", "agreement.json"}
     assert agreement_section(path)["md"].startswith("## Does the LLM rank explanations like people?")
+    # the benchmark report reads the human rows like any simulator and adds the agreement section
+    from xaimetrics.cli import main
+
+    assert main(["benchmark", "report", "--output", str(tmp_path)]) == 0
+    markdown = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "## Does the LLM rank explanations like people?" in markdown
+    assert markdown.index("like people?") < markdown.index("## Totals")
+    assert "<h2>Does the LLM rank explanations like people?</h2>" in (tmp_path / "report.html").read_text()
 
 
 def test_llm_rows_of_the_study_are_the_benchmarks_rows(study, tmp_path):

@@ -140,7 +140,12 @@ def _write(output: Path, run: dict[str, Any] | None, axes: list[str] | None = No
 
     with ResultsStore(output / "results.sqlite") as store:
         frame, grid = store.to_frame(), store.get_meta("grid", {})
-    paths = write_report(frame, output, grid=grid, run=run, axes=axes)
+    sections = []
+    if len(frame) and (frame["simulator"] == "human").any():  # rows exported by a human study
+        from xaimetrics.studies import agreement_section
+
+        sections.append(agreement_section(output / "results.sqlite"))
+    paths = write_report(frame, output, grid=grid, run=run, axes=axes, sections=sections)
     print(f"Report: {paths['report_html']}")
 
 

@@ -245,6 +245,13 @@ class Grid:
             raise invalid("scoring", _OWNER, "'accuracy' or 'probability'", self.scoring)
         _choices("interpretations", self.interpretations, INTERPRETATIONS)
         kinds = [self._simulator_kind(simulator) for simulator in self.simulators]
+        for simulator, kind in zip(self.simulators, kinds, strict=True):
+            if kind is not None and kind.interactive:
+                raise invalid(
+                    "simulators", _OWNER, "simulators that answer without a person", simulator,
+                    "Collect human answers with 'xaimetrics study create' and 'study serve', then 'study export' "
+                    "them into the results store: the ranking and the report read them like any simulator.",
+                )  # fmt: skip
         prompts = self.prompt_settings()
         if not any(p.kind.is_ranked for p in prompts) and self.concept_methods:
             raise invalid(

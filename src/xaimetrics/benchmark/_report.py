@@ -67,6 +67,7 @@ def write_report(
     title: str = "ConSim benchmark report",
     metric: str = "auto",
     axes: Sequence[str] | None = None,
+    sections: Sequence[Mapping[str, str]] = (),
 ) -> dict[str, Path]:
     """Write ``report.html``, ``report.md`` and the PNG figures into ``output``; return their paths.
 
@@ -83,6 +84,9 @@ def write_report(
             t-tests, :func:`~xaimetrics.benchmark.ranking_frame`): e.g. ``["interpretation"]`` (CMAW vs o1CA
             vs NoExplanation, paper Tab. 2 right) or ``["importance"]`` when the results carry that column.
             Default: ``interpretation`` when the results hold two or more interpretations.
+        sections: extra sections appended before the totals, each ``{"md": ..., "html": ...}`` (the HTML
+            already escaped by its producer), e.g. :func:`xaimetrics.studies.agreement_section` when the
+            results hold human rows.
     """
     jinja2 = import_optional("jinja2", extra="report", caller="write_report")
     import markupsafe
@@ -137,6 +141,7 @@ def write_report(
         "stability": _stability_text(assessment.stability),
         "ceiling": _ceiling_text(assessment.ceiling, assessment.metric),
         "axes": axis_sections,
+        "sections": [dict(section) for section in sections],
     }
     paths["baseline"] = figures.plot_baseline_comparison(assessment.comparison, output / "vs_baseline.png")
     context["figures"]["baseline"] = paths["baseline"].name
@@ -179,6 +184,7 @@ def write_report(
                 {**a, "html": markupsafe.Markup(a["html"]), "pairs_html": markupsafe.Markup(a["pairs_html"])}
                 for a in axis_sections
             ]
+            values["sections"] = [{**x, "html": markupsafe.Markup(x["html"])} for x in context["sections"]]
         path = output / name
         path.write_text(template.render(**values), encoding="utf-8")
         paths[name.replace(".", "_")] = path

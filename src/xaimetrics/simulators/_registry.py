@@ -52,6 +52,8 @@ class SimulatorKind:
         uses_base_url: whether the simulator calls a server at ``base_url``.
         oracle: whether it knows the reference answers (told each prompt through ``register(setting, prompt)``):
             it is never put behind the response cache and cannot propose concept labels.
+        interactive: whether a person answers (``human``): usable one setting at a time (``xaimetrics
+            consim``), never in a grid, whose human rows come from a study (:mod:`xaimetrics.studies`).
 
     Example:
         >>> SIMULATORS.get("openai").argument, SIMULATORS.get("perfect").oracle
@@ -64,6 +66,7 @@ class SimulatorKind:
     arguments: Callable[[], Iterable[str]] | None = None
     uses_base_url: bool = False
     oracle: bool = False
+    interactive: bool = False
 
     def forms(self, name: str) -> tuple[str, ...]:
         """How a spec of this kind is written (``"local"``, ``"openai:<model>"``)."""
@@ -106,6 +109,12 @@ def _perfect(argument: str | None, options: SimulatorOptions) -> Any:
     return PerfectSimulator()
 
 
+def _human(argument: str | None, options: SimulatorOptions) -> Any:
+    from xaimetrics.simulators._scripted import HumanSimulator
+
+    return HumanSimulator(**options.extra)
+
+
 #: every simulator kind, by name (case-insensitive)
 SIMULATORS: Registry[SimulatorKind] = Registry("simulator", argument="simulator")
 SIMULATORS.register(
@@ -119,6 +128,10 @@ SIMULATORS.register(
 SIMULATORS.register(
     "perfect", SimulatorKind(_perfect, oracle=True), builtin=True,
     description="answers the model's predictions (a pipeline check)",
+)  # fmt: skip
+SIMULATORS.register(
+    "human", SimulatorKind(_human, oracle=False, interactive=True), builtin=True,
+    description="a person at the terminal; in grids, human rows come from a study (xaimetrics study)",
 )  # fmt: skip
 
 
@@ -197,7 +210,7 @@ def make_simulator(
         base_url=base_url, api_key_env=api_key_env, concurrency=concurrency, extra=extra
     )
     simulator = kind.factory(value, options)
-    if cache is None or kind.oracle:
+    if cache is None or kind.oracle or kind.interactive:
         return simulator
     from xaimetrics.simulators._response_cache import CachedSimulator
 
