@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from xaimetrics._arguments import add_scoring_argument, add_simulator_arguments, response_cache
 from xaimetrics._validation import invalid
 
 __all__ = ["demo_grid", "demo_methods", "each_warning_once", "register", "run"]
@@ -47,7 +48,6 @@ def demo_methods() -> tuple[str, ...]:
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``demo`` sub-command (its method and simulator choices are read from the registries)."""
-    from xaimetrics.simulators import simulator_choices
 
     parser = subparsers.add_parser(
         "demo",
@@ -64,13 +64,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         default=DEMO_DATASET,
         help="offline dataset: rotten_tomatoes, imdb or bbc_news (default: %(default)s)",
     )
-    parser.add_argument(
-        "--scoring",
-        default="probability",
-        choices=("probability", "accuracy"),
-        help="'probability': the simulator's class probabilities (expected accuracy, needs a local or logprobs "
-        "simulator); 'accuracy': eq. 5 on the answer text (default: %(default)s)",
-    )
+    add_scoring_argument(parser, default="probability")
     parser.add_argument(
         "--no-controls",
         action="store_true",
@@ -85,13 +79,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="comma-separated concept methods, among the registered extractors, NoExplanation and the controls "
         "(default: %(default)s)",
     )
-    parser.add_argument(
-        "--simulator",
-        default=DEMO_SIMULATOR,
-        help=f"{', '.join(simulator_choices())}: 'local' is the offline Qwen2.5-Coder-0.5B, 'openai:<model>' needs "
-        "--base-url, 'perfect' is a pipeline check (default: %(default)s)",
+    add_simulator_arguments(
+        parser, default=DEMO_SIMULATOR, local="the offline Qwen2.5-Coder-0.5B", api_key_env=False
     )
-    parser.add_argument("--base-url", default=None, help="server URL of an 'openai:' simulator")
     parser.add_argument(
         "--n-concepts", type=int, default=20, help="concepts per method (default: %(default)s)"
     )
@@ -199,7 +189,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from xaimetrics._cache import cache_dir
     from xaimetrics.benchmark import Artefacts, Providers, ResultsStore, run_grid, write_report
     from xaimetrics.benchmark._analysis import spearman_with_metrics
     from xaimetrics.benchmark._assessment import assess
@@ -231,7 +220,7 @@ def _run(args: argparse.Namespace) -> int:
     store_path = output / "results.sqlite"
     summary = run_grid(
         grid, store_path, providers=providers, artefacts=artefacts,
-        response_cache=cache_dir("simulators") / "responses.sqlite",  # oracles such as 'perfect' are never cached
+        response_cache=response_cache(args),  # oracles such as 'perfect' are never cached
         progress=not args.no_progress,
     )  # fmt: skip
     with ResultsStore(store_path) as store:

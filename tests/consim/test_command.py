@@ -71,9 +71,9 @@ def test_perfect_answers_over_http(
     )  # fmt: skip
     table = capsys.readouterr().out
     assert code == 0 and server.chat_request_count == 2
-    assert re.search(r"^E2\s+1\.000\s+6/6\s+0\s+0\s+0\s+\d+\s+[\d.]+s\s+yes$", table, flags=re.MULTILINE), (
-        table
-    )
+    assert re.search(
+        r"^E2\s+1\.000 \[0\.61, 1\.00\]\s+6/6\s+0\s+0\s+0\s+\d+\s+[\d.]+s\s+yes$", table, flags=re.MULTILINE
+    ), table
     cache_files = list((tmp_path / "cache").rglob("*.sqlite*"))
     assert cache_files and not any(b"sk-test-key" in path.read_bytes() for path in cache_files)
 
@@ -113,18 +113,41 @@ def test_llm_labels_from_the_same_server(consim_cli, tiny_model_dir, fake_openai
 def test_perfect_simulator_and_table(consim_cli, tiny_model_dir, capsys) -> None:
     assert consim_cli(*_common(tiny_model_dir), "--prompt-type", "U1-a", "--simulator", "perfect") == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[0].split() == [
+    header = out.splitlines()[0]
+    for column in (
         "setting",
-        "score",
+        "score [95% CI]",
         "parsed",
         "missing",
         "invalid",
         "conflict",
         "tokens",
-        "latency",
         "cached",
-    ]
-    assert re.search(r"^U1-a\s+≤1\.000 \(upper bound\)\s+6/6", out, flags=re.MULTILINE), out
+    ):
+        assert column in header
+    assert "expected acc." not in header  # eq. 5 scoring: no probabilities asked
+    # 6/6 right: the Wilson interval's lower end is far from 1 with six samples, and the table says so
+    assert re.search(r"^U1-a\s+≤1\.000 \[0\.61, 1\.00\] \(bound\)\s+6/6", out, flags=re.MULTILINE), out
+    assert "Intervals are over the 6 evaluation samples of this one selection" in out
+
+
+def test_probability_scoring_from_the_command_line(consim_cli, tiny_model_dir, capsys) -> None:
+    code = consim_cli(
+        *_common(tiny_model_dir), "--prompt-type", "E2", "--baseline", "--simulator", "perfect",
+        "--scoring", "probability", "--json",
+    )  # fmt: skip
+    assert code == 0
+    records = json.loads(capsys.readouterr().out)
+    assert [r["label"] for r in records] == ["NE2", "E2"]
+    for record in records:  # the oracle gives f's class probability 1
+        assert record["expected_accuracy"] == 1.0 and record["expected_accuracy_interval"] == [1.0, 1.0]
+        assert set(record["reference_probabilities"]) == set(record["sample_ids"])
+        low, high = record["score_interval"]
+        assert 0.5 < low < 0.7 and high == 1.0
+    assert consim_cli(*_common(tiny_model_dir), "--prompt-type", "E2", "--simulator", "perfect", "--scoring",
+                      "probability") == 0  # fmt: skip
+    header = capsys.readouterr().out.splitlines()[0]
+    assert "expected acc. [95% CI]" in header
 
 
 def test_user_errors_print_one_line(consim_cli, tiny_model_dir, capsys) -> None:

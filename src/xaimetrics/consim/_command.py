@@ -13,6 +13,7 @@ import json
 import sys
 from typing import Any
 
+from xaimetrics._arguments import add_scoring_argument, add_simulator_arguments, response_cache
 from xaimetrics._validation import invalid
 
 __all__ = ["register"]
@@ -27,7 +28,6 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     """
     from xaimetrics.concepts import EXTRACTORS
     from xaimetrics.consim._prompt_types import PROMPT_TYPES
-    from xaimetrics.simulators import simulator_choices
 
     parser = subparsers.add_parser(
         "consim",
@@ -127,23 +127,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     setting.add_argument(
         "--max-sample-chars", type=int, default=None, help="cut longer sample texts in prompts"
     )
-    sim = parser.add_argument_group("simulator")
-    sim.add_argument(
-        "--simulator",
-        default="local",
-        help=f"{', '.join(simulator_choices())}: 'local' is the offline GGUF model, 'openai:<model>' any "
-        "OpenAI-compatible server, 'perfect' answers the model's predictions (a pipeline check) "
-        "(default: %(default)s)",
-    )
-    sim.add_argument(
-        "--base-url", default=None, help="server URL for 'openai:' simulators, e.g. http://127.0.0.1:8080/v1"
-    )
-    sim.add_argument(
-        "--api-key-env",
-        default="OPENAI_API_KEY",
-        help="environment variable holding the API key (default: %(default)s)",
-    )
-    sim.add_argument("--no-cache", action="store_true", help="do not use the persistent response cache")
+    simulator = parser.add_argument_group("simulator")
+    add_simulator_arguments(simulator, default="local", local="the offline GGUF model")
+    add_scoring_argument(simulator, default="accuracy")
     output = parser.add_argument_group("output")
     output.add_argument(
         "--dry-run", action="store_true", help="print the prompt and the expected answer, call no simulator"
@@ -172,7 +158,13 @@ def run(args: argparse.Namespace) -> int:
     if args.pool_samples is not None:
         test = test.sample(args.pool_samples, seed=args.seed)
     model = _load_model(args)
-    consim = ConSim(model, None, class_names=test.class_names, max_sample_chars=args.max_sample_chars)
+    consim = ConSim(
+        model,
+        None,
+        class_names=test.class_names,
+        max_sample_chars=args.max_sample_chars,
+        scoring=args.scoring,
+    )
     samples = consim.select_examples(
         test.texts, test.labels, n_lp=args.n_lp, n_ep=args.n_ep, seed=args.seed, balance=args.balance
     )
@@ -335,12 +327,11 @@ def _is_oracle(spec: str) -> bool:
 
 
 def _simulator(args: argparse.Namespace) -> Any:
-    from xaimetrics._cache import cache_dir
     from xaimetrics.simulators import make_simulator
 
     return make_simulator(
         args.simulator, base_url=args.base_url, api_key_env=args.api_key_env, owner=_OWNER, argument="--simulator",
-        cache=None if args.no_cache else cache_dir("simulators") / "responses.sqlite",
+        cache=response_cache(args),
     )  # fmt: skip
 
 
@@ -351,22 +342,48 @@ def _record(result: Any, args: argparse.Namespace) -> dict[str, Any]:
     return record
 
 
+def _with_interval(value: float, interval: tuple[float, float] | None) -> str:
+    if interval is None or any(v != v for v in interval):  # nan: too few samples
+        return f"{value:.3f}"
+    return f"{value:.3f} [{interval[0]:.2f}, {interval[1]:.2f}]"
+
+
 def _table(results: list[Any]) -> None:
-    header = ("setting", "score", "parsed", "missing", "invalid", "conflict", "tokens", "latency", "cached")
+    probabilities = any(r.expected_accuracy is not None for r in results)
+    header = (
+        "setting", "score [95% CI]", *(("expected acc. [95% CI]",) if probabilities else ()), "parsed", "missing",
+        "invalid", "conflict", "tokens", "latency", "cached",
+    )  # fmt: skip
     rows = []
     for r in results:
+        score = "—" if r.score is None else _with_interval(r.score, r.score_interval())
         if r.is_upper_bound:
-            score = "—" if r.upper_bound is None else f"≤{r.upper_bound:.3f} (upper bound)"
-        else:
-            score = "—" if r.score is None else f"{r.score:.3f}"
+            score = (
+                "—"
+                if r.upper_bound is None
+                else f"≤{_with_interval(r.upper_bound, r.score_interval())} (bound)"
+            )
+        expected = (
+            (
+                "—"
+                if r.expected_accuracy is None
+                else _with_interval(r.expected_accuracy, r.expected_accuracy_interval()),
+            )
+            if probabilities
+            else ()
+        )
         rows.append((
-            r.label, score, f"{r.n_parsed}/{r.n_samples}", str(r.n_missing), str(r.n_invalid),
+            r.label, score, *expected, f"{r.n_parsed}/{r.n_samples}", str(r.n_missing), str(r.n_invalid),
             str(r.n_conflicting), str(r.prompt_tokens + r.completion_tokens), f"{r.latency_s:.1f}s",
             "yes" if r.cached else "no",
         ))  # fmt: skip
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     for row in [header, *rows]:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+    n = max((r.n_samples for r in results), default=0)
+    print(f"Intervals are over the {n} evaluation samples of this one selection (Wilson for the score, Student-t "
+          "for the expected accuracy); to compare explanations, run several seeds and settings with "
+          "'xaimetrics benchmark', whose report tests the differences.")  # fmt: skip
     for r in results:
         if r.n_hedged or r.n_negated:
             print(f"{r.label}: {r.n_hedged} answer(s) named several classes and {r.n_negated} negated a class "

@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from xaimetrics.consim._intervals import mean_interval, wilson_interval
 from xaimetrics.consim._parsing import Status, count_of
 from xaimetrics.consim._prompt_types import PromptType
 from xaimetrics.simulators import ChatMessage, Usage
@@ -87,6 +88,7 @@ class ConSimResult(UsageView):
     reference_majority_share: float = 0.0
     probability_spread: float | None = None
     invalid_reasons: dict[str, str] = field(default_factory=dict)
+    reference_probabilities: dict[str, float] | None = None
 
     @property
     def degenerate(self) -> bool:
@@ -99,6 +101,18 @@ class ConSimResult(UsageView):
             return len(self.sample_ids) > 1 and self.probability_spread < DEGENERATE_SPREAD
         share = self.majority_share
         return share is not None and share >= DEGENERATE_SHARE and share > self.reference_majority_share
+
+    def score_interval(self, confidence: float = 0.95) -> tuple[float, float] | None:
+        """Wilson interval of :attr:`score` (or of :attr:`upper_bound` for U1) over the EP samples."""
+        if (self.upper_bound if self.is_upper_bound else self.score) is None:
+            return None
+        return wilson_interval(self.n_correct, self.n_samples, confidence)
+
+    def expected_accuracy_interval(self, confidence: float = 0.95) -> tuple[float, float] | None:
+        """Student-t interval of :attr:`expected_accuracy` over the EP samples (``None`` without probabilities)."""
+        if not self.reference_probabilities:
+            return None
+        return mean_interval([self.reference_probabilities[i] for i in self.sample_ids], confidence)
 
     @property
     def empty_explanation(self) -> bool:
@@ -163,6 +177,9 @@ class ConSimResult(UsageView):
             "n_hedged": self.n_hedged,
             "n_negated": self.n_negated,
             "invalid_reasons": dict(self.invalid_reasons),
+            "score_interval": self.score_interval(),
+            "expected_accuracy_interval": self.expected_accuracy_interval(),
+            "reference_probabilities": self.reference_probabilities,
             "sample_ids": list(self.sample_ids),
             "references": dict(self.references),
             "answers": dict(self.answers),

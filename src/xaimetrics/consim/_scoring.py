@@ -230,6 +230,7 @@ def _probabilistic_scores(prompt: ConSimPrompt, response: Any) -> dict[str, Any]
     return {
         "probabilities": checked,
         "expected_accuracy": float(given.mean()),
+        "reference_probabilities": dict(zip(prompt.sample_ids, given.tolist(), strict=True)),
         "log_loss": float(-np.log(np.maximum(given, _LOG_FLOOR)).mean()),
         "brier": float(((rows - truth) ** 2).sum(axis=1).mean()),
         "probability_spread": float((rows.max(axis=0) - rows.min(axis=0)).max()),
