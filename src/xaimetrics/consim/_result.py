@@ -89,6 +89,9 @@ class ConSimResult(ReasonCounts, UsageView):
     probability_spread: float | None = None
     invalid_reasons: dict[str, str] = field(default_factory=dict)
 
+    def _invalid_reasons(self) -> Mapping[str, str]:
+        return self.invalid_reasons
+
     @property
     def degenerate(self) -> bool:
         """True when the simulator did not tell the EP samples apart (see the module docstring): the same class
@@ -105,9 +108,6 @@ class ConSimResult(ReasonCounts, UsageView):
     def empty_explanation(self) -> bool:
         """True for an explanation prompt type whose explanation shows no concept at all."""
         return self.prompt_type.content.global_explanations and not self.concept_ids
-
-    def _invalid_reasons(self) -> Mapping[str, str]:
-        return self.invalid_reasons
 
     @property
     def is_upper_bound(self) -> bool:
