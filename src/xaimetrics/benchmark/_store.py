@@ -14,7 +14,6 @@ start over), instead of a raw ``sqlite3.DatabaseError`` or a silent fresh start 
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import sqlite3
@@ -26,6 +25,7 @@ from typing import Any
 
 import pandas as pd
 
+from xaimetrics._sqlite import SQLiteFile
 from xaimetrics._validation import invalid
 from xaimetrics.exceptions import StoreError
 
@@ -89,7 +89,7 @@ def setting_key(parameters: Mapping[str, Any]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()[:32]
 
 
-class ResultsStore:
+class ResultsStore(SQLiteFile):
     """An append-only SQLite table of finished settings.
 
     Args:
@@ -130,13 +130,8 @@ class ResultsStore:
             self._connection.close()
             raise
 
-    @contextlib.contextmanager
-    def _guard(self) -> Iterator[None]:
-        """Turn SQLite's errors into a :class:`StoreError` naming the file and what to do."""
-        try:
-            yield
-        except sqlite3.DatabaseError as error:
-            raise _store_error(self.path, error) from error
+    def _error(self, error: sqlite3.DatabaseError) -> StoreError:
+        return _store_error(self.path, error)
 
     def _check_contents(self) -> None:
         connection = self._connection
@@ -163,16 +158,6 @@ class ResultsStore:
                     "version of xaimetrics. Nothing was written to it. Export it with the version that wrote "
                     "it, or move it away to start a new run."
                 )
-
-    def close(self) -> None:
-        with self._lock:
-            self._connection.close()
-
-    def __enter__(self) -> ResultsStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def keys(self) -> set[str]:
         with self._lock, self._guard():

@@ -38,7 +38,7 @@ from typing import Literal
 
 from xaimetrics._validation import invalid
 
-__all__ = ["ParsedAnswers", "count_of", "parse_answers"]
+__all__ = ["ParsedAnswers", "ReasonCounts", "count_of", "parse_answers"]
 
 Status = Literal["ok", "missing", "invalid", "conflict"]
 #: why a sample's answer is invalid: it names no class, several distinct classes, or a negated class
@@ -88,8 +88,35 @@ _NEGATIONS = frozenset(
 _NEGATION_WINDOW = 3
 
 
+class ReasonCounts:
+    """``n_hedged`` and ``n_negated``, for a record that keeps why each invalid answer is invalid.
+
+    Subclasses return their ``{sample_id: reason}`` mapping from ``_invalid_reasons``.
+
+    Example:
+        >>> class Reply(ReasonCounts):
+        ...     def _invalid_reasons(self):
+        ...         return {"3": "hedged", "4": "negated", "5": "hedged"}
+        >>> Reply().n_hedged, Reply().n_negated
+        (2, 1)
+    """
+
+    def _invalid_reasons(self) -> Mapping[str, str]:
+        raise NotImplementedError
+
+    @property
+    def n_hedged(self) -> int:
+        """Invalid answers whose line named several distinct classes (``World News or Sci/Tech``)."""
+        return count_of(self._invalid_reasons(), "hedged")
+
+    @property
+    def n_negated(self) -> int:
+        """Invalid answers whose line negated a class (``not World News``)."""
+        return count_of(self._invalid_reasons(), "negated")
+
+
 @dataclass(frozen=True)
-class ParsedAnswers:
+class ParsedAnswers(ReasonCounts):
     """The answers recovered from one simulator reply.
 
     Attributes:
@@ -116,15 +143,8 @@ class ParsedAnswers:
         """Samples with a valid answer."""
         return self.count("ok")
 
-    @property
-    def n_hedged(self) -> int:
-        """Invalid samples whose line named several distinct classes."""
-        return count_of(self.reasons, "hedged")
-
-    @property
-    def n_negated(self) -> int:
-        """Invalid samples whose line negated a class."""
-        return count_of(self.reasons, "negated")
+    def _invalid_reasons(self) -> Mapping[str, str]:
+        return self.reasons
 
 
 def count_of(values: Mapping[str, str], value: str) -> int:

@@ -120,7 +120,7 @@ def render_prompt(
     ep_ids = tuple(str(n_lp + i) for i in range(len(ep_texts)))
 
     system: list[str] = [_task_description(kind), "The classes are: [" + ", ".join(shown) + "]"]
-    user: list[str] = ["\n".join(f"Sample_{i}: {text}" for i, text in zip(ep_ids, ep_texts, strict=True))]
+    user: list[str] = [_sample_lines(ep_ids, ep_texts)]
     shown_concepts: tuple[int, ...] = ()
     if content.global_explanations:
         if interpretation is None or global_importances is None:
@@ -138,29 +138,25 @@ def render_prompt(
         system.append(_concept_block(interpretation, shown_concepts))
         system.append(_class_block(phi_hat, ids, keep, shown))
     shown_set = set(shown_concepts)
+
+    def local_block(values: Any, name: str, sample_ids: tuple[str, ...]) -> str:
+        local, local_ids = _local(values, name, len(sample_ids), concept_ids, kind)
+        return _local_block(local, local_ids, sample_ids, shown_set, threshold)
+
     if content.lp_samples:
-        system.append(
-            "Here are examples of samples:\n"
-            + "\n".join(f"Sample_{i}: {text}" for i, text in zip(lp_ids, lp_texts, strict=True))
-        )
+        system.append("Here are examples of samples:\n" + _sample_lines(lp_ids, lp_texts))
         if content.lp_local:
-            local, local_ids = _local(
-                lp_local_importances, "lp_local_importances", len(lp_texts), concept_ids, kind
-            )
             system.append(
                 "The concepts contributions for each example are:\n"
-                + _local_block(local, local_ids, lp_ids, shown_set, threshold)
+                + local_block(lp_local_importances, "lp_local_importances", lp_ids)
             )
         if content.lp_predictions:
             system.append(
                 "The classes predicted for these examples are:\n"
-                + "\n".join(f"Sample_{i}: {shown[c]}" for i, c in zip(lp_ids, lp_refs, strict=True))
+                + _sample_lines(lp_ids, [shown[c] for c in lp_refs])
             )
     if content.ep_local:
-        local, local_ids = _local(
-            ep_local_importances, "ep_local_importances", len(ep_texts), concept_ids, kind
-        )
-        user.append(_local_block(local, local_ids, ep_ids, shown_set, threshold))
+        user.append(local_block(ep_local_importances, "ep_local_importances", ep_ids))
     messages = (ChatMessage("system", "\n\n".join(system)), ChatMessage("user", "\n\n".join(user)))
     return ConSimPrompt(
         messages=messages,
@@ -173,6 +169,11 @@ def render_prompt(
         references=ep_refs,
         concept_ids=shown_concepts,
     )
+
+
+def _sample_lines(sample_ids: Sequence[str], values: Sequence[str]) -> str:
+    """One ``Sample_{id}: {value}`` line per sample."""
+    return "\n".join(f"Sample_{i}: {value}" for i, value in zip(sample_ids, values, strict=True))
 
 
 def _task_description(kind: PromptType) -> str:

@@ -12,11 +12,12 @@ is degenerate (the argmax may still vary by a hair, so the majority share alone 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from xaimetrics.consim._intervals import mean_interval, wilson_interval
-from xaimetrics.consim._parsing import Status, count_of
+from xaimetrics.consim._parsing import ReasonCounts, Status
 from xaimetrics.consim._prompt_types import PromptType
 from xaimetrics.simulators import ChatMessage, Usage
 from xaimetrics.simulators._usage import UsageView
@@ -30,7 +31,7 @@ DEGENERATE_SPREAD = 0.05
 
 
 @dataclass(frozen=True)
-class ConSimResult(UsageView):
+class ConSimResult(ReasonCounts, UsageView):
     """One ConSim evaluation: the score, the per-sample answers, the prompt and the simulator accounting.
 
     Attributes:
@@ -90,6 +91,9 @@ class ConSimResult(UsageView):
     invalid_reasons: dict[str, str] = field(default_factory=dict)
     reference_probabilities: dict[str, float] | None = None
 
+    def _invalid_reasons(self) -> Mapping[str, str]:
+        return self.invalid_reasons
+
     @property
     def degenerate(self) -> bool:
         """True when the simulator did not tell the EP samples apart (see the module docstring): the same class
@@ -118,16 +122,6 @@ class ConSimResult(UsageView):
     def empty_explanation(self) -> bool:
         """True for an explanation prompt type whose explanation shows no concept at all."""
         return self.prompt_type.content.global_explanations and not self.concept_ids
-
-    @property
-    def n_hedged(self) -> int:
-        """Invalid answers that named several distinct classes (``World News or Sci/Tech``)."""
-        return count_of(self.invalid_reasons, "hedged")
-
-    @property
-    def n_negated(self) -> int:
-        """Invalid answers that negated a class (``not World News``)."""
-        return count_of(self.invalid_reasons, "negated")
 
     @property
     def is_upper_bound(self) -> bool:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import threading
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -410,17 +409,3 @@ def _check_batch(
             f"{len(schemas)} schemas",
         )
     return schemas
-
-
-class _LocalModelMixin:
-    """A lock for backends whose model object is not thread-safe (llama.cpp, transformers)."""
-
-    _lock_guard = threading.Lock()
-
-    @property
-    def _model_lock(self) -> threading.Lock:
-        with _LocalModelMixin._lock_guard:
-            lock = self.__dict__.get("_model_lock_obj")
-            if lock is None:
-                lock = self.__dict__["_model_lock_obj"] = threading.Lock()
-            return lock

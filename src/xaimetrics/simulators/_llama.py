@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 from typing import Any
 
@@ -12,27 +11,17 @@ import numpy as np
 from xaimetrics._optional import import_optional
 from xaimetrics._validation import check_positive_int, invalid
 from xaimetrics.simulators._assets import DEFAULT_GGUF, GGUF_ASSETS, load_default_gguf
-from xaimetrics.simulators._base import (
-    AnswerSchema,
-    BaseSimulator,
-    ChatMessage,
-    SimulatorResponse,
-    _LocalModelMixin,
-)
+from xaimetrics.simulators._base import AnswerSchema, ChatMessage, SimulatorResponse
 from xaimetrics.simulators._grammar import answer_grammar
-from xaimetrics.simulators._probabilities import (
-    class_continuations,
-    log_softmax,
-    normalise_log_probabilities,
-    probability_response,
-)
+from xaimetrics.simulators._local import LocalModelSimulator
+from xaimetrics.simulators._probabilities import class_continuations, log_softmax, probability_response
 
 __all__ = ["LlamaCppSimulator", "default_simulator"]
 
 _OWNER = "LlamaCppSimulator"
 
 
-class LlamaCppSimulator(_LocalModelMixin, BaseSimulator):
+class LlamaCppSimulator(LocalModelSimulator):
     """A GGUF chat model run on the CPU by llama.cpp; greedy, seeded, offline.
 
     With an :class:`AnswerSchema`, decoding follows a GBNF grammar (:func:`answer_grammar`) that only allows
@@ -101,9 +90,7 @@ class LlamaCppSimulator(_LocalModelMixin, BaseSimulator):
         self.n_batch = check_positive_int(n_batch, "n_batch", _OWNER)
         self.reuse_prompt_cache = bool(reuse_prompt_cache)
         self.prefix_reuse = bool(prefix_reuse)
-        self.supports_probabilities = True
         self.name = f"llama.cpp:{self.model_name}"
-        self.max_concurrency = 1
         self._llama: Any = None
         self._grammars: dict[AnswerSchema, Any] = {}
         self._formatter: Any = None
@@ -153,25 +140,20 @@ class LlamaCppSimulator(_LocalModelMixin, BaseSimulator):
             self._grammars[schema] = grammar
         return grammar
 
-    def _generate(
+    def _complete(
         self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
     ) -> SimulatorResponse:
-        if answer_schema is not None and answer_schema.probabilities:
-            return self._class_probabilities(messages, answer_schema)
-        with self._model_lock:
-            started = time.perf_counter()
-            llama = self._model()
-            grammar = self._grammar(answer_schema) if answer_schema is not None and self.use_grammar else None
-            if not self.reuse_prompt_cache:
-                llama.reset()
-            result = llama.create_chat_completion(
-                messages=[m.as_dict() for m in messages],
-                temperature=self.temperature,
-                seed=self.seed,
-                max_tokens=self.max_tokens,
-                grammar=grammar,
-            )
-            latency = time.perf_counter() - started
+        llama = self._model()
+        grammar = self._grammar(answer_schema) if answer_schema is not None and self.use_grammar else None
+        if not self.reuse_prompt_cache:
+            llama.reset()
+        result = llama.create_chat_completion(
+            messages=[m.as_dict() for m in messages],
+            temperature=self.temperature,
+            seed=self.seed,
+            max_tokens=self.max_tokens,
+            grammar=grammar,
+        )
         choice = result["choices"][0]
         usage = result.get("usage") or {}
         return SimulatorResponse(
@@ -179,7 +161,6 @@ class LlamaCppSimulator(_LocalModelMixin, BaseSimulator):
             model=self.name,
             prompt_tokens=int(usage.get("prompt_tokens", 0)),
             completion_tokens=int(usage.get("completion_tokens", 0)),
-            latency_s=latency,
             metadata={"finish_reason": choice.get("finish_reason"), "grammar": grammar is not None},
         )
 
@@ -224,48 +205,43 @@ class LlamaCppSimulator(_LocalModelMixin, BaseSimulator):
         # state: llama.cpp's quantised kernels give slightly different logits for different batch splits
         # (deterministic for a given split), so a fixed split makes the probabilities independent of call
         # order and identical with and without reuse. Reuse spares re-reading the prompt for every sample.
-        with self._model_lock:
-            started = time.perf_counter()
-            llama = self._model()
-            prompt = self.prompt_tokens(messages)
-            if len(prompt) + 64 > self.n_ctx:
-                return SimulatorResponse(
-                    "", model=self.name, latency_s=time.perf_counter() - started,
-                    error=f"the prompt has {len(prompt)} tokens; n_ctx={self.n_ctx} leaves no room for answers. "
-                    "Raise n_ctx or shorten the prompt (max_sample_chars).",
-                )  # fmt: skip
-            computed = conditioned = 0
-            probabilities: dict[str, tuple[float, ...]] = {}
-            for sample_id in schema.sample_ids:
-                continuation = class_continuations(
-                    lambda text: llama.tokenize(text.encode("utf-8"), add_bos=False, special=False),
-                    sample_id,
-                    schema.classes,
-                )
-                if not probabilities or not self.prefix_reuse:
-                    llama.reset()
-                    computed += self._eval_from(llama, prompt, 0)[1]
-                stem = prompt + list(continuation.stem)
-                stem_log_probs, n = self._eval_from(llama, stem, len(prompt))
+        llama = self._model()
+        prompt = self.prompt_tokens(messages)
+        if len(prompt) + 64 > self.n_ctx:
+            return SimulatorResponse(
+                "", model=self.name,
+                error=f"the prompt has {len(prompt)} tokens; n_ctx={self.n_ctx} leaves no room for answers. "
+                "Raise n_ctx or shorten the prompt (max_sample_chars).",
+            )  # fmt: skip
+        computed = conditioned = 0
+        probabilities: dict[str, tuple[float, ...]] = {}
+        for sample_id in schema.sample_ids:
+            continuation = class_continuations(
+                lambda text: llama.tokenize(text.encode("utf-8"), add_bos=False, special=False),
+                sample_id,
+                schema.classes,
+            )
+            if not probabilities or not self.prefix_reuse:
+                llama.reset()
+                computed += self._eval_from(llama, prompt, 0)[1]
+            stem = prompt + list(continuation.stem)
+            stem_log_probs, n = self._eval_from(llama, stem, len(prompt))
+            computed += n
+            conditioned += len(stem)
+
+            def after(prefix: tuple[int, ...], stem: list[int] = stem, first: Any = stem_log_probs) -> Any:
+                nonlocal computed, conditioned
+                if not prefix:
+                    return first
+                values, n = self._eval_from(llama, stem + list(prefix), len(stem))
                 computed += n
-                conditioned += len(stem)
+                conditioned += len(prefix)
+                return values
 
-                def after(
-                    prefix: tuple[int, ...], stem: list[int] = stem, first: Any = stem_log_probs
-                ) -> Any:
-                    nonlocal computed, conditioned
-                    if not prefix:
-                        return first
-                    values, n = self._eval_from(llama, stem + list(prefix), len(stem))
-                    computed += n
-                    conditioned += len(prefix)
-                    return values
-
-                probabilities[sample_id] = normalise_log_probabilities(continuation.log_probabilities(after))
-            latency = time.perf_counter() - started
+            probabilities[sample_id] = continuation.probabilities(after)
         return probability_response(
             schema, probabilities, model=self.name, computed=computed, conditioned=conditioned,
-            latency_s=latency, prefix_reuse=self.prefix_reuse,
+            prefix_reuse=self.prefix_reuse,
         )  # fmt: skip
 
 

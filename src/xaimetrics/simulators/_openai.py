@@ -428,21 +428,16 @@ class OpenAICompatibleSimulator(BaseSimulator):
     def _generate(
         self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
     ) -> SimulatorResponse:
-        request = self._request(messages, answer_schema)
-        started = time.perf_counter()
-        attempt = 0
-        completion: Any = None
+        call = _Call(self, messages, answer_schema)
         while True:
-            attempt += 1
             try:
-                completion = self._sync_client().chat.completions.create(**request)
+                outcome: Any = self._sync_client().chat.completions.create(**call.request)
             except Exception as error:
-                final, wait = self._after_attempt(attempt, started, error=error)
-            else:
-                final, wait = self._after_attempt(attempt, started, completion=completion)
-            if final is not None:
-                return self._with_probabilities(final, completion, answer_schema)
-            time.sleep(wait)
+                outcome = error
+            response = call.attempted(outcome)
+            if response is not None:
+                return response
+            time.sleep(call.wait)
 
     async def _agenerate(
         self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
@@ -459,21 +454,16 @@ class OpenAICompatibleSimulator(BaseSimulator):
     async def _agenerate_with(
         self, client: Any, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
     ) -> SimulatorResponse:
-        request = self._request(messages, answer_schema)
-        started = time.perf_counter()
-        attempt = 0
-        completion: Any = None
+        call = _Call(self, messages, answer_schema)
         while True:
-            attempt += 1
             try:
-                completion = await client.chat.completions.create(**request)
+                outcome: Any = await client.chat.completions.create(**call.request)
             except Exception as error:
-                final, wait = self._after_attempt(attempt, started, error=error)
-            else:
-                final, wait = self._after_attempt(attempt, started, completion=completion)
-            if final is not None:
-                return self._with_probabilities(final, completion, answer_schema)
-            await asyncio.sleep(wait)
+                outcome = error
+            response = call.attempted(outcome)
+            if response is not None:
+                return response
+            await asyncio.sleep(call.wait)
 
     # -- class probabilities ---------------------------------------------------------------------------------
     def _with_probabilities(
@@ -525,3 +515,34 @@ class OpenAICompatibleSimulator(BaseSimulator):
             error=self._scrub(f"{self.name}: {message}"),
             metadata={**response.metadata, "answer_text": response.text},
         )
+
+
+class _Call:
+    """One chat request and its retries: the bookkeeping the sync and async loops share.
+
+    A loop sends ``request``, hands the completion (or the exception the request raised) to :meth:`attempted`,
+    and, while that returns ``None``, waits ``wait`` seconds before sending it again.
+    """
+
+    def __init__(
+        self,
+        simulator: OpenAICompatibleSimulator,
+        messages: tuple[ChatMessage, ...],
+        schema: AnswerSchema | None,
+    ) -> None:
+        self.simulator = simulator
+        self.schema = schema
+        self.request = simulator._request(messages, schema)
+        self.started = time.perf_counter()
+        self.attempts = 0
+        self.wait = 0.0
+
+    def attempted(self, outcome: Any) -> SimulatorResponse | None:
+        """The final response after this attempt, or ``None`` when the request should be sent again."""
+        self.attempts += 1
+        error = outcome if isinstance(outcome, Exception) else None
+        completion = None if error is not None else outcome
+        final, self.wait = self.simulator._after_attempt(
+            self.attempts, self.started, completion=completion, error=error
+        )
+        return None if final is None else self.simulator._with_probabilities(final, completion, self.schema)

@@ -109,6 +109,17 @@ class ClassContinuations:
             out.append(total)
         return out
 
+    def probabilities(self, next_log_probs: Callable[[tuple[int, ...]], np.ndarray]) -> tuple[float, ...]:
+        """The classes' probabilities: :meth:`log_probabilities` normalised over the classes.
+
+        Example:
+            >>> cont = ClassContinuations([[5, 7], [5, 8]])
+            >>> log_probs = np.log([0.1] * 7 + [0.2, 0.6])  # the next token's distribution, ids 0 to 8
+            >>> [round(p, 6) for p in cont.probabilities(lambda prefix: log_probs)]
+            [0.25, 0.75]
+        """
+        return normalise_log_probabilities(self.log_probabilities(next_log_probs))
+
 
 def class_continuations(
     tokenize: Callable[[str], Sequence[int]], sample_id: str, classes: Sequence[str], terminator: str = "\n"
@@ -183,10 +194,12 @@ def probability_response(
     model: str,
     computed: int,
     conditioned: int,
-    latency_s: float,
     prefix_reuse: bool,
+    latency_s: float = 0.0,
 ) -> SimulatorResponse:
     """The response of a local simulator that scored continuations: argmax text, tokens computed / conditioned on.
+
+    ``latency_s`` may be left out when the caller times the call itself (as :class:`LocalModelSimulator` does).
 
     Example:
         >>> r = probability_response(AnswerSchema(("1",), ("a", "b")), {"1": (0.2, 0.8)}, model="m", computed=5,

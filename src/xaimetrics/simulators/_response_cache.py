@@ -128,7 +128,13 @@ class CachedSimulator(BaseSimulator):
             self._connection.execute("DELETE FROM responses")
 
     # -- storage ---------------------------------------------------------------------------------------------
-    def _lookup(self, key: str, started: float) -> SimulatorResponse | None:
+    def _lookup(
+        self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
+    ) -> tuple[str, dict[str, Any], SimulatorResponse | None]:
+        """The call's cache key and simulator identity, and its stored response (``None`` on a miss)."""
+        started = time.perf_counter()
+        identity = _identity(self.inner)
+        key = cache_key(identity, messages, answer_schema)
         with self._lock:
             row = self._connection.execute(
                 "SELECT text, model, prompt_tokens, completion_tokens, latency_s, cost_usd, probabilities "
@@ -136,9 +142,9 @@ class CachedSimulator(BaseSimulator):
                 (key,),
             ).fetchone()
         if row is None:
-            return None
+            return key, identity, None
         text, model, prompt_tokens, completion_tokens, latency_s, cost_usd, probabilities = row
-        return SimulatorResponse(
+        hit = SimulatorResponse(
             text=text,
             model=model,
             prompt_tokens=prompt_tokens,
@@ -152,6 +158,7 @@ class CachedSimulator(BaseSimulator):
             if probabilities is None
             else {i: tuple(p) for i, p in json.loads(probabilities).items()},
         )
+        return key, identity, hit
 
     def _store(self, key: str, identity: dict[str, Any], response: SimulatorResponse) -> None:
         if response.error is not None or response.cached:
@@ -190,10 +197,7 @@ class CachedSimulator(BaseSimulator):
     def _generate(
         self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
     ) -> SimulatorResponse:
-        started = time.perf_counter()
-        identity = _identity(self.inner)
-        key = cache_key(identity, messages, answer_schema)
-        hit = self._lookup(key, started)
+        key, identity, hit = self._lookup(messages, answer_schema)
         if hit is not None:
             return hit
         response = self.inner.generate(messages, answer_schema=answer_schema)
@@ -203,10 +207,7 @@ class CachedSimulator(BaseSimulator):
     async def _agenerate(
         self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
     ) -> SimulatorResponse:
-        started = time.perf_counter()
-        identity = _identity(self.inner)
-        key = cache_key(identity, messages, answer_schema)
-        hit = self._lookup(key, started)
+        key, identity, hit = self._lookup(messages, answer_schema)
         if hit is not None:
             return hit
         agenerate = getattr(self.inner, "agenerate", None)

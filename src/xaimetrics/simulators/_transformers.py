@@ -3,25 +3,14 @@
 from __future__ import annotations
 
 import os
-import time
 from typing import Any
 
 from xaimetrics._device import resolve_device
 from xaimetrics._typing import DeviceLike
 from xaimetrics._validation import check_positive_int, invalid
-from xaimetrics.simulators._base import (
-    AnswerSchema,
-    BaseSimulator,
-    ChatMessage,
-    SimulatorResponse,
-    _LocalModelMixin,
-)
-from xaimetrics.simulators._probabilities import (
-    class_continuations,
-    log_softmax,
-    normalise_log_probabilities,
-    probability_response,
-)
+from xaimetrics.simulators._base import AnswerSchema, ChatMessage, SimulatorResponse
+from xaimetrics.simulators._local import LocalModelSimulator
+from xaimetrics.simulators._probabilities import class_continuations, log_softmax, probability_response
 
 __all__ = ["TransformersChatSimulator", "answer_continuations"]
 
@@ -91,7 +80,7 @@ class _AnswerConstraint:
         return sorted(allowed) or self.vocabulary
 
 
-class TransformersChatSimulator(_LocalModelMixin, BaseSimulator):
+class TransformersChatSimulator(LocalModelSimulator):
     """A Hugging Face causal LM with a chat template, decoding greedily on a local device.
 
     The prompt is built with ``tokenizer.apply_chat_template``; with an :class:`AnswerSchema` each generated
@@ -156,9 +145,6 @@ class TransformersChatSimulator(_LocalModelMixin, BaseSimulator):
         else:
             label = str(getattr(getattr(model, "config", None), "_name_or_path", "") or type(model).__name__)
         self.name = f"transformers:{label}"
-        self.max_concurrency = 1
-
-    supports_probabilities = True
 
     def __repr__(self) -> str:
         return f"TransformersChatSimulator({self.name!r}, device={str(self.device)!r}, max_new_tokens={self.max_new_tokens})"
@@ -191,52 +177,46 @@ class TransformersChatSimulator(_LocalModelMixin, BaseSimulator):
             )
         return self._model_obj, self._tokenizer
 
-    def _generate(
+    def _complete(
         self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
     ) -> SimulatorResponse:
         import torch
 
-        if answer_schema is not None and answer_schema.probabilities:
-            return self._class_probabilities(messages, answer_schema)
-        with self._model_lock:
-            started = time.perf_counter()
-            model, tokenizer = self._load()
-            encoded = tokenizer.apply_chat_template(
-                [m.as_dict() for m in messages],
-                add_generation_prompt=True,
-                return_tensors="pt",
-                return_dict=True,
+        model, tokenizer = self._load()
+        encoded = tokenizer.apply_chat_template(
+            [m.as_dict() for m in messages],
+            add_generation_prompt=True,
+            return_tensors="pt",
+            return_dict=True,
+        )
+        encoded = {key: value.to(self.device) for key, value in encoded.items()}
+        prompt_length = int(encoded["input_ids"].shape[1])
+        eos = model.generation_config.eos_token_id
+        if eos is None:
+            eos = tokenizer.eos_token_id
+        eos_ids = [int(e) for e in (eos if isinstance(eos, list | tuple) else [eos]) if e is not None]
+        pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else (eos_ids or [0])[0]
+        kwargs: dict[str, Any] = {}
+        if answer_schema is not None and self.constrain:
+            kwargs["prefix_allowed_tokens_fn"] = _AnswerConstraint(
+                tokenizer, answer_schema, prompt_length, eos_ids
             )
-            encoded = {key: value.to(self.device) for key, value in encoded.items()}
-            prompt_length = int(encoded["input_ids"].shape[1])
-            eos = model.generation_config.eos_token_id
-            if eos is None:
-                eos = tokenizer.eos_token_id
-            eos_ids = [int(e) for e in (eos if isinstance(eos, list | tuple) else [eos]) if e is not None]
-            pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else (eos_ids or [0])[0]
-            kwargs: dict[str, Any] = {}
-            if answer_schema is not None and self.constrain:
-                kwargs["prefix_allowed_tokens_fn"] = _AnswerConstraint(
-                    tokenizer, answer_schema, prompt_length, eos_ids
-                )
-            with torch.inference_mode():
-                output = model.generate(
-                    **encoded,
-                    max_new_tokens=self.max_new_tokens,
-                    do_sample=False,
-                    pad_token_id=pad_id,
-                    eos_token_id=eos_ids or None,
-                    **kwargs,
-                )
-            new_tokens = output[0, prompt_length:]
-            text = tokenizer.decode(new_tokens, skip_special_tokens=True)
-            latency = time.perf_counter() - started
+        with torch.inference_mode():
+            output = model.generate(
+                **encoded,
+                max_new_tokens=self.max_new_tokens,
+                do_sample=False,
+                pad_token_id=pad_id,
+                eos_token_id=eos_ids or None,
+                **kwargs,
+            )
+        new_tokens = output[0, prompt_length:]
+        text = tokenizer.decode(new_tokens, skip_special_tokens=True)
         return SimulatorResponse(
             text=text.strip(),
             model=self.name,
             prompt_tokens=prompt_length,
             completion_tokens=int(new_tokens.shape[0]),
-            latency_s=latency,
         )
 
     # -- class probabilities ---------------------------------------------------------------------------------
@@ -253,8 +233,7 @@ class TransformersChatSimulator(_LocalModelMixin, BaseSimulator):
     ) -> SimulatorResponse:
         import torch
 
-        with self._model_lock, torch.inference_mode():
-            started = time.perf_counter()
+        with torch.inference_mode():
             model, tokenizer = self._load()
             prompt = [
                 int(t)
@@ -301,14 +280,13 @@ class TransformersChatSimulator(_LocalModelMixin, BaseSimulator):
                     computed += len(prefix)
                     return self._next_log_probs(model, list(prefix), cache)
 
-                probabilities[sample_id] = normalise_log_probabilities(continuation.log_probabilities(after))
+                probabilities[sample_id] = continuation.probabilities(after)
             if cache is not None:
                 _rewind(cache, len(prompt))
             self._prefix_state = (prompt, cache) if cache is not None else None
-            latency = time.perf_counter() - started
         return probability_response(
             schema, probabilities, model=self.name, computed=computed, conditioned=computed + reused,
-            latency_s=latency, prefix_reuse=self.prefix_reuse,
+            prefix_reuse=self.prefix_reuse,
         )  # fmt: skip
 
 

@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from xaimetrics._validation import invalid
+from xaimetrics.studies._lookup import find
 
 __all__ = ["DEFAULT_QUESTION", "DEFAULT_SCALE", "Dimension", "LikertStudy", "RatingItem"]
 
@@ -128,10 +129,9 @@ class LikertStudy:
         return np.array([item.values for item in self.items], dtype=np.float64)
 
     def item(self, item_id: str) -> RatingItem:
-        for item in self.items:
-            if item.id == item_id:
-                return item
-        raise invalid("item", _OWNER, "the id of one of the study's texts", item_id)
+        return find(
+            self.items, lambda item: item.id, item_id, "item", _OWNER, "the id of one of the study's texts"
+        )
 
     def question_for(self, dimension: Dimension) -> str:
         return self.question.replace("{property}", dimension.property)

@@ -27,6 +27,7 @@ import numpy as np
 from xaimetrics._validation import invalid
 from xaimetrics.concepts import ConceptInterpretation
 from xaimetrics.consim import ConSimPrompt, render_prompt, resolve_prompt_type
+from xaimetrics.studies._lookup import find
 
 __all__ = [
     "BASELINE_METHOD",
@@ -320,16 +321,13 @@ class SimulatabilityStudy:
 
     # -- lookups ---------------------------------------------------------------------------------------------
     def arm(self, arm_id: str) -> StudyArm:
-        for arm in self.arms:
-            if arm.id == arm_id:
-                return arm
-        raise invalid("arm", _OWNER, "the id of one of the study's arms", arm_id)
+        return find(self.arms, lambda arm: arm.id, arm_id, "arm", _OWNER, "the id of one of the study's arms")
 
     def sample_set(self, seed: int) -> SampleSet:
-        for sample_set in self.samples:
-            if sample_set.seed == seed:
-                return sample_set
-        raise invalid("arms", _OWNER, f"seeds that have samples ({[s.seed for s in self.samples]})", seed)
+        seeds = [s.seed for s in self.samples]
+        return find(
+            self.samples, lambda s: s.seed, seed, "arms", _OWNER, f"seeds that have samples ({seeds})"
+        )
 
     def explanation(self, arm: StudyArm) -> MethodExplanation | None:
         """The explanation an arm shows (``None`` for the baseline)."""

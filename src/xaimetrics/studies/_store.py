@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from xaimetrics._sqlite import SQLiteFile
 from xaimetrics._validation import invalid
 from xaimetrics.exceptions import StoreError
 from xaimetrics.studies._bundle import Study, study_digest
@@ -93,7 +94,7 @@ class Invite:
         return f"{base_url.rstrip('/')}/s/{self.token}"
 
 
-class StudyStore:
+class StudyStore(SQLiteFile):
     """The answers of one study, in an SQLite file.
 
     Args:
@@ -120,12 +121,12 @@ class StudyStore:
         self._lock = threading.RLock()
         self._screens: dict[tuple[str, ...], list[Screen]] = {}
         with self._guard():
-            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.execute("PRAGMA foreign_keys=ON")
-            self._db.execute("PRAGMA busy_timeout=10000")
-            self._db.executescript(_SCHEMA)
+            self._connection = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._connection.execute("PRAGMA journal_mode=WAL")
+            self._connection.execute("PRAGMA synchronous=FULL")
+            self._connection.execute("PRAGMA foreign_keys=ON")
+            self._connection.execute("PRAGMA busy_timeout=10000")
+            self._connection.executescript(_SCHEMA)
         digest = study_digest(study)
         with self._transaction() as db:
             row = db.execute("SELECT value FROM meta WHERE name = 'study_digest'").fetchone()
@@ -133,7 +134,7 @@ class StudyStore:
                 db.execute("INSERT INTO meta VALUES ('study_digest', ?)", (json.dumps(digest),))
                 db.execute("INSERT INTO meta VALUES ('secret', ?)", (json.dumps(secrets.token_hex(32)),))
         if row is not None and json.loads(row[0]) != digest:
-            self._db.close()
+            self._connection.close()
             raise StoreError(
                 f"The answer database {self.path} belongs to another version of the study bundle (its digest "
                 "differs): its answers would be read against questions they were not given for. Serve the "
@@ -141,40 +142,26 @@ class StudyStore:
             )
 
     # -- plumbing --------------------------------------------------------------------------------------------
-    @contextlib.contextmanager
-    def _guard(self) -> Iterator[None]:
-        try:
-            yield
-        except sqlite3.DatabaseError as error:
-            raise StoreError(
-                f"The answer database {self.path} cannot be used (sqlite: {error}). Restore it from a backup, "
-                "or move it away to start the study again."
-            ) from error
+    def _error(self, error: sqlite3.DatabaseError) -> StoreError:
+        return StoreError(
+            f"The answer database {self.path} cannot be used (sqlite: {error}). Restore it from a backup, "
+            "or move it away to start the study again."
+        )
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         with self._lock, self._guard():
-            self._db.execute("BEGIN IMMEDIATE")
+            self._connection.execute("BEGIN IMMEDIATE")
             try:
-                yield self._db
+                yield self._connection
             except BaseException:
-                self._db.execute("ROLLBACK")
+                self._connection.execute("ROLLBACK")
                 raise
-            self._db.execute("COMMIT")
+            self._connection.execute("COMMIT")
 
     def _query(self, sql: str, parameters: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self._lock, self._guard():
-            return self._db.execute(sql, parameters).fetchall()
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
-
-    def __enter__(self) -> StudyStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+            return self._connection.execute(sql, parameters).fetchall()
 
     def _meta(self, name: str) -> Any:
         rows = self._query("SELECT value FROM meta WHERE name = ?", (name,))
