@@ -1,7 +1,9 @@
 """Classifiers seen as ``f = g∘h`` (activations ``h``, head ``g``) and the offline demo classifier.
 
 - :class:`SplitClassifier` wraps any Hugging Face sequence classifier: ``activations`` (``h``),
-  ``logits_from_activations`` (``g``), ``logits``, ``predict`` and ``activations_and_logits`` (one pass).
+  ``logits_from_activations`` (``g``), ``logits``, ``predict`` and ``activations_and_logits`` (one pass), at the
+  head input or at any named module (``cls``/``last``/``mean``/``token``/``word`` granularity).
+- :func:`concept_importance`: gradient×input concept importance per text, at any split point.
 - :func:`load_demo_classifier` fine-tunes the MiniLM-L6 encoder shipped on PyPI once and caches it.
 
 ``transformers`` is imported only when a model is loaded or trained.
@@ -9,7 +11,8 @@
 
 from __future__ import annotations
 
+from xaimetrics.models._concept_importance import concept_importance
 from xaimetrics.models._demo import load_demo_classifier
 from xaimetrics.models._split_classifier import SplitClassifier
 
-__all__ = ["SplitClassifier", "load_demo_classifier"]
+__all__ = ["SplitClassifier", "concept_importance", "load_demo_classifier"]
