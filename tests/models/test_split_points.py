@@ -157,7 +157,10 @@ def test_consim_runs_at_an_inner_layer_with_token_granularity(make_model, tokeni
     ep = [(len(samples.lp_texts) + i, p) for i, p in enumerate(samples.ep_predictions)]
     result = consim.evaluate(samples, prompt_type="E3")
     assert result.score == 1.0
-    assert "concept_0: aligned" in answers["prompt"] and "Concepts contributions for Sample_0:" in answers["prompt"]
+    assert (
+        "concept_0: aligned" in answers["prompt"]
+        and "Concepts contributions for Sample_0:" in answers["prompt"]
+    )
     phi_lp, _ = clf.concept_importance(extractor, list(samples.lp_texts), samples.lp_predictions)
     assert np.abs(phi_lp).sum() > 0
     with pytest.raises(InvalidParameterError, match=r"'activations' parameter of ConSim.*texts"):

@@ -3,6 +3,9 @@
 - :class:`SplitClassifier` wraps any Hugging Face sequence classifier: ``activations`` (``h``),
   ``logits_from_activations`` (``g``), ``logits``, ``predict`` and ``activations_and_logits`` (one pass), at the
   head input or at any named module (``cls``/``last``/``mean``/``token``/``word`` granularity).
+- :class:`PromptClassifier`: a causal or encoder-decoder language model as a classifier by prompting (next-token
+  logits of the class tokens; ``h`` up to the answer position's final hidden state, ``g`` the restricted
+  unembedding).
 - :func:`concept_importance`: gradient×input concept importance per text, at any split point.
 - :func:`load_demo_classifier` fine-tunes the MiniLM-L6 encoder shipped on PyPI once and caches it.
 
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 from xaimetrics.models._concept_importance import concept_importance
 from xaimetrics.models._demo import load_demo_classifier
+from xaimetrics.models._prompting import PromptClassifier
 from xaimetrics.models._split_classifier import SplitClassifier
 
-__all__ = ["SplitClassifier", "concept_importance", "load_demo_classifier"]
+__all__ = ["PromptClassifier", "SplitClassifier", "concept_importance", "load_demo_classifier"]

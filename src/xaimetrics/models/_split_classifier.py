@@ -336,11 +336,15 @@ class SplitClassifier:
         cls, model: nn.Module, name_or_path: str | os.PathLike[str], tokenizer: Any, **kwargs: Any
     ) -> Any:
         tokenizer = load_tokenizer(tokenizer, name_or_path, f"{cls.__name__}.from_pretrained")
-        classifier = cls(model, tokenizer, **kwargs)
+        classifier = cls._construct(model, tokenizer, **kwargs)
         metadata_path = Path(os.fspath(name_or_path)) / METADATA_FILE
         if metadata_path.is_file():
             classifier.metadata = json.loads(metadata_path.read_text(encoding="utf-8"))
         return classifier
+
+    @classmethod
+    def _construct(cls, model: nn.Module, tokenizer: Any, **kwargs: Any) -> Any:
+        return cls(model, tokenizer, **kwargs)
 
     def save_pretrained(self, path: str | os.PathLike[str]) -> Path:
         """Save the model (with its positive flag), the tokenizer and :attr:`metadata` to ``path``."""
