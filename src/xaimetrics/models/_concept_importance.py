@@ -67,7 +67,7 @@ def concept_importance(
         ...         return U
         >>> phi, predicted = concept_importance(Linear(), Identity(), ["aab", "bbbb"])
         >>> phi.tolist(), predicted.tolist()
-        ([[0.0, 6.0], [4.0, -0.0]], [1, 0])
+        ([[0.0, 6.0], [4.0, 0.0]], [1, 0])
     """
     owner = "concept_importance"
     texts = check_texts(inputs, "inputs", owner)

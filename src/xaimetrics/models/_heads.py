@@ -145,6 +145,9 @@ def detect_head(model: nn.Module) -> HeadAdapter | None:
         getattr(head, "dense", None), nn.Linear
     ):
         return HeadAdapter(
-            f"decoder end-of-sequence state ({model_type})", "classification_head", head.dense.in_features
+            f"decoder end-of-sequence state ({model_type})",
+            "classification_head",
+            head.dense.in_features,
+            first_token=False,
         )
     return None

@@ -224,7 +224,10 @@ class SplitClassifier:
 
     def _model_logits(self, batch: _Batch) -> torch.Tensor:
         """``f`` on one batch: logits of shape ``(batch, num_classes)``."""
-        return self.model(**batch.inputs, return_dict=True).logits
+        inputs = batch.inputs
+        if getattr(self.model.config, "is_encoder_decoder", False):
+            inputs = {**inputs, **decoder_inputs(inputs, self.model.config)}
+        return self.model(**inputs, return_dict=True).logits
 
     # ------------------------------------------------------------------ construction helpers
     def _check_split(self, split: str | None) -> str | None:
@@ -655,6 +658,23 @@ class SplitClassifier:
         chunks = list(torch.split(tensor, counts.tolist()))
         with contextlib.nullcontext() if tensor.requires_grad else torch.no_grad():
             return self._run(texts, capture=False, values=chunks, desc=f"{type(self).__name__} g")[1]
+
+
+def decoder_inputs(inputs: Mapping[str, torch.Tensor], config: Any) -> dict[str, torch.Tensor]:
+    """Decoder inputs of an encoder-decoder classifier (T5, BART): each text's tokens shifted right by one
+    behind the decoder start token, *within its own columns*, with the encoder's attention mask.
+
+    Hugging Face shifts the whole padded row, which puts left padding inside the decoder's sequence; shifting
+    within the real tokens keeps the padding masked, so both padding sides give the same numbers.
+    """
+    ids, mask = inputs["input_ids"], inputs["attention_mask"].bool()
+    start = config.decoder_start_token_id
+    pad = config.pad_token_id if config.pad_token_id is not None else 0
+    shifted = ids.roll(1, dims=1)
+    first = mask.int().argmax(dim=1)
+    shifted[torch.arange(len(ids), device=ids.device), first] = start
+    shifted = shifted.masked_fill(~mask, pad)
+    return {"decoder_input_ids": shifted, "decoder_attention_mask": inputs["attention_mask"]}
 
 
 def load_hf_model(
