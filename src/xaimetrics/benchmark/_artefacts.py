@@ -86,11 +86,9 @@ class Providers:
     def load_model(self, name: str, dataset: str) -> Any:
         if name in self.models:
             return self.models[name](dataset)
-        if name in ("minilm", "minilm+"):
-            from xaimetrics.models import load_demo_classifier
+        from xaimetrics.models import load_classifier  # minilm(+), a Hugging Face id or a local directory
 
-            return load_demo_classifier(dataset, positive=name.endswith("+"), progress=self.progress)
-        raise invalid("models", "Providers", "a built-in or registered model name", name)
+        return load_classifier(name, dataset, progress=self.progress)
 
 
 class _WordActivations:

@@ -223,10 +223,20 @@ class Grid:
     # -- validation ------------------------------------------------------------------------------------------
     def validate(self) -> None:
         """Check every field; raise :class:`~xaimetrics.exceptions.InvalidParameterError` naming the bad key."""
-        from xaimetrics.data import OFFLINE_DATASETS
+        from xaimetrics.data import OFFLINE_DATASETS, is_dataset_reference
+        from xaimetrics.models import is_classifier_reference
 
-        _choices("datasets", self.datasets, (*OFFLINE_DATASETS, *self.extra_datasets))
-        _choices("models", self.models, (*BUILTIN_MODELS, *self.extra_models))
+        # recipes, data files and "org/name" hub ids are datasets; hub ids and local directories are models
+        _choices(
+            "datasets",
+            [d for d in self.datasets if not is_dataset_reference(d)],
+            (*OFFLINE_DATASETS, *self.extra_datasets),
+        )
+        _choices(
+            "models",
+            [m for m in self.models if not is_classifier_reference(m)],
+            (*BUILTIN_MODELS, *self.extra_models),
+        )
         _choices("methods", self.methods, (*CONCEPT_METHODS, *CONTROL_METHODS, BASELINE_METHOD))
         if not isinstance(self.controls, bool):
             raise invalid("controls", _OWNER, "True or False", self.controls)
@@ -293,7 +303,7 @@ class Grid:
                     unknown,
                 )  # fmt: skip
         if "NMF" in self.methods:
-            standard = [m for m in self.models if m in BUILTIN_MODELS and not m.endswith("+")]
+            standard = [m for m in self.models if m not in self.extra_models and not m.endswith("+")]
             if standard:
                 raise invalid(
                     "models",

