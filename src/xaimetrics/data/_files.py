@@ -11,13 +11,7 @@ from xaimetrics._optional import import_optional
 from xaimetrics._validation import invalid
 from xaimetrics.data._dataset import TextDataset
 from xaimetrics.data._splits import carve_split, deduplicate, split_indices
-from xaimetrics.data._tables import (
-    LABEL_COLUMNS,
-    TEXT_COLUMNS,
-    encode_labels,
-    pick_column,
-    shared_class_names,
-)
+from xaimetrics.data._tables import Columns, encode_labels, shared_class_names
 
 __all__ = ["FILE_SUFFIXES", "is_data_file", "load_files", "read_table"]
 
@@ -90,9 +84,7 @@ def load_files(
     seed: int,
     validation_fraction: float,
     test_fraction: float,
-    text_column: str | None,
-    label_column: str | None,
-    class_names: Sequence[str] | None,
+    columns: Columns,
     name: str | None = None,
 ) -> TextDataset:
     """One file (split into train / validation / test like the offline datasets) or ``{split: file}``.
@@ -102,21 +94,17 @@ def load_files(
     """
     if isinstance(files, Mapping):
         return _load_mapping(
-            files, split, seed=seed, validation_fraction=validation_fraction, text_column=text_column,
-            label_column=label_column, class_names=class_names, name=name,
+            files, split, seed=seed, validation_fraction=validation_fraction, columns=columns, name=name,
         )  # fmt: skip
-    full = _read_dataset(Path(files), text_column, label_column, class_names, name)
+    full = _read_dataset(Path(files), columns, name)
     return carve_split(
         full, split, seed=seed, validation_fraction=validation_fraction, test_fraction=test_fraction
     )
 
 
-def _read_rows(
-    path: Path, text_column: str | None, label_column: str | None
-) -> tuple[list[str], list[Any], dict[str, object]]:
+def _read_rows(path: Path, columns: Columns) -> tuple[list[str], list[Any], dict[str, object]]:
     frame = read_table(path)
-    text = pick_column(list(frame.columns), text_column, TEXT_COLUMNS, "text_column", path.name)
-    label = pick_column(list(frame.columns), label_column, LABEL_COLUMNS, "label_column", path.name)
+    text, label = columns.pick(list(frame.columns), path.name)
     texts = [" ".join(str(value).split()) for value in frame[text].tolist()]
     return texts, frame[label].tolist(), {"source": str(path), "text_column": text, "label_column": label}
 
@@ -134,15 +122,9 @@ def _dataset(
     return TextDataset(texts, labels, classes, name, split, {**info, "duplicates_removed": removed})
 
 
-def _read_dataset(
-    path: Path,
-    text_column: str | None,
-    label_column: str | None,
-    class_names: Sequence[str] | None,
-    name: str | None,
-) -> TextDataset:
-    texts, raw, info = _read_rows(path, text_column, label_column)
-    return _dataset(texts, raw, class_names, info, name or path.name.split(".")[0], "all")
+def _read_dataset(path: Path, columns: Columns, name: str | None) -> TextDataset:
+    texts, raw, info = _read_rows(path, columns)
+    return _dataset(texts, raw, columns.class_names, info, name or path.name.split(".")[0], "all")
 
 
 def _load_mapping(
@@ -151,9 +133,7 @@ def _load_mapping(
     *,
     seed: int,
     validation_fraction: float,
-    text_column: str | None,
-    label_column: str | None,
-    class_names: Sequence[str] | None,
+    columns: Columns,
     name: str | None,
 ) -> TextDataset:
     available = [key for key in files if key in ("train", "validation", "test")]
@@ -167,9 +147,9 @@ def _load_mapping(
         raise invalid("split", "load_dataset", f"one of the given splits {available}", split)
     if not carve and split != "all" and split not in files:
         raise invalid("split", "load_dataset", f"one of the given splits {available} or 'all'", split)
-    rows = {key: _read_rows(Path(files[key]), text_column, label_column) for key in available}
+    rows = {key: _read_rows(Path(files[key]), columns) for key in available}
     # Every split shares one class order, so that label i means the same class in train and in test.
-    names = shared_class_names([raw for _, raw, _ in rows.values()], class_names)
+    names = shared_class_names([raw for _, raw, _ in rows.values()], columns.class_names)
     dataset_name = name or Path(files[available[0]]).name.split(".")[0]
     parts = {
         key: _dataset(rows[key][0], rows[key][1], names, rows[key][2], dataset_name, key) for key in available

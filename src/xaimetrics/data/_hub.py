@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,13 +10,7 @@ import numpy as np
 from xaimetrics._validation import invalid
 from xaimetrics.data._dataset import TextDataset
 from xaimetrics.data._splits import split_indices
-from xaimetrics.data._tables import (
-    LABEL_COLUMNS,
-    TEXT_COLUMNS,
-    encode_labels,
-    pick_column,
-    shared_class_names,
-)
+from xaimetrics.data._tables import Columns, encode_labels, shared_class_names
 from xaimetrics.exceptions import AssetError, MissingDependencyError
 
 __all__ = ["hub_splits", "load_from_hub"]
@@ -60,9 +53,7 @@ def load_from_hub(
     *,
     seed: int,
     validation_fraction: float,
-    text_column: str | None,
-    label_column: str | None,
-    class_names: Sequence[str] | None,
+    columns: Columns,
     hint: str,
     **kwargs: Any,
 ) -> TextDataset:
@@ -81,8 +72,8 @@ def load_from_hub(
         raise invalid("split", "load_dataset", f"one of the splits of {path!r}: {available} or 'all'", split)
     first = splits[available[0]]
     source = repr(path) if config is None else f"{path!r} ({config})"
-    text = pick_column(first.column_names, text_column, TEXT_COLUMNS, "text_column", source)
-    label = pick_column(first.column_names, label_column, LABEL_COLUMNS, "label_column", source)
+    text, label = columns.pick(first.column_names, source)
+    class_names = columns.class_names
     if class_names is None:
         class_names = getattr(first.features[label], "names", None) or None
     if class_names is None:  # one class order for every split, not only the one returned

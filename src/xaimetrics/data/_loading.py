@@ -16,6 +16,7 @@ from xaimetrics.data._hub import load_from_hub
 from xaimetrics.data._offline import OFFLINE_SOURCES, read_offline
 from xaimetrics.data._recipes import DATASET_RECIPES, load_recipe
 from xaimetrics.data._splits import SPLITS, carve_split
+from xaimetrics.data._tables import Columns
 from xaimetrics.exceptions import AssetError, MissingDependencyError
 
 __all__ = ["OFFLINE_DATASETS", "is_dataset_reference", "load_dataset"]
@@ -97,6 +98,7 @@ def load_dataset(
     test_fraction = check_in_range(test_fraction, "test_fraction", _OWNER, 0.0, 0.5)
     seed = check_seed(seed, "seed", _OWNER)
     fractions = {"validation_fraction": validation_fraction, "test_fraction": test_fraction}
+    columns = Columns(text_column, label_column, class_names)
     offline = isinstance(path, str) and path in OFFLINE_SOURCES
     local = isinstance(path, Mapping) or is_data_file(path)
     if offline or local:
@@ -119,10 +121,7 @@ def load_dataset(
         full = TextDataset(texts, labels, classes, path, "all", info)
         return carve_split(full, split, seed=seed, **fractions)
     if local:
-        return load_files(
-            path, split, seed=seed, text_column=text_column, label_column=label_column, class_names=class_names,
-            **fractions,
-        )  # fmt: skip
+        return load_files(path, split, seed=seed, columns=columns, **fractions)
     if not isinstance(path, str | os.PathLike):
         raise invalid(
             "path", _OWNER, "a dataset name, a file, or a mapping {split: file}", type(path).__name__
@@ -136,8 +135,8 @@ def load_dataset(
     )
     try:
         return load_from_hub(
-            path, config, split, seed=seed, validation_fraction=validation_fraction, text_column=text_column,
-            label_column=label_column, class_names=class_names, hint="", **hf_kwargs,
+            path, config, split, seed=seed, validation_fraction=validation_fraction, columns=columns, hint="",
+            **hf_kwargs,
         )  # fmt: skip
     except MissingDependencyError:
         raise invalid(

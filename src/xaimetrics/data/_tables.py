@@ -3,18 +3,35 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from xaimetrics._validation import invalid
 
-__all__ = ["LABEL_COLUMNS", "TEXT_COLUMNS", "encode_labels", "pick_column", "shared_class_names"]
+__all__ = ["LABEL_COLUMNS", "TEXT_COLUMNS", "Columns", "encode_labels", "pick_column", "shared_class_names"]
 
 #: columns tried, in order, when no ``text_column`` is given
 TEXT_COLUMNS: tuple[str, ...] = ("text", "sentence", "content", "review", "document")
 #: columns tried, in order, when no ``label_column`` is given
 LABEL_COLUMNS: tuple[str, ...] = ("label", "labels", "class", "target")
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Which columns hold the texts and the labels (``None``: the usual names), and the class names."""
+
+    text: str | None = None
+    label: str | None = None
+    class_names: Sequence[str] | None = None
+
+    def pick(self, columns: Sequence[str], source: str) -> tuple[str, str]:
+        """The text and label column names among ``columns`` (see :func:`pick_column`)."""
+        return (
+            pick_column(columns, self.text, TEXT_COLUMNS, "text_column", source),
+            pick_column(columns, self.label, LABEL_COLUMNS, "label_column", source),
+        )
 
 
 def pick_column(

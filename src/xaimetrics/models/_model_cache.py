@@ -12,7 +12,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["evaluate_splits", "package_version", "remove_stale_temporaries", "save_atomically"]
+from xaimetrics._validation import check_in_range, check_positive_int, check_seed, invalid
+
+__all__ = [
+    "check_recipe",
+    "evaluate_splits",
+    "package_version",
+    "remove_stale_temporaries",
+    "save_atomically",
+]
 
 _STALE_TEMP_SECONDS = 24 * 3600
 
@@ -79,3 +87,29 @@ def package_version(name: str) -> str:
 
             return xaimetrics.__version__
         return "unknown"
+
+
+def check_recipe(
+    owner: str,
+    *,
+    positive: Any,
+    n_train: Any,
+    n_eval: Any,
+    epochs: Any,
+    max_length: Any,
+    batch_size: Any,
+    learning_rate: Any,
+    seed: Any,
+) -> None:
+    """Check a fine-tuning recipe at the public boundary, before any work (each error names its argument)."""
+    if not isinstance(positive, bool):
+        raise invalid("positive", owner, "True or False", positive)
+    if n_train is not None:
+        check_positive_int(n_train, "n_train", owner, minimum=2)
+    if n_eval is not None:
+        check_positive_int(n_eval, "n_eval", owner)
+    check_positive_int(epochs, "epochs", owner)
+    check_positive_int(max_length, "max_length", owner, minimum=8)
+    check_positive_int(batch_size, "batch_size", owner)
+    check_in_range(learning_rate, "learning_rate", owner, 1e-7, 1.0)
+    check_seed(seed, "seed", owner)
