@@ -30,7 +30,8 @@ from xaimetrics._validation import check_texts, invalid
 from xaimetrics.models._batching import Encoded, PaddingSide
 from xaimetrics.models._class_tokens import ClassTokens, PromptTemplate, class_tokens
 from xaimetrics.models._heads import HeadAdapter
-from xaimetrics.models._split_classifier import SplitClassifier, _Batch, load_hf_model
+from xaimetrics.models._hf_loading import load_hf_model
+from xaimetrics.models._split_classifier import SplitClassifier, _Batch
 
 __all__ = ["DEFAULT_TEMPLATE", "PromptClassifier"]
 
