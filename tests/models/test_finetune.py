@@ -133,3 +133,8 @@ def test_bad_arguments_fail_before_any_work(tmp_path: Path) -> None:
     with pytest.raises(InvalidParameterError, match=r"'model' parameter of finetune"):
         finetune(3, "bbc_news", cache_dir=tmp_path)  # type: ignore[arg-type]
     assert not (tmp_path / "models").exists()
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(
+        InvalidParameterError, match=r"'model' parameter of finetune.*Loading its tokenizer failed"
+    ):
+        finetune(tmp_path / "empty", "bbc_news", cache_dir=tmp_path, n_eval=2, progress=False)

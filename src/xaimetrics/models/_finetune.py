@@ -215,7 +215,13 @@ def train_classifier(
 
     id2label = dict(enumerate(train.class_names))
     torch.manual_seed(params["seed"])
-    tokenizer = AutoTokenizer.from_pretrained(source)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source)
+    except (OSError, ValueError) as error:
+        raise invalid(
+            "model", _OWNER, "'minilm', a reachable Hugging Face id or a local directory with a tokenizer", source,
+            f"Loading its tokenizer failed with: {error}",
+        ) from error  # fmt: skip
     if tokenizer.pad_token_id is None and tokenizer.eos_token is not None:
         tokenizer.pad_token = tokenizer.eos_token  # decoder classifiers: padding is masked, any id does
     verbosity = hf_logging.get_verbosity()
