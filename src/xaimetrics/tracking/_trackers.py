@@ -41,6 +41,21 @@ class Tracker(ABC):
     """One run of an experiment tracker: ``start`` → ``log_params`` / ``log_metrics`` / ``log_artifact`` → ``end``.
 
     Use it as a context manager (``with tracker.run("name", params): ...``) or call the steps yourself.
+    Subclass it to log elsewhere:
+
+    Example:
+        >>> class Printer(Tracker):
+        ...     def start(self, run_name, params=None, tags=None):
+        ...         self.run_id = run_name
+        ...         return run_name
+        ...     def log_params(self, params): print("params", dict(params))
+        ...     def log_metrics(self, metrics, step=None): print("metrics", finite(metrics), step)
+        ...     def log_artifact(self, path): print("file", path)
+        ...     def end(self): print("end")
+        >>> with Printer().run("demo") as tracker:
+        ...     tracker.step_logger("loss")(3, 0.25)
+        metrics {'loss': 0.25} 3
+        end
     """
 
     run_id: str | None = None
