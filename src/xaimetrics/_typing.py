@@ -16,6 +16,6 @@ __all__ = ["Array", "DeviceLike", "Granularity", "Texts"]
 Array = Union[np.ndarray, "torch.Tensor"]
 #: ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"mps"``, ``"auto"`` (the best available) or a ``torch.device``.
 DeviceLike = Union[str, "torch.device"]
-#: How token activations become one vector per text (or stay per token).
-Granularity = Literal["cls", "mean", "token"]
+#: How token activations become one vector per text (or stay per token, or per word).
+Granularity = Literal["cls", "last", "mean", "token", "word"]
 Texts = Sequence[str]

@@ -25,6 +25,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "xaimetrics.benchmark._command",
     "xaimetrics.representation._command",
     "xaimetrics.studies._command",
+    "xaimetrics.models._command",
 )
 
 

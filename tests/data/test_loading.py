@@ -78,7 +78,7 @@ def test_unknown_dataset_offline_lists_the_offline_names(monkeypatch: pytest.Mon
     with pytest.raises(InvalidParameterError) as caught:
         load_dataset("ag_news_typo")
     message = str(caught.value)
-    assert "'name' parameter of load_dataset" in message
+    assert "'path' parameter of load_dataset" in message
     for name in OFFLINE_DATASETS:
         assert name in message
     assert "pip install datasets" in message

@@ -42,3 +42,38 @@ def make_model() -> Callable[..., torch.nn.Module]:
         return model.eval()
 
     return make
+
+
+#: sentences the byte-level BPE tokenizer of the decoder tests is trained on
+BPE_TEXTS = [
+    "the striker scored twice in the final",
+    "shares fell after the bank cut its forecast",
+    "a new chip doubles battery life",
+    "ministers debated the budget late into the night",
+    "ok",
+    "the film won three awards, and the cast celebrated until dawn",
+]
+CHAT = (
+    "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}<|end|>{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>{% endif %}"
+)
+
+
+@pytest.fixture(scope="session")
+def bpe() -> object:
+    """A byte-level BPE tokenizer trained on a few sentences (no special tokens added to texts)."""
+    import transformers
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=400, special_tokens=["<|end|>", "<|system|>", "<|user|>", "<|assistant|>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False,
+    )  # fmt: skip
+    corpus = [*BPE_TEXTS, "Classify the text into one of these classes: sport, business, tech, politics."]
+    tokenizer.train_from_iterator(corpus * 10, trainer)
+    fast = transformers.PreTrainedTokenizerFast(tokenizer_object=tokenizer, eos_token="<|end|>")
+    fast.chat_template = CHAT
+    return fast

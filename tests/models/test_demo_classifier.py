@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-import xaimetrics.models._demo as demo
+import xaimetrics.models._finetune as finetune_module
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.models import SplitClassifier, load_demo_classifier
 
@@ -48,7 +48,7 @@ def no_training(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         calls.append(len(texts))
         return {"train_seconds": 0.0, "final_loss": 0.7, "mean_loss": 0.7, "steps": 0}
 
-    monkeypatch.setattr(demo, "fine_tune", fake_fine_tune)
+    monkeypatch.setattr(finetune_module, "fine_tune", fake_fine_tune)
     return calls
 
 
@@ -99,7 +99,7 @@ def test_an_interrupted_save_leaves_no_model(
         load_demo_classifier("bbc_news", device="cpu", **recipe)
     assert list((tmp_path / "models").iterdir()) == []
     monkeypatch.undo()
-    monkeypatch.setattr(demo, "fine_tune", lambda *args, **kwargs: {"steps": 0})
+    monkeypatch.setattr(finetune_module, "fine_tune", lambda *args, **kwargs: {"steps": 0})
     assert load_demo_classifier("bbc_news", device="cpu", **recipe).metadata["steps"] == 0
 
 

@@ -213,15 +213,6 @@ def test_module_with_one_vector_per_text(make_model, tokenizer) -> None:
         token.activations(TEXTS)
 
 
-def test_g_is_undefined_for_pooled_intermediate_activations(make_model, tokenizer) -> None:
-    clf = SplitClassifier(
-        make_model("bert"), tokenizer, split="bert.encoder.layer.0", granularity="mean", device="cpu"
-    )
-    activations = clf.activations(TEXTS)
-    with pytest.raises(InvalidParameterError, match="pooled activations cannot be fed back"):
-        clf.logits_from_activations(activations, TEXTS)
-
-
 def test_token_level_g_checks_inputs(make_model, tokenizer) -> None:
     clf = SplitClassifier(
         make_model("bert"), tokenizer, split="bert.encoder.layer.0", granularity="token", device="cpu"
@@ -229,9 +220,9 @@ def test_token_level_g_checks_inputs(make_model, tokenizer) -> None:
     activations = clf.activations(TEXTS[:3])
     with pytest.raises(InvalidParameterError, match=r"'inputs' parameter.*needs the texts"):
         clf.logits_from_activations(activations)
-    with pytest.raises(InvalidParameterError, match=r"one row per token of 'inputs' \(\d+ tokens\)"):
+    with pytest.raises(InvalidParameterError, match=r"one row per group of 'inputs' \(\d+ rows\)"):
         clf.logits_from_activations(activations, TEXTS[:4])
-    with pytest.raises(InvalidParameterError, match=r"shape \(n_tokens_total, 32\)"):
+    with pytest.raises(InvalidParameterError, match=r"shape \(n_rows_total, 32\)"):
         clf.logits_from_activations(activations[:, :8], TEXTS[:3])
 
 
@@ -306,7 +297,7 @@ def test_bad_constructor_arguments(make_model, tokenizer) -> None:
     with pytest.raises(InvalidParameterError, match=r"named_modules\(\)"):
         SplitClassifier(model, tokenizer, split="nothing_like_it")
     with pytest.raises(
-        InvalidParameterError, match=r"'granularity' parameter.*one of 'cls', 'mean', 'token'"
+        InvalidParameterError, match=r"'granularity' parameter.*one of 'cls', 'last', 'mean', 'token', 'word'"
     ):
         SplitClassifier(model, tokenizer, split="bert.encoder.layer.0", granularity="max")
     with pytest.raises(InvalidParameterError, match=r"'cls' when split=None.*split='bert.encoder.layer.1'"):

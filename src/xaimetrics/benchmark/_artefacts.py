@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 
 from xaimetrics._deprecation import warn_deprecated
-from xaimetrics._validation import invalid
 from xaimetrics.benchmark._grid import BASELINE_METHOD, CONTROL_METHODS, Setting
 
 __all__ = ["Artefacts", "Providers"]
@@ -88,11 +87,9 @@ class Providers:
     def load_model(self, name: str, dataset: str) -> Any:
         if name in self.models:
             return self.models[name](dataset)
-        if name in ("minilm", "minilm+"):
-            from xaimetrics.models import load_demo_classifier
+        from xaimetrics.models import load_classifier  # minilm(+), a Hugging Face id or a local directory
 
-            return load_demo_classifier(dataset, positive=name.endswith("+"), progress=self.progress)
-        raise invalid("models", "Providers", "a built-in or registered model name", name)
+        return load_classifier(name, dataset, progress=self.progress)
 
 
 class _WordActivations:

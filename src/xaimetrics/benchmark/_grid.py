@@ -234,10 +234,20 @@ class Grid:
     # -- validation ------------------------------------------------------------------------------------------
     def validate(self) -> None:
         """Check every field; raise :class:`~xaimetrics.exceptions.InvalidParameterError` naming the bad key."""
-        from xaimetrics.data import OFFLINE_DATASETS
+        from xaimetrics.data import OFFLINE_DATASETS, is_dataset_reference
+        from xaimetrics.models import is_classifier_reference
 
-        _choices("datasets", self.datasets, (*OFFLINE_DATASETS, *self.extra_datasets))
-        _choices("models", self.models, (*BUILTIN_MODELS, *self.extra_models))
+        # recipes, data files and "org/name" hub ids are datasets; hub ids and local directories are models
+        _choices(
+            "datasets",
+            [d for d in self.datasets if not is_dataset_reference(d)],
+            (*OFFLINE_DATASETS, *self.extra_datasets),
+        )
+        _choices(
+            "models",
+            [m for m in self.models if not is_classifier_reference(m)],
+            (*BUILTIN_MODELS, *self.extra_models),
+        )
         _choices("methods", self.methods, (*EXTRACTORS.names(), *CONTROLS.names(), BASELINE_METHOD))
         if not isinstance(self.controls, bool):
             raise invalid("controls", _OWNER, "True or False", self.controls)
@@ -297,11 +307,12 @@ class Grid:
                     unknown,
                 )  # fmt: skip
         positive = [m for m in self.concept_methods if EXTRACTORS.get(m).positive_activations]
-        standard = [m for m in self.models if m in BUILTIN_MODELS and not m.endswith("+")]
+        # built-in names, Hugging Face ids and directories: a trailing '+' asks for the non-negative variant
+        standard = [m for m in self.models if m not in self.extra_models and not m.endswith("+")]
         if positive and standard:
             raise invalid(
                 "models", _OWNER, f"'+' (non-negative) variants when {join_or(tuple(positive))} is listed", standard,
-                f"Use 'minilm+' or drop {join_or(tuple(positive))}.",
+                f"Use 'minilm+' (or '<model>+') or drop {join_or(tuple(positive))}.",
             )  # fmt: skip
         uses_url = any(kind is not None and kind.uses_base_url for kind in kinds)
         if (

@@ -88,6 +88,12 @@ def _encode(extractor: Any, activations: Any, what: str) -> Any:
     return extractor.encode(activations)
 
 
+def _encodable(extractor: Any, what: str) -> Any:
+    if extractor is None or not callable(getattr(extractor, "encode", None)):
+        _encode(extractor, None, what)  # raises the usual error
+    return extractor
+
+
 def _model(model: Any, what: str) -> Any:
     if model is None:
         raise invalid("model", _OWNER, f"given to compute the {what}", None, f"Pass the model or the {what}.")
@@ -110,6 +116,14 @@ def global_importances_of(
             "Pass Explanation(activations=<the activations the extractor was fitted on>), or its "
             "global_importances.",
         )
+    if getattr(model, "needs_inputs", False):  # g is the rest of the network: it needs the texts
+        if isinstance(activations, str) or not all(isinstance(t, str) for t in activations):
+            raise invalid(
+                "activations", _OWNER, "the texts the extractor was fitted on, for a split inside the network",
+                type(activations).__name__, "Pass activations=<list of texts>: g needs them to re-run the model.",
+            )  # fmt: skip
+        phi, f_co_predictions = model.concept_importance(_encodable(extractor, what), list(activations))
+        return global_importance(phi, f_co_predictions, n_classes=n_classes)
     concepts = _encode(extractor, activations, what)
     phi, f_co_predictions = local_importance(
         _model(model, what), concepts, extractor=extractor, batch_size=batch_size, return_predictions=True
@@ -128,6 +142,8 @@ def local_importances_of(
         raise invalid("samples", _OWNER, f"{phase} samples to explain", "none")
     if extractor is None:
         _encode(extractor, None, what)
+    if getattr(model, "needs_inputs", False):  # g is the rest of the network: it needs the texts
+        return model.concept_importance(extractor, list(texts), np.asarray(targets, dtype=np.int64))[0]
     activations = _model(model, what).activations(list(texts))
     concepts = _encode(extractor, activations, what)
     return local_importance(

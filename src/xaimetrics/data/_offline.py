@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from xaimetrics.data._splits import deduplicate
 from xaimetrics.exceptions import AssetError
 
 __all__ = ["OFFLINE_SOURCES", "OfflineSource", "read_offline"]
@@ -88,7 +89,7 @@ def _read_offline_cached(name: str) -> tuple[tuple[str, ...], np.ndarray, tuple[
         texts, labels, classes, path = _read_movie_reviews(root, name)
     else:
         texts, labels, classes, path = _read_bbc_news(root)
-    texts, labels, n_removed = _deduplicate(texts, labels)
+    texts, labels, n_removed = deduplicate(texts, labels)
     info: dict[str, object] = {
         "source": str(path),
         "package": f"{source.distribution}=={_installed_version(source)}",
@@ -136,14 +137,3 @@ def _read_bbc_news(root: Path) -> tuple[list[str], np.ndarray, list[str], Path]:
             texts.append(". ".join([lines[0], " ".join(lines[1:])]) if len(lines) > 1 else " ".join(lines))
             labels.append(label)
     return texts, np.asarray(labels, dtype=np.int64), classes, data
-
-
-def _deduplicate(texts: list[str], labels: np.ndarray) -> tuple[list[str], np.ndarray, int]:
-    """Keep the first occurrence of each text, so that no text is in two splits."""
-    seen: set[str] = set()
-    keep = []
-    for i, text in enumerate(texts):
-        if text not in seen:
-            seen.add(text)
-            keep.append(i)
-    return [texts[i] for i in keep], labels[keep], len(texts) - len(keep)

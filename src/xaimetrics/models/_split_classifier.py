@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import difflib
+import inspect
 import json
 import os
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +22,24 @@ from tqdm.auto import tqdm
 from xaimetrics._device import resolve_device
 from xaimetrics._typing import Array, DeviceLike, Granularity, Texts
 from xaimetrics._validation import check_choice, check_positive_int, check_texts, invalid
-from xaimetrics.models._batching import Encoded, accepted_inputs, batches_by_length, collate, encode
+from xaimetrics.models._batching import (
+    Encoded,
+    PaddingSide,
+    accepted_inputs,
+    batches_by_length,
+    collate,
+    encode,
+    pad_offsets,
+)
+from xaimetrics.models._groups import GRANULARITIES, POOLED, BatchGroups, batch_groups, text_groups
 from xaimetrics.models._heads import HeadAdapter, detect_head
+from xaimetrics.models._hf_loading import decoder_inputs, load_hf_model, load_tokenizer
 from xaimetrics.models._module_io import (
     as_float_tensor,
     first_tensor,
     last_layer_name,
-    run_with_replaced_output,
+    positions_from_input_ids,
+    replace_first_tensor,
 )
 
 __all__ = ["POSITIVE_CONFIG_KEY", "SplitClassifier"]
@@ -40,49 +54,66 @@ _HEAD_CHUNK = 4096
 _RELU_HOOK_ATTRIBUTE = "_xaimetrics_relu_hook"
 
 
+@dataclass
+class _Batch:
+    """One padded batch and where each text sits in it."""
+
+    indices: np.ndarray
+    inputs: dict[str, torch.Tensor]
+    last_positions: torch.Tensor
+    groups: BatchGroups | None
+
+
 class SplitClassifier:
     """A text classifier ``f = g∘h`` cut at a split point: ``h`` gives activations, ``g`` the logits.
 
     **Split point.** ``split=None`` (default) is the *input of the classification head*, one vector per text:
     the pooled output for BERT/MiniLM, the last-layer ``[CLS]`` hidden state entering ``pre_classifier``
-    for DistilBERT (as in the ConSim paper) and the first-token hidden state for RoBERTa-style heads;
-    ``g`` is then the head. ``split="<module name>"`` reads the output of any module of ``model``, reduced
-    per ``granularity``: ``"cls"`` (first token), ``"mean"`` (mean over real tokens, padding masked) or
-    ``"token"`` (every real token, special tokens included). With ``split=None`` only ``"cls"`` is allowed
-    (the head decides how it pools).
+    for DistilBERT (as in the ConSim paper), the first-token hidden state for RoBERTa-style heads, the
+    last-token hidden state for decoder classifiers (Llama, Qwen2, GPT-2 ``…ForSequenceClassification``) and
+    the decoder's end-of-sequence state for T5/BART classification heads; ``g`` is then the head.
+    ``split="<module name>"`` reads the output of any module of ``model``, per ``granularity``:
+    ``"cls"`` (first token), ``"last"`` (last real token), ``"mean"`` (mean over real tokens, padding
+    masked), ``"token"`` (every real token, special tokens included) or ``"word"`` (the mean of the tokens of
+    each whitespace-separated word, special tokens left out; needs a fast tokenizer). With ``split=None``
+    only ``"cls"`` is allowed (the head decides how it pools).
 
-    **g** (:meth:`logits_from_activations`) is defined for the head input, and for a named module with
-    ``granularity="token"`` (or a module that already outputs one vector per text): the network is re-run
-    on ``inputs`` with that module's output replaced by the given activations, so ``g`` needs the texts
-    (for the attention mask and the layers before the split). Pooled activations of an intermediate layer
-    cannot be fed back into the network, and ``g`` raises for them.
+    **g** (:meth:`logits_from_activations`) at the head input is the head. At a named module it is *the rest
+    of the network*: the model is re-run on ``inputs`` (the texts) with the module's output changed so that
+    each activation row is the given one — a token's vector is replaced; for pooled rows (``cls``/``last``
+    one token, ``mean``/``word`` several) every token of the group is shifted by the same amount so that their
+    mean is the given vector (see :mod:`xaimetrics.models._groups`). Hence ``g(h(x)) = f(x)`` at every split
+    and granularity, and gradients flow from the logits to the activations.
 
-    **Shapes.** Activations have shape ``(n_texts, p)``; with ``granularity="token"`` they are flat,
-    ``(n_tokens_total, p)``: the real tokens of the first text, then of the second, … (use
-    :meth:`token_counts` to split them). Activations and logits are float32 tensors on the CPU; predictions
-    are ``numpy.ndarray[int64]``.
+    **Shapes.** Activations have shape ``(n_texts, p)``; with ``granularity="token"``/``"word"`` they are
+    flat, ``(n_rows_total, p)``: the rows of the first text, then of the second, … (:meth:`rows_per_text`
+    splits them). Activations and logits are float32 tensors on the CPU; predictions are
+    ``numpy.ndarray[int64]``.
 
     **Positive models** (the ConSim paper's "+" models): with ``positive=True`` a ReLU is applied to the
-    head input, in training and inference, so activations are non-negative (NMF applies). It is part of
-    ``h``, not of ``g``. The flag is stored in ``model.config`` (``xaimetrics_positive_split``) so that
-    :meth:`from_pretrained` re-applies it; ``positive=None`` reads it from the config. The ReLU is a forward
-    hook installed on ``model`` in place (the same ``model`` object gets it for every user).
+    head input, in training and inference, so head-input activations are non-negative (NMF applies). It is
+    part of ``h``, not of ``g``. The flag is stored in ``model.config`` (``xaimetrics_positive_split``) so
+    that :meth:`from_pretrained` re-applies it; ``positive=None`` reads it from the config. The ReLU is a
+    forward hook installed on ``model`` in place (the same ``model`` object gets it for every user).
 
-    Texts are tokenised once, sorted by length and padded per batch (right padding), so results do not
-    depend on ``batch_size``. Inference runs in ``eval`` mode under ``torch.no_grad`` (not
-    ``inference_mode``: its tensors could not take part in autograd later, e.g. for concept importance).
+    Texts are tokenised once, sorted by length and padded per batch (``padding_side``, right by default;
+    with left padding the positions of the real tokens are passed explicitly, so both sides give the same
+    numbers), so results do not depend on ``batch_size``. Inference runs in ``eval`` mode under
+    ``torch.no_grad`` (not ``inference_mode``: its tensors could not take part in autograd later, e.g. for
+    concept importance).
 
     Args:
         model: a ``transformers`` ``AutoModelForSequenceClassification`` model; it is moved to ``device``.
         tokenizer: the matching tokenizer (must have a pad token).
         split: ``None`` for the head input, or the name of a module in ``model.named_modules()``.
-        granularity: ``"cls"``, ``"mean"`` or ``"token"`` (see above).
+        granularity: ``"cls"``, ``"last"``, ``"mean"``, ``"token"`` or ``"word"`` (see above).
         positive: apply a ReLU at the head input; ``None`` reads ``model.config``.
         class_names: names of the classes; default from ``model.config.id2label``.
         device: ``"auto"``, ``"cpu"``, ``"cuda"``, … or a ``torch.device``.
         batch_size: texts per forward pass.
         max_length: tokens kept per text (truncation).
         progress: show a progress bar (``None``: when a call needs more than 4 batches).
+        padding_side: ``"right"`` or ``"left"`` (``None``: right).
 
     Raises:
         InvalidParameterError: unknown split point (the message lists the closest module names), unknown
@@ -107,6 +138,9 @@ class SplitClassifier:
         ['sad', 'neutral', 'happy']
     """
 
+    #: the default of ``padding_side=None``
+    default_padding_side: PaddingSide = "right"
+
     def __init__(
         self,
         model: nn.Module,
@@ -120,8 +154,9 @@ class SplitClassifier:
         batch_size: int = 32,
         max_length: int = 256,
         progress: bool | None = None,
+        padding_side: PaddingSide | None = None,
     ) -> None:
-        owner = "SplitClassifier"
+        owner = type(self).__name__
         if not isinstance(model, nn.Module) or not hasattr(model, "config"):
             raise invalid(
                 "model", owner, "a transformers sequence-classification model", type(model).__name__,
@@ -134,39 +169,77 @@ class SplitClassifier:
                 "Load it with AutoTokenizer.from_pretrained(...); for models without a pad token set "
                 "tokenizer.pad_token = tokenizer.eos_token.",
             )  # fmt: skip
-        self.granularity: Granularity = check_choice(
-            granularity, "granularity", owner, ("cls", "mean", "token")
-        )  # type: ignore[assignment]
+        self.granularity: Granularity = check_choice(granularity, "granularity", owner, GRANULARITIES)  # type: ignore[assignment]
+        if self.granularity == "word" and not getattr(tokenizer, "is_fast", False):
+            raise invalid(
+                "granularity", owner, "not 'word' with a slow tokenizer (words need token offsets)", "'word'",
+                "Load the tokenizer with AutoTokenizer.from_pretrained(..., use_fast=True).",
+            )  # fmt: skip
         self.batch_size = check_positive_int(batch_size, "batch_size", owner)
         self.max_length = check_positive_int(max_length, "max_length", owner, minimum=2)
         if progress is not None and not isinstance(progress, bool):
             raise invalid("progress", owner, "True, False or None (automatic)", progress)
         self.progress = progress
+        side = self.default_padding_side if padding_side is None else padding_side
+        self.padding_side: PaddingSide = check_choice(side, "padding_side", owner, ("left", "right"))  # type: ignore[assignment]
         self.device = resolve_device(device, owner)
         self.model = model.to(self.device).eval()
         self.tokenizer = tokenizer
-        self._head: HeadAdapter | None = detect_head(model)
+        self._head: HeadAdapter | None = self._detect_head()
+        if self.padding_side == "left" and self._head is not None and self._head.first_token:
+            raise invalid(
+                "padding_side", owner, "'right' for this model", "'left'",
+                f"Its head ({self._head.layout}) reads the first column of the batch, which left padding fills "
+                "with padding. Left padding is for models that read the last token (decoders).",
+            )  # fmt: skip
         self.split = self._check_split(split)
         self.positive = self._apply_positive(positive)
-        self.num_classes = int(model.config.num_labels)
+        self.num_classes = self._num_classes()
         self.class_names = self._check_class_names(class_names)
         #: Free-form facts about the model (e.g. training recipe and accuracy of the demo classifier).
         self.metadata: dict[str, Any] = {}
         self._accepted = accepted_inputs(model)
+        self._explicit_positions = (
+            self.padding_side == "left"
+            and "position_ids" in inspect.signature(model.forward).parameters
+            and not positions_from_input_ids(model)
+        )
         self._width: int | None = self._head.width if split is None and self._head else None
         self._output_ndim: int | None = 2 if split is None else None
         self._head_verified = False
 
+    # ------------------------------------------------------------------ hooks for subclasses
+    def _detect_head(self) -> HeadAdapter | None:
+        return detect_head(self.model)
+
+    def _num_classes(self) -> int:
+        return int(self.model.config.num_labels)
+
+    def _default_class_names(self) -> list[str]:
+        id2label = getattr(self.model.config, "id2label", None) or {}
+        return [str(id2label.get(i, id2label.get(str(i), f"LABEL_{i}"))) for i in range(self.num_classes)]
+
+    def _encode(self, texts: list[str]) -> Encoded:
+        """Token ids of ``texts`` (subclasses build prompts around them)."""
+        return encode(self.tokenizer, texts, self.max_length, offsets=self.granularity == "word")
+
+    def _model_logits(self, batch: _Batch) -> torch.Tensor:
+        """``f`` on one batch: logits of shape ``(batch, num_classes)``."""
+        inputs = batch.inputs
+        if getattr(self.model.config, "is_encoder_decoder", False):
+            inputs = {**inputs, **decoder_inputs(inputs, self.model.config)}
+        return self.model(**inputs, return_dict=True).logits
+
     # ------------------------------------------------------------------ construction helpers
     def _check_split(self, split: str | None) -> str | None:
-        owner = "SplitClassifier"
+        owner = type(self).__name__
         if split is None:
             if self._head is None:
                 raise invalid(
                     "split", owner, "the name of a module when the classification head is not recognised",
                     f"None for a {type(self.model).__name__}",
-                    "xaimetrics knows the BERT, DistilBERT and RoBERTa head layouts. Pass split='<module name>'; "
-                    "list the names with [name for name, _ in model.named_modules()].",
+                    "xaimetrics knows the BERT, DistilBERT, RoBERTa, decoder (score) and T5 head layouts. Pass "
+                    "split='<module name>'; list the names with [name for name, _ in model.named_modules()].",
                 )  # fmt: skip
             if self.granularity != "cls":
                 suggestion = last_layer_name(self.model)
@@ -187,12 +260,13 @@ class SplitClassifier:
         return split
 
     def _apply_positive(self, positive: bool | None) -> bool:
+        owner = type(self).__name__
         config = self.model.config
         stored = bool(getattr(config, POSITIVE_CONFIG_KEY, False))
         if positive is None:
             positive = stored
         elif not isinstance(positive, bool):
-            raise invalid("positive", "SplitClassifier", "True, False or None (read model.config)", positive)
+            raise invalid("positive", owner, "True, False or None (read model.config)", positive)
         elif stored and not positive:
             warnings.warn(
                 "This model was fine-tuned with a ReLU at the head input (config.xaimetrics_positive_split) "
@@ -204,8 +278,8 @@ class SplitClassifier:
         if positive:
             if self._head is None:
                 raise invalid(
-                    "positive", "SplitClassifier", "False for a model whose classification head is not recognised",
-                    True, "Positive models need a BERT, DistilBERT or RoBERTa head layout.",
+                    "positive", owner, "False for a model whose classification head is not recognised",
+                    True, "Positive models need a recognised head layout (see split=None).",
                 )  # fmt: skip
             if handle is None:
                 adapter = self._head
@@ -220,12 +294,11 @@ class SplitClassifier:
 
     def _check_class_names(self, class_names: Sequence[str] | None) -> list[str]:
         if class_names is None:
-            id2label = getattr(self.model.config, "id2label", None) or {}
-            return [str(id2label.get(i, id2label.get(str(i), f"LABEL_{i}"))) for i in range(self.num_classes)]
+            return self._default_class_names()
         names = list(class_names) if not isinstance(class_names, str) else None
         if names is None or len(names) != self.num_classes or not all(isinstance(n, str) for n in names):
             raise invalid(
-                "class_names", "SplitClassifier", f"{self.num_classes} strings (one per class)", class_names
+                "class_names", type(self).__name__, f"{self.num_classes} strings (one per class)", class_names
             )
         return names
 
@@ -255,31 +328,27 @@ class SplitClassifier:
             ...
             xaimetrics.exceptions.InvalidParameterError: The 'name_or_path' parameter of SplitClassifier.from_pretrained ...
         """
-        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+        from transformers import AutoModelForSequenceClassification
 
-        owner = "SplitClassifier.from_pretrained"
-        source = os.fspath(name_or_path)
-        try:
-            model = AutoModelForSequenceClassification.from_pretrained(source, **dict(model_kwargs or {}))
-        except (OSError, ValueError) as error:
-            raise invalid(
-                "name_or_path", owner, "a directory holding a saved model or a reachable hub id", source,
-                f"Loading failed with: {error}",
-            ) from error  # fmt: skip
-        if tokenizer is None or isinstance(tokenizer, str | os.PathLike):
-            tokenizer_source = source if tokenizer is None else os.fspath(tokenizer)
-            try:
-                tokenizer = AutoTokenizer.from_pretrained(tokenizer_source)
-            except (OSError, ValueError) as error:
-                raise invalid(
-                    "tokenizer", owner, "a tokenizer or a place holding one", tokenizer_source,
-                    "Pass tokenizer=<tokenizer or its directory>.",
-                ) from error  # fmt: skip
-        classifier = cls(model, tokenizer, **kwargs)
-        metadata_path = Path(source) / METADATA_FILE
+        model = load_hf_model(
+            AutoModelForSequenceClassification, name_or_path, model_kwargs, f"{cls.__name__}.from_pretrained"
+        )
+        return cls._finish_loading(model, name_or_path, tokenizer, **kwargs)
+
+    @classmethod
+    def _finish_loading(
+        cls, model: nn.Module, name_or_path: str | os.PathLike[str], tokenizer: Any, **kwargs: Any
+    ) -> Any:
+        tokenizer = load_tokenizer(tokenizer, name_or_path, f"{cls.__name__}.from_pretrained")
+        classifier = cls._construct(model, tokenizer, **kwargs)
+        metadata_path = Path(os.fspath(name_or_path)) / METADATA_FILE
         if metadata_path.is_file():
             classifier.metadata = json.loads(metadata_path.read_text(encoding="utf-8"))
         return classifier
+
+    @classmethod
+    def _construct(cls, model: nn.Module, tokenizer: Any, **kwargs: Any) -> Any:
+        return cls(model, tokenizer, **kwargs)
 
     def save_pretrained(self, path: str | os.PathLike[str]) -> Path:
         """Save the model (with its positive flag), the tokenizer and :attr:`metadata` to ``path``."""
@@ -293,6 +362,21 @@ class SplitClassifier:
             )
         return path
 
+    def with_granularity(self, granularity: Granularity) -> SplitClassifier:
+        """The same classifier (same model object and split) read at another granularity.
+
+        For example ``clf.with_granularity("word")`` gives one row per word, for a
+        :class:`~xaimetrics.concepts.TopWords` interpretation of concepts fitted on token activations.
+        """
+        other = copy.copy(self)
+        other.granularity = check_choice(granularity, "granularity", "with_granularity", GRANULARITIES)  # type: ignore[assignment]
+        if other.split is None and other.granularity != "cls":
+            raise invalid("granularity", "with_granularity", "'cls' when split=None", granularity)
+        if other.granularity == "word" and not getattr(self.tokenizer, "is_fast", False):
+            raise invalid("granularity", "with_granularity", "not 'word' with a slow tokenizer", "'word'")
+        other.metadata = dict(self.metadata)
+        return other
+
     # ------------------------------------------------------------------ public attributes
     @property
     def hidden_size(self) -> int:
@@ -302,6 +386,11 @@ class SplitClassifier:
         return int(self._width)  # type: ignore[arg-type]
 
     @property
+    def needs_inputs(self) -> bool:
+        """True when ``g`` needs the texts (a named split point): see :meth:`logits_from_activations`."""
+        return self.split is not None
+
+    @property
     def test_accuracy(self) -> float | None:
         """Test accuracy recorded in :attr:`metadata` (the demo classifier), else ``None``."""
         value = self.metadata.get("test_accuracy")
@@ -309,14 +398,36 @@ class SplitClassifier:
 
     def token_counts(self, inputs: Texts) -> np.ndarray:
         """Number of tokens of each text (rows per text of token-granularity activations), shape ``(n,)``."""
-        texts = check_texts(inputs, "inputs", "SplitClassifier.token_counts")
-        return encode(self.tokenizer, texts, self.max_length).lengths.copy()
+        texts = check_texts(inputs, "inputs", f"{type(self).__name__}.token_counts")
+        return self._encode(texts).lengths.copy()
+
+    def rows_per_text(self, inputs: Texts) -> np.ndarray:
+        """Activation rows of each text at this granularity (1 when pooled), shape ``(n,)``."""
+        texts = check_texts(inputs, "inputs", f"{type(self).__name__}.rows_per_text")
+        return self._rows(self._encode(texts))
+
+    def _rows(self, encoded: Encoded) -> np.ndarray:
+        if self.split is None or self.granularity in POOLED:
+            return np.ones(len(encoded.lengths), dtype=np.int64)
+        return np.asarray(
+            [len(np.unique(self._text_groups(encoded, i)[1])) for i in range(len(encoded.lengths))]
+        )
+
+    def _text_groups(self, encoded: Encoded, index: int) -> tuple[np.ndarray, np.ndarray]:
+        return text_groups(
+            self.granularity,
+            int(encoded.lengths[index]),
+            span=None if encoded.spans is None else encoded.spans[index],
+            offsets=None if encoded.offsets is None else encoded.offsets[index],
+            text=None if encoded.strings is None else encoded.strings[index],
+        )
 
     def __repr__(self) -> str:
         where = f"head input: {self._head.layout}" if self.split is None and self._head else repr(self.split)
         return (
-            f"SplitClassifier(model={type(self.model).__name__}, split={where}, granularity={self.granularity!r}, "
-            f"positive={self.positive}, num_classes={self.num_classes}, device='{self.device}')"
+            f"{type(self).__name__}(model={type(self.model).__name__}, split={where}, "
+            f"granularity={self.granularity!r}, positive={self.positive}, num_classes={self.num_classes}, "
+            f"device='{self.device}')"
         )
 
     # ------------------------------------------------------------------ f and h
@@ -329,7 +440,7 @@ class SplitClassifier:
         return self.logits(inputs).argmax(dim=1).numpy().astype(np.int64)
 
     def activations(self, inputs: Texts) -> torch.Tensor:
-        """``h(x)``: shape ``(n, p)``, or ``(n_tokens_total, p)`` for ``granularity="token"``."""
+        """``h(x)``: shape ``(n, p)``, or ``(n_rows_total, p)`` for ``granularity="token"``/``"word"``."""
         return self._run(self._texts(inputs, "activations"), capture=True)[0]
 
     def activations_and_logits(self, inputs: Texts) -> tuple[torch.Tensor, torch.Tensor]:
@@ -343,166 +454,208 @@ class SplitClassifier:
         return self._head
 
     def _texts(self, inputs: Any, method: str) -> list[str]:
-        return check_texts(inputs, "inputs", f"SplitClassifier.{method}")
+        return check_texts(inputs, "inputs", f"{type(self).__name__}.{method}")
 
-    def _batches(self, encoded: Encoded, desc: str) -> Iterable[tuple[np.ndarray, dict[str, torch.Tensor]]]:
+    def _batches(self, encoded: Encoded, desc: str) -> Iterator[_Batch]:
         batches = batches_by_length(encoded.lengths, self.batch_size)
         show = self.progress if self.progress is not None else len(batches) > AUTO_PROGRESS_BATCHES
+        grouped = self.split is not None
         for indices in tqdm(batches, desc=desc, unit="batch", disable=not show, leave=False):
-            pad_token_id = int(self.tokenizer.pad_token_id)
-            yield (
-                indices,
-                collate(
-                    encoded, indices, pad_token_id=pad_token_id, accepted=self._accepted, device=self.device
-                ),
+            inputs = collate(
+                encoded, indices, pad_token_id=int(self.tokenizer.pad_token_id), accepted=self._accepted,
+                device=self.device, padding_side=self.padding_side, position_ids=self._explicit_positions,
+            )  # fmt: skip
+            lengths = encoded.lengths[indices]
+            starts = pad_offsets(lengths, int(lengths.max()), self.padding_side)
+            groups = (
+                batch_groups([self._text_groups(encoded, int(i)) for i in indices], starts, self.device)
+                if grouped
+                else None
             )
+            last = torch.as_tensor(starts + lengths - 1, device=self.device)
+            yield _Batch(indices, inputs, last, groups)
 
-    def _run(self, texts: list[str], *, capture: bool) -> tuple[torch.Tensor, torch.Tensor]:
-        encoded = encode(self.tokenizer, texts, self.max_length)
-        logits_out = torch.empty((len(texts), self.num_classes), dtype=torch.float32)
+    def _run(
+        self, texts: list[str], *, capture: bool, values: list[torch.Tensor] | None = None, desc: str = ""
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """One pass over ``texts``: ``(activations or empty, logits)``; ``values`` (one tensor of rows per
+        text) replace the split's output — that is ``g``."""
+        encoded = self._encode(texts)
+        logits_out: list[torch.Tensor | None] = [None] * len(texts)
         pieces: list[torch.Tensor | None] = [None] * len(texts)
-        store: list[torch.Tensor] = []
-        handle = self._register_capture(store) if capture else None
+        state: dict[str, Any] = {}
+        handle = self._register_hook(state, capture=capture, replace=values is not None)
         self.model.eval()
+        grad = contextlib.nullcontext() if values is not None and torch.is_grad_enabled() else torch.no_grad()
         try:
-            with torch.no_grad():
-                for indices, batch in self._batches(encoded, "SplitClassifier"):
-                    store.clear()
-                    logits = self.model(**batch, return_dict=True).logits
-                    logits_out[torch.as_tensor(indices)] = logits.float().cpu()
+            with grad:
+                for batch in self._batches(encoded, desc or type(self).__name__):
+                    state.update(batch=batch, captured=[], calls=0)
+                    if values is not None:
+                        state["values"] = torch.cat([values[int(i)] for i in batch.indices]).to(self.device)
+                    logits = self._model_logits(batch).float()
+                    if handle is not None and self.split is not None and state["calls"] != 1:
+                        self._called_once(state["calls"])
+                    rows = logits.cpu() if values is not None else logits.detach().cpu()
+                    for row, index in enumerate(batch.indices):
+                        logits_out[index] = rows[row]
                     if capture:
-                        captured = self._collect(store, batch["attention_mask"], logits)
-                        for row, index in enumerate(indices):
-                            pieces[index] = captured[row].float().cpu()
+                        for index, piece in zip(
+                            batch.indices, self._collect(state["captured"], batch, logits), strict=True
+                        ):
+                            pieces[index] = piece.detach().float().cpu()
         finally:
             if handle is not None:
                 handle.remove()
+        logits_tensor = torch.stack(logits_out)  # type: ignore[arg-type]
         if not capture:
-            return torch.empty(0), logits_out
-        if self.granularity == "token" and self._output_ndim == 3:
-            return torch.cat(pieces, dim=0), logits_out  # type: ignore[arg-type]
-        return torch.stack(pieces, dim=0), logits_out  # type: ignore[arg-type]
+            return torch.empty(0), logits_tensor
+        return torch.cat(pieces, dim=0), logits_tensor  # type: ignore[arg-type]
 
-    def _register_capture(self, store: list[torch.Tensor]) -> torch.utils.hooks.RemovableHandle:
+    def _register_hook(
+        self, state: dict[str, Any], *, capture: bool, replace: bool
+    ) -> torch.utils.hooks.RemovableHandle | None:
         if self.split is None:
+            if not capture:
+                return None
             adapter = self._adapter()
             module = self.model.get_submodule(adapter.module_name)
-            return module.register_forward_pre_hook(lambda _m, args: store.append(adapter.extract(args)))
-        module = self.model.get_submodule(self.split)
-        return module.register_forward_hook(lambda _m, _args, output: store.append(first_tensor(output)))
 
-    def _collect(
-        self, store: list[torch.Tensor], mask: torch.Tensor, logits: torch.Tensor
-    ) -> torch.Tensor | list[torch.Tensor]:
-        where = "the head input" if self.split is None else repr(self.split)
-        if len(store) != 1:
-            raise invalid(
-                "split", "SplitClassifier", "a module called exactly once per forward pass",
-                f"{where}, called {len(store)} times", "Pick another module (e.g. its parent).",
-            )  # fmt: skip
-        raw = store[0]
-        if self.split is None:
-            if not self._head_verified:
-                self._verify_head(raw, logits)
-            return raw
-        self._width = int(raw.shape[-1])
-        if raw.ndim == 3 and tuple(raw.shape[:2]) == tuple(mask.shape):
-            self._output_ndim = 3
-            if self.granularity == "cls":
-                return raw[:, 0]
-            if self.granularity == "mean":
-                weights = mask.unsqueeze(-1).to(raw.dtype)
-                return (raw * weights).sum(dim=1) / weights.sum(dim=1).clamp_min(1.0)
-            return [raw[row, mask[row].bool()] for row in range(raw.shape[0])]
-        if raw.ndim == 2 and raw.shape[0] == mask.shape[0]:
-            self._output_ndim = 2
-            if self.granularity == "token":
-                raise invalid(
-                    "granularity", "SplitClassifier", "'cls' or 'mean' for a module with one vector per text",
-                    "'token'", f"{where} outputs shape {tuple(raw.shape)}; there are no tokens to keep.",
-                )  # fmt: skip
-            return raw
+            def read_head_input(_module: nn.Module, args: tuple[Any, ...]) -> None:
+                state["captured"].append(adapter.extract(args, state["batch"].last_positions))
+
+            return module.register_forward_pre_hook(read_head_input)
+
+        def at_split(_module: nn.Module, _args: Any, output: Any) -> Any:
+            state["calls"] += 1
+            raw = first_tensor(output)
+            if capture:
+                state["captured"].append(raw)
+            if replace:
+                return replace_first_tensor(output, self._substitute(raw, state["batch"], state["values"]))
+            return None
+
+        return self.model.get_submodule(self.split).register_forward_hook(at_split)
+
+    def _called_once(self, calls: int) -> None:
         raise invalid(
-            "split", "SplitClassifier", "a module whose output has shape (batch, tokens, p) or (batch, p)",
-            f"{where} with output shape {tuple(raw.shape)}", "Pick another module.",
+            "split", type(self).__name__, "a module called exactly once per forward pass",
+            f"{self.split!r}, called {calls} times", "Pick another module (e.g. its parent).",
         )  # fmt: skip
+
+    def _is_sequence(self, raw: torch.Tensor, batch: _Batch) -> bool:
+        mask = batch.inputs["attention_mask"]
+        if raw.ndim == 3 and tuple(raw.shape[:2]) == tuple(mask.shape):
+            return True
+        if raw.ndim == 2 and raw.shape[0] == mask.shape[0]:
+            return False
+        raise invalid(
+            "split", type(self).__name__, "a module whose output has shape (batch, tokens, p) or (batch, p)",
+            f"{self.split!r} with output shape {tuple(raw.shape)}", "Pick another module.",
+        )  # fmt: skip
+
+    def _substitute(self, raw: torch.Tensor, batch: _Batch, values: torch.Tensor) -> torch.Tensor:
+        if self._is_sequence(raw, batch):
+            return batch.groups.replace(raw, values)  # type: ignore[union-attr]
+        return values.to(raw.dtype)
+
+    def _collect(self, store: list[torch.Tensor], batch: _Batch, logits: torch.Tensor) -> list[torch.Tensor]:
+        """Activation rows of each text of ``batch`` (a list, in batch order)."""
+        if self.split is None:
+            if len(store) != 1:
+                self._called_once(len(store))
+            if not self._head_verified:
+                self._verify_head(store[0], logits)
+            return list(store[0][:, None, :].unbind(0))
+        raw = store[0]
+        self._width = int(raw.shape[-1])
+        if self._is_sequence(raw, batch):
+            self._output_ndim = 3
+            pooled = batch.groups.pool(raw)  # type: ignore[union-attr]
+            return list(torch.split(pooled, batch.groups.groups_per_text.tolist()))  # type: ignore[union-attr]
+        self._output_ndim = 2
+        if self.granularity not in POOLED:
+            raise invalid(
+                "granularity", type(self).__name__, "'cls', 'last' or 'mean' for a module with one vector per "
+                "text", repr(self.granularity),
+                f"{self.split!r} outputs shape {tuple(raw.shape)}; there are no tokens to keep.",
+            )  # fmt: skip
+        return list(raw[:, None, :].unbind(0))
 
     def _verify_head(self, activations: torch.Tensor, logits: torch.Tensor) -> None:
         adapter = self._adapter()
         if activations.ndim != 2 or activations.shape[1] != adapter.width:
             ok = False
         else:
-            ok = torch.allclose(adapter.head(self.model, activations), logits, atol=1e-4, rtol=1e-4)
+            ok = torch.allclose(
+                adapter.head(self.model, activations).float(), logits.float(), atol=1e-4, rtol=1e-4
+            )
         if not ok:
             raise invalid(
-                "split", "SplitClassifier", "a module name for this model", "None",
+                "split", type(self).__name__, "a module name for this model", "None",
                 f"Its head looks like '{adapter.layout}' but re-running that head does not reproduce the "
                 "model's logits. Pass split='<module name>'.",
             )  # fmt: skip
         self._head_verified = True
 
     # ------------------------------------------------------------------ g
+    def concept_importance(
+        self, extractor: Any, inputs: Texts, targets: Any = None, *, batch_size: int | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Gradient×input concept importance of each text through ``g∘t⁻¹``, summed over its rows.
+
+        See :func:`xaimetrics.models.concept_importance`; returns ``(φ of shape (n, k), f_co predictions)``.
+        """
+        from xaimetrics.models._concept_importance import concept_importance
+
+        return concept_importance(self, extractor, inputs, targets, batch_size=batch_size or self.batch_size)
+
     def logits_from_activations(self, activations: Array, inputs: Texts | None = None) -> torch.Tensor:
         """``g(a)``: logits of shape ``(n, num_classes)`` from activations (numpy or torch).
 
-        Differentiable when ``activations`` is a tensor that requires grad. For the head input ``inputs``
-        is not needed; for a named module (``granularity="token"``, activations of shape
-        ``(n_tokens_total, p)`` as returned by :meth:`activations`) ``inputs`` are the texts they came
-        from: the network is re-run on them with the module's output replaced.
+        Differentiable when ``activations`` is a tensor that requires grad. At the head input ``inputs`` is
+        not needed. At a named module (activations as returned by :meth:`activations`, any granularity)
+        ``inputs`` are the texts they came from: the network is re-run on them with the module's output
+        changed to match the activations (see the class docstring).
 
         Raises:
-            InvalidParameterError: wrong shape or width, missing ``inputs``, or ``g`` undefined (pooled
-                activations of an intermediate module).
+            InvalidParameterError: wrong shape or width, missing ``inputs``, or rows that do not match them.
         """
-        owner = "SplitClassifier.logits_from_activations"
+        owner = f"{type(self).__name__}.logits_from_activations"
         tensor = as_float_tensor(activations, owner)
         width = self.hidden_size
+        flat = self.granularity not in POOLED and self._output_ndim == 3
         if tensor.ndim != 2 or tensor.shape[1] != width:
-            rows = "n_tokens_total" if self.granularity == "token" and self._output_ndim == 3 else "n"
+            rows = "n_rows_total" if flat else "n"
             raise invalid(
                 "activations", owner, f"a 2-D array of shape ({rows}, {width})", f"shape {tuple(tensor.shape)}",
-                "Pass activations produced by this SplitClassifier (same split and granularity).",
+                "Pass activations produced by this classifier (same split and granularity).",
             )  # fmt: skip
-        grad = contextlib.nullcontext() if tensor.requires_grad else torch.no_grad()
-        self.model.eval()
         if self.split is None:
             adapter = self._adapter()
+            grad = contextlib.nullcontext() if tensor.requires_grad else torch.no_grad()
+            self.model.eval()
             with grad:
                 parts = [
                     adapter.head(self.model, chunk.to(self.device)).float().cpu()
                     for chunk in torch.split(tensor, _HEAD_CHUNK)
                 ]
             return torch.cat(parts, dim=0)
-        if self._output_ndim == 3 and self.granularity != "token":
-            raise invalid(
-                "granularity", owner, "'token' for g at an intermediate module", repr(self.granularity),
-                f"g re-runs the network after {self.split!r}, which needs one activation per token; pooled "
-                "activations cannot be fed back. Use granularity='token' or split=None (the head input).",
-            )  # fmt: skip
         if inputs is None:
             raise invalid(
                 "inputs", owner, "the texts the activations come from", None,
                 f"g re-runs the network with the output of {self.split!r} replaced and needs the texts.",
             )  # fmt: skip
         texts = check_texts(inputs, "inputs", owner)
-        encoded = encode(self.tokenizer, texts, self.max_length)
-        if self._output_ndim == 3:
-            expected_rows, unit = int(encoded.lengths.sum()), "tokens"
-            chunks = (
-                list(torch.split(tensor, encoded.lengths.tolist()))
-                if tensor.shape[0] == expected_rows
-                else []
-            )
-        else:
-            expected_rows, unit = len(texts), "texts"
-            chunks = list(tensor)
-        if tensor.shape[0] != expected_rows:
+        counts = (
+            self._rows(self._encode(texts)) if self._output_ndim == 3 else np.ones(len(texts), dtype=np.int64)
+        )
+        if tensor.shape[0] != int(counts.sum()):
+            unit = "rows" if flat else "texts"
             raise invalid(
-                "activations", owner, f"one row per token of 'inputs' ({expected_rows} {unit})",
+                "activations", owner, f"one row per {'group' if flat else 'text'} of 'inputs' ({int(counts.sum())} {unit})",
                 f"{tensor.shape[0]} rows", "Pass the texts the activations were computed from.",
             )  # fmt: skip
-        with grad:
-            return run_with_replaced_output(
-                self.model, self.split, self._batches(encoded, "SplitClassifier g"), chunks,
-                sequence=self._output_ndim == 3,
-            )  # fmt: skip
+        chunks = list(torch.split(tensor, counts.tolist()))
+        with contextlib.nullcontext() if tensor.requires_grad else torch.no_grad():
+            return self._run(texts, capture=False, values=chunks, desc=f"{type(self).__name__} g")[1]

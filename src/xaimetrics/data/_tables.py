@@ -1,0 +1,124 @@
+"""From a table's text and label columns to a :class:`TextDataset`: column choice and label encoding."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from xaimetrics._validation import invalid
+
+__all__ = ["LABEL_COLUMNS", "TEXT_COLUMNS", "Columns", "encode_labels", "pick_column", "shared_class_names"]
+
+#: columns tried, in order, when no ``text_column`` is given
+TEXT_COLUMNS: tuple[str, ...] = ("text", "sentence", "content", "review", "document")
+#: columns tried, in order, when no ``label_column`` is given
+LABEL_COLUMNS: tuple[str, ...] = ("label", "labels", "class", "target")
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Which columns hold the texts and the labels (``None``: the usual names), and the class names."""
+
+    text: str | None = None
+    label: str | None = None
+    class_names: Sequence[str] | None = None
+
+    def pick(self, columns: Sequence[str], source: str) -> tuple[str, str]:
+        """The text and label column names among ``columns`` (see :func:`pick_column`)."""
+        return (
+            pick_column(columns, self.text, TEXT_COLUMNS, "text_column", source),
+            pick_column(columns, self.label, LABEL_COLUMNS, "label_column", source),
+        )
+
+
+def pick_column(
+    columns: Sequence[str], requested: str | None, candidates: tuple[str, ...], argument: str, source: str
+) -> str:
+    """``requested`` if it is a column, else the first of ``candidates`` present; raises naming the columns.
+
+    Example:
+        >>> pick_column(["id", "review", "stars"], None, TEXT_COLUMNS, "text_column", "reviews.csv")
+        'review'
+    """
+    columns = list(columns)
+    if requested is not None:
+        if requested not in columns:
+            raise invalid(
+                argument, "load_dataset", f"a column of {source} ({', '.join(map(str, columns))})", requested
+            )
+        return requested
+    found = next((c for c in candidates if c in columns), None)
+    if found is None:
+        raise invalid(
+            argument, "load_dataset", f"given: {source} has none of the usual columns {candidates}",
+            None, f"Its columns are {', '.join(map(str, columns))}; pass {argument}='<column>'.",
+        )  # fmt: skip
+    return found
+
+
+def encode_labels(
+    raw: Sequence[Any], class_names: Sequence[str] | None, source: str
+) -> tuple[np.ndarray, list[str]]:
+    """Integer labels and class names from a label column of integers or of class-name strings.
+
+    Integers are class indices (``class_names`` names them; default ``"0"``, ``"1"``, …). Strings are class
+    names: ``class_names`` fixes their order (and rejects other values), otherwise they are sorted.
+
+    Example:
+        >>> encode_labels(["pos", "neg", "pos"], None, "t.csv")
+        (array([1, 0, 1]), ['neg', 'pos'])
+        >>> encode_labels([2, 0], ["low", "mid", "high"], "t.csv")
+        (array([2, 0]), ['low', 'mid', 'high'])
+    """
+    values = list(raw)
+    names = None if class_names is None else [str(name) for name in class_names]
+    if all(isinstance(v, str) for v in values):
+        if names is None:
+            names = sorted(set(values))
+        index = {name: i for i, name in enumerate(names)}
+        unknown = sorted(set(values) - set(index))
+        if unknown:
+            raise invalid(
+                "class_names", "load_dataset", f"a list holding every label of {source}", names,
+                f"Labels not in it: {', '.join(map(repr, unknown[:5]))}.",
+            )  # fmt: skip
+        return np.asarray([index[v] for v in values], dtype=np.int64), names
+    array = np.asarray(values)
+    if array.dtype.kind == "f" and np.isfinite(array).all() and (array == np.round(array)).all():
+        array = array.astype(np.int64)  # a CSV column of whole numbers read as floats
+    if array.dtype.kind not in "iu" or (array.size and array.min() < 0):
+        bad = "missing or non-integer values" if array.dtype.kind in "fO" else f"dtype {array.dtype}"
+        raise invalid(
+            "label_column", "load_dataset", "a column of class indices (integers ≥ 0) or of class names",
+            f"{bad} in {source}", "Drop the rows without a label, or pick another label_column.",
+        )  # fmt: skip
+    array = array.astype(np.int64)
+    top = int(array.max()) if array.size else -1
+    if names is None:
+        names = [str(i) for i in range(top + 1)]
+    elif len(names) <= top:
+        raise invalid(
+            "class_names",
+            "load_dataset",
+            f"at least {top + 1} names (labels of {source} go up to {top})",
+            names,
+        )
+    return array, names
+
+
+def shared_class_names(raw: list[list[Any]], class_names: Sequence[str] | None) -> Sequence[str] | None:
+    """Class names common to every split: given, the sorted union of string labels, or ``"0"…"max"``."""
+    if class_names is not None:
+        return class_names
+    values = [v for labels in raw for v in labels]
+    if not values:
+        return None
+    if all(isinstance(v, str) for v in values):
+        return sorted(set(values))
+    numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool) and v == v]
+    if len(numbers) == len(values):  # class indices: name them up to the largest index of any split
+        return [str(i) for i in range(int(max(numbers)) + 1)]
+    return None  # mixed values: encode_labels reports them

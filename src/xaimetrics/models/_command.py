@@ -1,0 +1,84 @@
+"""``xaimetrics finetune``: fine-tune a sequence classifier on a dataset (cached, resumable) and report it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``finetune`` sub-command."""
+    parser = subparsers.add_parser(
+        "finetune",
+        help="fine-tune a sequence classifier (any Hugging Face architecture, '+' variant) once and cache it",
+        description=(
+            "Fine-tune a classifier on a dataset, cache it (a rerun loads it; a killed run resumes from its last "
+            "checkpoint) and print where it is with its test accuracy."
+        ),
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument(
+        "--model",
+        default="minilm",
+        help="'minilm' (offline MiniLM-L6), a Hugging Face id or a local directory",
+    )
+    parser.add_argument(
+        "--dataset",
+        default="rotten_tomatoes",
+        help="an offline name, a recipe (bios10, ...), a file or a hub id",
+    )
+    parser.add_argument("--config", default=None, help="the Hugging Face configuration of --dataset")
+    parser.add_argument("--text-column", default=None)
+    parser.add_argument("--label-column", default=None)
+    parser.add_argument("--positive", action="store_true", help="the '+' variant: a ReLU at the head input")
+    parser.add_argument("--n-train", type=int, default=3000, help="training texts (0: the whole train split)")
+    parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument("--max-length", type=int, default=128)
+    parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--learning-rate", type=float, default=5e-5)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--n-eval", type=int, default=1000, help="texts evaluated per split (0: all)")
+    parser.add_argument(
+        "--checkpoint-steps", type=int, default=200, help="checkpoint every N steps (0: per epoch)"
+    )
+    parser.add_argument("--output", default=None, help="directory to save the model in (default: the cache)")
+    parser.add_argument("--cache-dir", default=None)
+    parser.add_argument("--device", default="auto")
+    parser.add_argument("--force", action="store_true", help="retrain even if the model exists")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument("--json", action="store_true", help="print the metadata as JSON")
+    parser.set_defaults(func=run)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Fine-tune (or load) the model and print its path and accuracy."""
+    from xaimetrics.models import finetune
+
+    options = {
+        key: value
+        for key, value in (
+            ("config", args.config), ("text_column", args.text_column), ("label_column", args.label_column)
+        )
+        if value is not None
+    }  # fmt: skip
+    classifier = finetune(
+        args.model, args.dataset, positive=args.positive, n_train=args.n_train or None, epochs=args.epochs,
+        max_length=args.max_length, batch_size=args.batch_size, learning_rate=args.learning_rate, seed=args.seed,
+        n_eval=args.n_eval or None, dataset_options=options, output_dir=args.output, cache_dir=args.cache_dir,
+        checkpoint_steps=args.checkpoint_steps or None, device=args.device, force=args.force,
+        progress=not args.quiet,
+    )  # fmt: skip
+    metadata = classifier.metadata
+    if args.json:
+        print(json.dumps({"path": metadata.get("path"), **metadata}, indent=2, sort_keys=True, default=str))
+        return 0
+    print(f"model: {metadata.get('path')}")
+    print(
+        f"test accuracy {metadata['test_accuracy']:.3f} (n={metadata['n_test']}), validation "
+        f"{metadata['validation_accuracy']:.3f}; {metadata['steps']} steps, {metadata['train_seconds']:.0f} s"
+    )
+    return 0

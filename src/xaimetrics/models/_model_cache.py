@@ -1,0 +1,115 @@
+"""Caching fine-tuned models: atomic saves, leftovers of killed runs, accuracy on held-out splits."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from importlib import metadata as importlib_metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from xaimetrics._validation import check_in_range, check_positive_int, check_seed, invalid
+
+__all__ = [
+    "check_recipe",
+    "evaluate_splits",
+    "package_version",
+    "remove_stale_temporaries",
+    "save_atomically",
+]
+
+_STALE_TEMP_SECONDS = 24 * 3600
+
+
+def save_atomically(classifier: Any, target: Path) -> None:
+    """Save into a temporary sibling of ``target``, then rename it into place (replacing an old one).
+
+    An interrupted run never leaves a half-written model at ``target``; ``metadata.json`` is written last by
+    ``save_pretrained``, so its presence marks a complete model.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = Path(tempfile.mkdtemp(prefix=f".tmp-{target.name}-", dir=target.parent))
+    try:
+        classifier.save_pretrained(temporary)
+        temporary.chmod(0o755)  # mkdtemp creates it private; the cache is an ordinary user directory
+        if target.exists():  # force=True, or a concurrent run finished first: replace it
+            trash = Path(tempfile.mkdtemp(prefix=f".old-{target.name}-", dir=target.parent))
+            target.rename(trash / "model")
+            shutil.rmtree(trash, ignore_errors=True)
+        temporary.rename(target)
+    finally:
+        if temporary.exists():
+            shutil.rmtree(temporary, ignore_errors=True)
+
+
+def remove_stale_temporaries(models_dir: Path) -> None:
+    """Delete ``.tmp-*``/``.old-*`` leftovers of runs killed more than a day ago (never resumable checkpoints)."""
+    now = time.time()
+    for pattern in (".tmp-*", ".old-*"):
+        for path in models_dir.glob(pattern):
+            try:
+                if path.is_dir() and now - path.stat().st_mtime > _STALE_TEMP_SECONDS:
+                    shutil.rmtree(path, ignore_errors=True)
+            except OSError:
+                continue
+
+
+def evaluate_splits(classifier: Any, load: Callable[[str], Any], n_eval: int | None) -> dict[str, Any]:
+    """``{"validation_accuracy", "n_validation", "test_accuracy", "n_test", "eval_seconds"}``.
+
+    ``n_eval`` texts are drawn at random (fixed seed 0) from each split (``None``: all of them); the splits
+    may be ordered by class, so the first rows are never taken.
+    """
+    accuracies: dict[str, Any] = {}
+    start = time.perf_counter()
+    for split in ("validation", "test"):
+        data = load(split)
+        if n_eval is not None and n_eval < len(data):
+            data = data.subset(np.sort(np.random.default_rng(0).permutation(len(data))[:n_eval]))
+        predictions = classifier.predict(data.texts)
+        accuracies[f"{split}_accuracy"] = float(np.mean(predictions == data.labels))
+        accuracies[f"n_{split}"] = len(data)
+    accuracies["eval_seconds"] = time.perf_counter() - start
+    return accuracies
+
+
+def package_version(name: str) -> str:
+    """The installed version of a distribution, ``"unknown"`` if it is not installed."""
+    try:
+        return importlib_metadata.version(name)
+    except importlib_metadata.PackageNotFoundError:
+        if name == "xaimetrics":
+            import xaimetrics
+
+            return xaimetrics.__version__
+        return "unknown"
+
+
+def check_recipe(
+    owner: str,
+    *,
+    positive: Any,
+    n_train: Any,
+    n_eval: Any,
+    epochs: Any,
+    max_length: Any,
+    batch_size: Any,
+    learning_rate: Any,
+    seed: Any,
+) -> None:
+    """Check a fine-tuning recipe at the public boundary, before any work (each error names its argument)."""
+    if not isinstance(positive, bool):
+        raise invalid("positive", owner, "True or False", positive)
+    if n_train is not None:
+        check_positive_int(n_train, "n_train", owner, minimum=2)
+    if n_eval is not None:
+        check_positive_int(n_eval, "n_eval", owner)
+    check_positive_int(epochs, "epochs", owner)
+    check_positive_int(max_length, "max_length", owner, minimum=8)
+    check_positive_int(batch_size, "batch_size", owner)
+    check_in_range(learning_rate, "learning_rate", owner, 1e-7, 1.0)
+    check_seed(seed, "seed", owner)

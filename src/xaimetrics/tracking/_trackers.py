@@ -1,0 +1,215 @@
+"""Experiment trackers with one small interface: MLflow (any tracking URI) and Weights & Biases (offline by default).
+
+The conventions are those of the interpretability reports (:mod:`xaimetrics.representation`): extra
+``tracking``; MLflow takes a tracking URI (``sqlite:///mlflow.db``, or a local ``file:`` store — MLflow 3 wants
+``MLFLOW_ALLOW_FILE_STORE=true`` for it) and an experiment name; W&B runs in offline mode unless told
+otherwise, so nothing leaves the machine before ``wandb sync``; NaN values are never logged (trackers reject
+them: an undefined metric is simply absent).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any
+
+from xaimetrics._optional import import_optional
+
+__all__ = ["MLflowTracker", "Tracker", "WandbTracker", "finite"]
+
+
+def finite(metrics: Mapping[str, Any]) -> dict[str, float]:
+    """The entries that are finite numbers, as floats (``None``, NaN and infinities are left out).
+
+    Example:
+        >>> finite({"a": 1, "b": float("nan"), "c": None, "d": 0.5})
+        {'a': 1.0, 'd': 0.5}
+    """
+    out = {}
+    for name, value in metrics.items():
+        if value is None or isinstance(value, bool):
+            continue
+        number = float(value)
+        if math.isfinite(number):
+            out[str(name)] = number
+    return out
+
+
+class Tracker(ABC):
+    """One run of an experiment tracker: ``start`` → ``log_params`` / ``log_metrics`` / ``log_artifact`` → ``end``.
+
+    Use it as a context manager (``with tracker.run("name", params): ...``) or call the steps yourself.
+    Subclass it to log elsewhere:
+
+    Example:
+        >>> class Printer(Tracker):
+        ...     def start(self, run_name, params=None, tags=None):
+        ...         self.run_id = run_name
+        ...         return run_name
+        ...     def log_params(self, params): print("params", dict(params))
+        ...     def log_metrics(self, metrics, step=None): print("metrics", finite(metrics), step)
+        ...     def log_artifact(self, path): print("file", path)
+        ...     def end(self): print("end")
+        >>> with Printer().run("demo") as tracker:
+        ...     tracker.step_logger("loss")(3, 0.25)
+        metrics {'loss': 0.25} 3
+        end
+    """
+
+    run_id: str | None = None
+
+    @abstractmethod
+    def start(
+        self, run_name: str, params: Mapping[str, Any] | None = None, tags: Mapping[str, str] | None = None
+    ) -> str:
+        """Open a run and return its id."""
+
+    @abstractmethod
+    def log_params(self, params: Mapping[str, Any]) -> None:
+        """Record configuration values (strings, numbers)."""
+
+    @abstractmethod
+    def log_metrics(self, metrics: Mapping[str, Any], step: int | None = None) -> None:
+        """Record numbers (non-finite ones are skipped), optionally at a step."""
+
+    @abstractmethod
+    def log_artifact(self, path: str | os.PathLike[str]) -> None:
+        """Attach a file."""
+
+    @abstractmethod
+    def end(self) -> None:
+        """Close the run."""
+
+    def run(
+        self, run_name: str, params: Mapping[str, Any] | None = None, tags: Mapping[str, str] | None = None
+    ) -> _Run:
+        """A context manager around :meth:`start` and :meth:`end`."""
+        return _Run(self, run_name, params, tags)
+
+    def step_logger(self, name: str = "loss") -> Any:
+        """A ``callback(step, value)`` logging ``name`` at each step (e.g. for :func:`xaimetrics.models.finetune`)."""
+
+        def log(step: int, value: float) -> None:
+            self.log_metrics({name: value}, step=step)
+
+        return log
+
+
+class _Run:
+    def __init__(self, tracker: Tracker, run_name: str, params: Any, tags: Any) -> None:
+        self.tracker, self.run_name, self.params, self.tags = tracker, run_name, params, tags
+
+    def __enter__(self) -> Tracker:
+        self.tracker.start(self.run_name, self.params, self.tags)
+        return self.tracker
+
+    def __exit__(self, *exc: object) -> None:
+        self.tracker.end()
+
+
+class MLflowTracker(Tracker):
+    """Log to MLflow.
+
+    Args:
+        tracking_uri: e.g. ``"sqlite:///mlflow.db"`` or ``Path("mlruns").as_uri()``; default MLflow's own.
+        experiment: the experiment name (created if needed).
+
+    Example:
+        >>> MLflowTracker(experiment="xaimetrics-consim").experiment
+        'xaimetrics-consim'
+    """
+
+    def __init__(self, tracking_uri: str | None = None, experiment: str = "xaimetrics") -> None:
+        self.tracking_uri = tracking_uri
+        self.experiment = experiment
+        self._run: Any = None
+
+    def _mlflow(self) -> Any:
+        return import_optional("mlflow", extra="tracking", caller="MLflowTracker")
+
+    def start(
+        self, run_name: str, params: Mapping[str, Any] | None = None, tags: Mapping[str, str] | None = None
+    ) -> str:
+        mlflow = self._mlflow()
+        if self.tracking_uri is not None:
+            mlflow.set_tracking_uri(self.tracking_uri)
+        mlflow.set_experiment(self.experiment)
+        self._run = mlflow.start_run(run_name=run_name)
+        self.run_id = str(self._run.info.run_id)
+        if tags:
+            mlflow.set_tags(dict(tags))
+        if params:
+            self.log_params(params)
+        return self.run_id
+
+    def log_params(self, params: Mapping[str, Any]) -> None:
+        self._mlflow().log_params({str(k): _short(v) for k, v in params.items()})
+
+    def log_metrics(self, metrics: Mapping[str, Any], step: int | None = None) -> None:
+        values = finite(metrics)
+        if values:
+            self._mlflow().log_metrics(values, step=step)
+
+    def log_artifact(self, path: str | os.PathLike[str]) -> None:
+        self._mlflow().log_artifact(os.fspath(path))
+
+    def end(self) -> None:
+        if self._run is not None:
+            self._mlflow().end_run()
+            self._run = None
+
+
+class WandbTracker(Tracker):
+    """Log to Weights & Biases (``mode="offline"`` by default: files under ``directory``, synced later).
+
+    Example:
+        >>> WandbTracker(project="xaimetrics-consim").mode
+        'offline'
+    """
+
+    def __init__(
+        self,
+        project: str = "xaimetrics",
+        *,
+        mode: str = "offline",
+        directory: str | os.PathLike[str] | None = None,
+    ) -> None:
+        self.project = project
+        self.mode = mode
+        self.directory = directory
+        self._run: Any = None
+
+    def start(
+        self, run_name: str, params: Mapping[str, Any] | None = None, tags: Mapping[str, str] | None = None
+    ) -> str:
+        wandb = import_optional("wandb", extra="tracking", caller="WandbTracker")
+        self._run = wandb.init(
+            project=self.project, mode=self.mode, dir=None if self.directory is None else os.fspath(self.directory),
+            name=run_name, config=dict(params or {}), tags=[f"{k}:{v}" for k, v in (tags or {}).items()], reinit=True,
+        )  # fmt: skip
+        self.run_id = str(self._run.id)
+        return self.run_id
+
+    def log_params(self, params: Mapping[str, Any]) -> None:
+        self._run.config.update(dict(params), allow_val_change=True)
+
+    def log_metrics(self, metrics: Mapping[str, Any], step: int | None = None) -> None:
+        values = finite(metrics)
+        if values:
+            self._run.log(values, step=step)
+
+    def log_artifact(self, path: str | os.PathLike[str]) -> None:
+        self._run.save(os.fspath(path), policy="now")
+
+    def end(self) -> None:
+        if self._run is not None:
+            self._run.finish()
+            self._run = None
+
+
+def _short(value: Any) -> str:
+    """MLflow parameters are strings of at most a few hundred characters."""
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= 250 else text[:247] + "..."

@@ -1,0 +1,140 @@
+"""finetune / xaimetrics finetune: any architecture, "+" variant, cache, resume after a crash, the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import torch
+
+from xaimetrics.cli import main
+from xaimetrics.exceptions import InvalidParameterError
+from xaimetrics.models import SplitClassifier, finetune
+from xaimetrics.models._training import CHECKPOINT_FILE
+
+PROBES = ["a good day", "a bad day", "good good", "bad"]
+
+
+@pytest.fixture(scope="module")
+def data_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    words = ["good", "fine", "great", "bad", "awful", "poor"]
+    rows = [
+        {"review": f"{w} {topic} number {i}", "stars": "positive" if j < 3 else "negative"}
+        for i in range(12) for j, w in enumerate(words) for topic in ("film", "meal")
+    ]  # fmt: skip
+    path = tmp_path_factory.mktemp("data") / "reviews.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+def _save_base(architecture: str, folder: Path, tokenizer) -> Path:
+    """A tiny random base model saved like a hub checkpoint (a model without a classification head)."""
+    import transformers
+
+    with torch.random.fork_rng():
+        torch.manual_seed(1)
+        if architecture == "bert":
+            config = transformers.BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=1,
+                                             num_attention_heads=2, intermediate_size=48)  # fmt: skip
+            model = transformers.BertModel(config)
+        elif architecture == "llama":
+            config = transformers.LlamaConfig(vocab_size=30522, hidden_size=32, intermediate_size=48,
+                                              num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1)  # fmt: skip
+            model = transformers.LlamaModel(config)
+        else:
+            config = transformers.T5Config(vocab_size=30522, d_model=32, d_kv=8, d_ff=48, num_layers=1, num_heads=2,
+                                           pad_token_id=0, eos_token_id=102, decoder_start_token_id=0)  # fmt: skip
+            model = transformers.T5Model(config)
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+RECIPE = {
+    "dataset_options": {"text_column": "review", "label_column": "stars"}, "n_train": 96, "batch_size": 8,
+    "max_length": 16, "learning_rate": 3e-3, "n_eval": None, "device": "cpu", "progress": False,
+}  # fmt: skip
+
+
+def test_finetune_caches_and_records_the_test_accuracy(data_file, tokenizer, tmp_path: Path) -> None:
+    base = _save_base("bert", tmp_path / "base", tokenizer)
+    first = finetune(base, data_file, positive=True, epochs=4, cache_dir=tmp_path / "cache", **RECIPE)
+    meta = first.metadata
+    assert meta["test_accuracy"] > 0.8 and meta["n_test"] == 14 and meta["steps"] == 48
+    assert first.positive and (first.activations(PROBES) >= 0).all()
+    assert first.predict(["good film number 99", "awful meal number 99"]).tolist() == [1, 0]  # negative = 0
+    target = Path(meta["path"])
+    assert target.parent == tmp_path / "cache" / "models" and target.name.startswith(
+        "finetuned-base-reviews-positive-"
+    )
+    assert not list(target.parent.glob(".partial-*"))  # checkpoints are removed once the model is saved
+    stamp = (target / "model.safetensors").stat().st_mtime_ns
+    again = finetune(base, data_file, positive=True, epochs=4, cache_dir=tmp_path / "cache", **RECIPE)
+    assert (target / "model.safetensors").stat().st_mtime_ns == stamp
+    torch.testing.assert_close(again.logits(PROBES), first.logits(PROBES))
+    other = finetune(base, data_file, positive=True, epochs=1, cache_dir=tmp_path / "cache", **RECIPE)
+    assert Path(other.metadata["path"]) != target  # another recipe, another model
+
+
+class _Crash(RuntimeError):
+    pass
+
+
+def test_a_killed_run_resumes_from_its_checkpoint(data_file, tokenizer, tmp_path: Path) -> None:
+    base = _save_base("bert", tmp_path / "base", tokenizer)
+    recipe = {**RECIPE, "epochs": 2, "checkpoint_steps": 5}
+    reference = finetune(base, data_file, cache_dir=tmp_path / "uninterrupted", **recipe)
+
+    def crash_at_step_17(step: int, loss: float) -> None:
+        if step == 17:
+            raise _Crash
+
+    with pytest.raises(_Crash):
+        finetune(base, data_file, cache_dir=tmp_path / "crashed", callback=crash_at_step_17, **recipe)
+    (partial,) = (tmp_path / "crashed" / "models").glob(".partial-*")
+    assert torch.load(partial / CHECKPOINT_FILE, weights_only=False)["step"] == 15
+    resumed = finetune(base, data_file, cache_dir=tmp_path / "crashed", **recipe)
+    assert resumed.metadata["resumed_from_step"] == 15 and resumed.metadata["steps"] == 24
+    torch.testing.assert_close(resumed.logits(PROBES), reference.logits(PROBES), atol=1e-6, rtol=0)
+    assert resumed.metadata["final_loss"] == pytest.approx(reference.metadata["final_loss"], abs=1e-7)
+
+
+@pytest.mark.parametrize("architecture", ["llama", "t5"])
+def test_other_architectures_fine_tune_too(architecture, data_file, tokenizer, tmp_path: Path) -> None:
+    base = _save_base(architecture, tmp_path / "base", tokenizer)
+    clf = finetune(base, data_file, epochs=1, output_dir=tmp_path / "out", **RECIPE)
+    assert isinstance(clf, SplitClassifier) and clf.metadata["steps"] == 12
+    activations, logits = clf.activations_and_logits(PROBES)
+    torch.testing.assert_close(clf.logits_from_activations(activations), logits, atol=1e-5, rtol=1e-5)
+    assert json.loads((tmp_path / "out" / "metadata.json").read_text())["params"]["base_model"].startswith(
+        "local:"
+    )
+
+
+def test_cli_finetune(data_file, tokenizer, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = _save_base("bert", tmp_path / "base", tokenizer)
+    common = ["finetune", "--model", str(base), "--dataset", str(data_file), "--text-column", "review",
+              "--label-column", "stars", "--n-train", "48", "--batch-size", "8", "--max-length", "16",
+              "--device", "cpu", "--cache-dir", str(tmp_path / "cache"), "--quiet"]  # fmt: skip
+    assert main([*common, "--positive"]) == 0
+    out = capsys.readouterr().out
+    assert "test accuracy" in out and "6 steps" in out and "finetuned-base-reviews-positive-" in out
+    assert main([*common, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["params"]["positive"] is False
+    assert main([*common, "--epochs", "0"]) == 1
+    assert "InvalidParameterError: The 'epochs' parameter of finetune" in capsys.readouterr().err
+
+
+def test_bad_arguments_fail_before_any_work(tmp_path: Path) -> None:
+    with pytest.raises(InvalidParameterError, match=r"'learning_rate' parameter of finetune"):
+        finetune("minilm", "bbc_news", learning_rate=5.0, cache_dir=tmp_path)
+    with pytest.raises(InvalidParameterError, match=r"'model' parameter of finetune"):
+        finetune(3, "bbc_news", cache_dir=tmp_path)  # type: ignore[arg-type]
+    assert not (tmp_path / "models").exists()
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(
+        InvalidParameterError, match=r"'model' parameter of finetune.*Loading its tokenizer failed"
+    ):
+        finetune(tmp_path / "empty", "bbc_news", cache_dir=tmp_path, n_eval=2, progress=False)

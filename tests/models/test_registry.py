@@ -1,0 +1,54 @@
+"""Classifier names: the registry, Hugging Face ids and local directories, and grids that accept them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import torch
+
+from xaimetrics.benchmark import Grid
+from xaimetrics.exceptions import InvalidParameterError
+from xaimetrics.models import CLASSIFIERS, SplitClassifier, is_classifier_reference, load_classifier
+
+
+def test_names_that_are_classifiers(tmp_path: Path) -> None:
+    assert CLASSIFIERS.names() == ("minilm", "minilm+")
+    assert is_classifier_reference("MiniLM+") and is_classifier_reference("Qwen/Qwen2.5-0.5B-Instruct")
+    assert is_classifier_reference(str(tmp_path)) and is_classifier_reference(f"{tmp_path}+")
+    assert not is_classifier_reference("bert") and not is_classifier_reference(str(tmp_path / "missing"))
+    with pytest.raises(
+        InvalidParameterError, match=r"'models' parameter of load_classifier.*Hugging Face id"
+    ):
+        load_classifier("bert", "bbc_news")
+
+
+def test_a_saved_classifier_directory_loads_as_it_is(make_model, tokenizer, tmp_path: Path) -> None:
+    clf = SplitClassifier(make_model("bert"), tokenizer, positive=True, device="cpu")
+    clf.save_pretrained(tmp_path / "clf")
+    loaded = load_classifier(str(tmp_path / "clf"), "any dataset")
+    assert loaded.positive is True
+    torch.testing.assert_close(loaded.logits(["a fine film"]), clf.logits(["a fine film"]))
+
+
+def test_a_registered_family_is_used_by_name(make_model, tokenizer) -> None:
+    def factory(dataset: str, *, progress: bool = True) -> SplitClassifier:
+        return SplitClassifier(make_model("distilbert"), tokenizer, device="cpu", class_names=[dataset] * 3)
+
+    with CLASSIFIERS.temporarily("tiny", factory):
+        assert load_classifier("TINY", "bbc_news").class_names == ["bbc_news"] * 3
+
+
+def test_grids_accept_hub_ids_directories_recipes_and_files(tmp_path: Path) -> None:
+    data = tmp_path / "reviews.csv"
+    pd.DataFrame({"text": ["a", "b"], "label": [0, 1]}).to_csv(data, index=False)
+    grid = Grid(datasets=("bios10", str(data), "cardiffnlp/tweet_eval"),
+                models=("minilm+", "distilbert/distilbert-base-uncased+", f"{tmp_path}+"), methods=("NMF",))  # fmt: skip
+    assert len(grid.models) == 3
+    with pytest.raises(InvalidParameterError, match=r"'models' parameter.*'\+' \(non-negative\) variants"):
+        Grid(models=("distilbert/distilbert-base-uncased",), methods=("NMF",))
+    with pytest.raises(InvalidParameterError, match=r"'datasets' parameter"):
+        Grid(datasets=("bbc_newz",))
+    with pytest.raises(InvalidParameterError, match=r"'models' parameter"):
+        Grid(models=("bert",))
