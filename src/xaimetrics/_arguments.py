@@ -7,9 +7,17 @@ Choices come from the registries when the parser is built, so that a registered 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["add_scoring_argument", "add_simulator_arguments", "response_cache"]
+__all__ = [
+    "add_scoring_argument",
+    "add_simulator_arguments",
+    "add_tracking_arguments",
+    "grid_trackers",
+    "response_cache",
+    "track_grid",
+]
 
 
 def add_simulator_arguments(
@@ -73,3 +81,47 @@ def add_scoring_argument(parser: argparse.ArgumentParser | Any, *, default: str)
         help="'probability': the simulator's class probabilities (expected accuracy, log-loss, Brier; needs a "
         "local or logprobs simulator); 'accuracy': eq. 5 on the answer text (default: %(default)s)",
     )
+
+
+def add_tracking_arguments(parser: argparse.ArgumentParser | Any) -> None:
+    """Add ``--mlflow-uri`` and ``--wandb`` (log the results to an experiment tracker as well).
+
+    Example:
+        >>> parser = argparse.ArgumentParser()
+        >>> add_tracking_arguments(parser)
+        >>> args = parser.parse_args(["--mlflow-uri", "file:///tmp/mlruns"])
+        >>> args.mlflow_uri, args.wandb
+        ('file:///tmp/mlruns', False)
+    """
+    parser.add_argument(
+        "--mlflow-uri", default=None, help="also log to this MLflow tracking URI (extra 'tracking')"
+    )
+    parser.add_argument(
+        "--wandb", action="store_true", help="also log to Weights & Biases, offline mode (extra 'tracking')"
+    )
+
+
+def grid_trackers(args: argparse.Namespace, experiment: str, directory: Any) -> list[Any]:
+    """The trackers the parsed ``--mlflow-uri`` / ``--wandb`` ask for (W&B files under ``directory``)."""
+    trackers: list[Any] = []
+    if getattr(args, "mlflow_uri", None):
+        from xaimetrics.tracking import MLflowTracker
+
+        trackers.append(MLflowTracker(tracking_uri=args.mlflow_uri, experiment=experiment))
+    if getattr(args, "wandb", False):
+        from xaimetrics.tracking import WandbTracker
+
+        trackers.append(WandbTracker(project=experiment, directory=directory))
+    return trackers
+
+
+def track_grid(
+    args: argparse.Namespace, frame: Any, grid: Mapping[str, Any], artifacts: Sequence[Any], output: Any
+) -> None:
+    """Log the rows (and the report files) to the trackers ``--mlflow-uri`` / ``--wandb`` ask for."""
+    from xaimetrics.tracking import log_consim_grid
+
+    for tracker in grid_trackers(args, "xaimetrics-consim", output):
+        params = {f"grid.{k}": v for k, v in grid.items() if not isinstance(v, dict | list)}
+        run_id = log_consim_grid(frame, tracker, params=params, artifacts=artifacts)
+        print(f"Logged to {type(tracker).__name__.removesuffix('Tracker')} run {run_id}")

@@ -21,7 +21,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from xaimetrics._arguments import add_scoring_argument, add_simulator_arguments, response_cache
+from xaimetrics._arguments import (
+    add_scoring_argument,
+    add_simulator_arguments,
+    add_tracking_arguments,
+    response_cache,
+    track_grid,
+)
 from xaimetrics._validation import invalid
 
 __all__ = ["demo_grid", "demo_methods", "each_warning_once", "register", "run"]
@@ -99,6 +105,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "--quick", action="store_true", help="a tiny grid for smoke tests (one seed, 3 methods)"
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_tracking_arguments(parser)
     parser.set_defaults(func=run)
     return parser
 
@@ -249,6 +256,7 @@ def _run(args: argparse.Namespace) -> int:
         f"wall time {summary.wall_time_s:.1f} s"
     )
     print(f"Report: {paths['report_html']}  ({paths['report_md'].name} beside it)")
+    track_grid(args, frame, grid.to_dict(), [paths["report_html"], paths["report_md"]], output)
     print("\nConclusion: " + assessment.summary)
     return 0 if summary.failed == 0 else 1
 

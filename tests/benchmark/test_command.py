@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 
 import pytest
 from browser import available, open_in_chromium
@@ -61,6 +62,29 @@ def test_benchmark_run_report_export(tmp_path, capsys):
     assert (out / "report.md").is_file()
     assert benchmark_main(["benchmark", "export", str(tmp_path / "rows.csv"), "--output", str(out)]) == 0
     assert len((tmp_path / "rows.csv").read_text().splitlines()) == 11
+
+
+def test_benchmark_run_logs_the_grid_to_mlflow(tmp_path, capsys, monkeypatch):
+    mlflow = pytest.importorskip("mlflow")
+    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
+    uri = (tmp_path / "mlruns").as_uri()
+    (tmp_path / "grid.toml").write_text(GRID)
+    out = tmp_path / "out"
+    code = benchmark_main(["benchmark", "run", str(tmp_path / "grid.toml"), "--output", str(out), "--providers",
+                           "toy_grid:PROVIDERS", "--no-cache", "--no-progress", "--mlflow-uri", uri])  # fmt: skip
+    assert code == 0
+    run_id = re.search(r"Logged to MLflow run (\w+)", capsys.readouterr().out).group(1)
+    run = mlflow.tracking.MlflowClient(tracking_uri=uri).get_run(run_id)
+    assert run.data.params["grid.n_lp"] == "6" and run.data.tags["kind"] == "consim-grid"
+    assert run.data.metrics  # the grid's scores, by method
+    from xaimetrics.benchmark import ResultsStore
+
+    with ResultsStore(out / "results.sqlite") as store:
+        rows = store.to_frame()
+    nmf = rows[rows["method"] == "NMF"]["score"].mean()
+    assert any(abs(value - nmf) < 1e-9 for value in run.data.metrics.values()), run.data.metrics
+    artifacts = {a.path for a in mlflow.tracking.MlflowClient(tracking_uri=uri).list_artifacts(run_id)}
+    assert {"consim_results.csv", "report.html", "report.md"} <= artifacts
 
 
 def test_benchmark_errors_are_one_line(tmp_path, capsys):

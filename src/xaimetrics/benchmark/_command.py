@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from xaimetrics._arguments import add_tracking_arguments, response_cache, track_grid
 from xaimetrics._validation import invalid
 from xaimetrics.exceptions import InvalidParameterError, StoreError
 
@@ -43,12 +44,14 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     run.add_argument("--no-cache", action="store_true", help="do not use the simulator response cache")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     run.add_argument("--rank-by", action="append", default=None, metavar="AXIS", help=_RANK_BY_HELP)
+    add_tracking_arguments(run)
     run.set_defaults(func=_run)
     report = actions.add_parser("report", help="rebuild the report from the stored results")
     report.add_argument(
         "--output", default="xaimetrics-benchmark", help="results folder (default: %(default)s)"
     )
     report.add_argument("--rank-by", action="append", default=None, metavar="AXIS", help=_RANK_BY_HELP)
+    add_tracking_arguments(report)
     report.set_defaults(func=_report)
     rank = actions.add_parser("rank", help="print the Copeland ranking and paired t-tests of one grid axis")
     rank.add_argument(
@@ -111,7 +114,6 @@ def _open_results(output: str) -> Any:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from xaimetrics._cache import cache_dir
     from xaimetrics.benchmark import load_grid, run_grid
 
     providers = _providers(args.providers)
@@ -123,7 +125,7 @@ def _run(args: argparse.Namespace) -> int:
     )
     summary = run_grid(
         grid, output / "results.sqlite", providers=providers, artefact_dir=output / "artefacts",
-        response_cache=None if args.no_cache else cache_dir("simulators") / "responses.sqlite",
+        response_cache=response_cache(args),
         backend=args.backend, progress=not args.no_progress,
     )  # fmt: skip
     print(f"{summary.completed} run, {summary.skipped} already stored, {summary.failed} failed "
@@ -131,11 +133,11 @@ def _run(args: argparse.Namespace) -> int:
           f"${summary.cost_usd:.4f}) in {summary.wall_time_s:.1f} s")  # fmt: skip
     for error in summary.errors[:5]:
         print(f"  failed: {error}", file=sys.stderr)
-    _write(output, summary.as_dict(), args.rank_by)
+    _write(output, summary.as_dict(), args)
     return 0 if summary.failed == 0 else 1
 
 
-def _write(output: Path, run: dict[str, Any] | None, axes: list[str] | None = None) -> None:
+def _write(output: Path, run: dict[str, Any] | None, args: argparse.Namespace) -> None:
     from xaimetrics.benchmark import ResultsStore, write_report
 
     with ResultsStore(output / "results.sqlite") as store:
@@ -145,13 +147,14 @@ def _write(output: Path, run: dict[str, Any] | None, axes: list[str] | None = No
         from xaimetrics.studies import agreement_section
 
         sections.append(agreement_section(output / "results.sqlite"))
-    paths = write_report(frame, output, grid=grid, run=run, axes=axes, sections=sections)
+    paths = write_report(frame, output, grid=grid, run=run, axes=args.rank_by, sections=sections)
     print(f"Report: {paths['report_html']}")
+    track_grid(args, frame, grid, [paths["report_html"], paths["report_md"]], output)
 
 
 def _report(args: argparse.Namespace) -> int:
     _open_results(args.output).close()
-    _write(Path(args.output), None, args.rank_by)
+    _write(Path(args.output), None, args)
     return 0
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from xaimetrics._arguments import add_tracking_arguments
 from xaimetrics._validation import invalid
 
 __all__ = ["REGRESSION_EXIT_CODE", "register", "run"]
@@ -81,8 +82,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     other.add_argument("--target-version", default="v0.2", choices=("v0.1", "v0.2", "v0.3"))
     other.add_argument("--model-version", default="unversioned")
     other.add_argument("--output", type=Path, default=Path("interpretability-report"))
-    other.add_argument("--mlflow-uri", default=None, help="also log the metrics to this MLflow tracking URI")
-    other.add_argument("--wandb", action="store_true", help="also log to Weights & Biases (offline mode)")
+    add_tracking_arguments(other)
     other.add_argument("--batch-size", type=int, default=64)
     other.add_argument("--device", default="cpu")
     parser.set_defaults(func=run)
