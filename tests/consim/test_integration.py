@@ -60,5 +60,7 @@ def test_cli_real_setting_with_the_demo_classifier(monkeypatch, capsys, local_si
     assert code == 0
     rows = [line.split() for line in out.splitlines()[1:3]]
     assert [row[0] for row in rows] == ["NE2", "E3"]
-    for row in rows:
-        assert 0.0 <= float(row[1]) <= 1.0 and row[2] in {f"{n}/20" for n in range(18, 21)}
+    for row in rows:  # setting, score, [low, high], parsed, ...
+        low, high = float(row[2].strip("[,")), float(row[3].strip("]"))
+        assert 0.0 <= low <= float(row[1]) <= high <= 1.0
+        assert row[4] in {f"{n}/20" for n in range(18, 21)}
