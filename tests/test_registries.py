@@ -87,11 +87,16 @@ def test_the_registered_names_reach_the_api(registered) -> None:
     samples = consim.select_examples(test.texts, test.labels, n_lp=6, n_ep=6, seed=0, balance="relaxed")
     e3 = consim.build_prompt(samples, prompt_type="E3")
     mine = consim.build_prompt(samples, prompt_type="E3nl")
-    # rendering follows the content: E3's prompt minus f's LP predictions, everything else identical
+    # rendering follows the content: E3's prompt minus f's LP predictions (and their mention in the task)
     e3_blocks = e3.messages[0].content.split("\n\n")
+    e3_blocks[0] = e3_blocks[0].replace(
+        "examples of samples, labels, and concepts' contributions to labels",
+        "examples of samples and concepts' contributions",
+    )
     assert mine.messages[0].content.split("\n\n") == [
         b for b in e3_blocks if not b.startswith(PREDICTIONS_BLOCK)
     ]
+    assert "labels" not in mine.messages[0].content.split("\n\n")[0]
     assert LOCAL_BLOCK in mine.messages[0].content and PREDICTIONS_BLOCK in e3.messages[0].content
     assert mine.messages[1] == e3.messages[1] and mine.label == "E3nl"
     result = consim.evaluate(samples, prompt_type="E3nl")

@@ -183,13 +183,12 @@ def _task_description(kind: PromptType) -> str:
         parts.append(
             "To complete the task, you will be given the concepts and their importance for each class."
         )
-    if content.lp_local:
-        parts.append(
-            "You will have examples of samples, labels, and concepts' contributions to labels as references "
-            "for the task."
-        )
-    elif content.lp_samples:
-        parts.append("You will have examples of samples and labels as references for the task.")
+    if content.lp_samples:  # say only what the learning phase shows (a registered kind may omit f's labels)
+        items = ["samples", *(["labels"] if content.lp_predictions else [])]
+        if content.lp_local:
+            items.append("concepts' contributions" + (" to labels" if content.lp_predictions else ""))
+        listed = " and ".join(items) if len(items) <= 2 else ", ".join(items[:-1]) + ", and " + items[-1]
+        parts.append(f"You will have examples of {listed} as references for the task.")
     if content.ep_local:
         parts.append("The samples to classify also come with their concepts' contributions.")
     parts.append("Each sample class prediction should be in the format: 'Sample_{i}: {predicted_class}'.")
