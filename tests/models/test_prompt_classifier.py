@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from xaimetrics.concepts import PCA
-from xaimetrics.consim import ConSim
+from xaimetrics.consim import ConSim, Explanation
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.models import PromptClassifier
 from xaimetrics.simulators import ScriptedSimulator
@@ -181,8 +181,10 @@ def test_consim_end_to_end_on_a_prompted_llm(bpe) -> None:
             f"Sample_{len(samples.lp_texts) + i}: {CLASSES[p]}" for i, p in enumerate(samples.ep_predictions)
         )
 
-    consim = ConSim(clf, ScriptedSimulator(perfect), extractor=extractor,
-                    interpretation={i: f"direction {i}" for i in range(4)}, activations=activations)  # fmt: skip
+    explanation = Explanation(
+        extractor=extractor, interpretation={i: f"direction {i}" for i in range(4)}, activations=activations
+    )
+    consim = ConSim(clf, ScriptedSimulator(perfect), explanation=explanation)
     samples = consim.select_examples(pool, predictions, predictions, n_lp=4, n_ep=4, balance="relaxed")
     result = consim.evaluate(samples, prompt_type="E3")
     assert result.score == 1.0 and result.n_parsed == 4

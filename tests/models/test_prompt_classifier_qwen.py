@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from xaimetrics.concepts import PCA, TopWords
-from xaimetrics.consim import ConSim
+from xaimetrics.consim import ConSim, Explanation
 from xaimetrics.data import load_dataset
 from xaimetrics.models import PromptClassifier
 
@@ -44,8 +44,8 @@ def test_qwen_as_a_classifier_by_prompting_through_consim(qwen: PromptClassifier
     words = TopWords(
         qwen, extractor, n_words=3, min_frequency=3, max_vocabulary=60, stop_words="english"
     ).fit(test.texts)
-    consim = ConSim(qwen, default_simulator(), extractor=extractor, interpretation=words, activations=activations,
-                    max_sample_chars=200)  # fmt: skip
+    explanation = Explanation(extractor=extractor, interpretation=words, activations=activations)
+    consim = ConSim(qwen, default_simulator(), explanation=explanation, max_sample_chars=200)
     samples = consim.select_examples(
         test.texts, test.labels, predictions, n_lp=10, n_ep=10, balance="relaxed"
     )

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from xaimetrics.concepts import PCA, TopWords, local_importance
-from xaimetrics.consim import ConSim
+from xaimetrics.consim import ConSim, Explanation
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.models import SplitClassifier, concept_importance
 from xaimetrics.simulators import ScriptedSimulator
@@ -151,8 +151,8 @@ def test_consim_runs_at_an_inner_layer_with_token_granularity(make_model, tokeni
         answers["prompt"] = "\n".join(m.content for m in messages)
         return "\n".join(f"Sample_{i}: {clf.class_names[p]}" for i, p in ep)
 
-    consim = ConSim(clf, ScriptedSimulator(simulate), extractor=extractor, interpretation=interpretation,
-                    activations=fit_texts)  # fmt: skip
+    explanation = Explanation(extractor=extractor, interpretation=interpretation, activations=fit_texts)
+    consim = ConSim(clf, ScriptedSimulator(simulate), explanation=explanation)
     samples = consim.select_examples(fit_texts, predictions, predictions, n_lp=4, n_ep=4, balance="relaxed")
     ep = [(len(samples.lp_texts) + i, p) for i, p in enumerate(samples.ep_predictions)]
     result = consim.evaluate(samples, prompt_type="E3")
@@ -164,5 +164,7 @@ def test_consim_runs_at_an_inner_layer_with_token_granularity(make_model, tokeni
     phi_lp, _ = clf.concept_importance(extractor, list(samples.lp_texts), samples.lp_predictions)
     assert np.abs(phi_lp).sum() > 0
     with pytest.raises(InvalidParameterError, match=r"'activations' parameter of ConSim.*texts"):
-        ConSim(clf, None, extractor=extractor, interpretation=interpretation,
-               activations=clf.activations(fit_texts)).evaluate(samples, prompt_type="E1")  # fmt: skip
+        pooled = Explanation(
+            extractor=extractor, interpretation=interpretation, activations=clf.activations(fit_texts)
+        )
+        ConSim(clf, None, explanation=pooled).evaluate(samples, prompt_type="E1")

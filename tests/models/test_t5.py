@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from xaimetrics.concepts import NMF, TopWords
-from xaimetrics.consim import ConSim
+from xaimetrics.consim import ConSim, Explanation
 from xaimetrics.models import PromptClassifier, SplitClassifier
 from xaimetrics.simulators import ScriptedSimulator
 
@@ -119,9 +119,8 @@ def test_consim_end_to_end_on_a_positive_t5(tokenizer) -> None:
             for i, p in enumerate(samples.ep_predictions)
         )
 
-    consim = ConSim(
-        clf, ScriptedSimulator(perfect), extractor=nmf, interpretation=words, activations=activations
-    )
+    explanation = Explanation(extractor=nmf, interpretation=words, activations=activations)
+    consim = ConSim(clf, ScriptedSimulator(perfect), explanation=explanation)
     samples = consim.select_examples(pool, predictions, predictions, n_lp=4, n_ep=4, balance="relaxed")
     baseline, explained = consim.evaluate_many(samples, prompt_types=["NE2", "E3"])
     assert baseline.score == explained.score == 1.0
