@@ -37,7 +37,9 @@ class Explanation:
         extractor: a fitted concept extractor (``encode``/``decode``).
         interpretation: ``{concept_id: description}`` or a fitted object with ``interpret()``
             (:class:`~xaimetrics.concepts.TopWords`, :class:`~xaimetrics.consim.LLMLabels`).
-        activations: the concept-fit activations ``A`` of shape ``(n, p)``, on which ``Φ`` (eq. 4) is computed.
+        activations: the concept-fit activations ``A`` of shape ``(n, p)``, on which ``Φ`` (eq. 4) is computed;
+            for a model split inside the network (``model.needs_inputs``: g re-runs the network on the texts),
+            the concept-fit **texts** instead.
         global_importances: ``Φ``, array of shape ``(n_classes, n_concepts)`` or Interpreto's
             ``{class: {concept_id: value}}`` (raw or normalised).
         lp_local_importances: ``φ`` of the LP samples (E3, U1), shape ``(n_lp, n_concepts)``; like
