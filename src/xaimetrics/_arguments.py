@@ -41,8 +41,9 @@ def add_simulator_arguments(
         "--simulator",
         default=default,
         help=f"{', '.join(simulator_choices())}: 'local' is {local}, 'openai:<model>' any OpenAI-compatible "
-        "server (with --base-url), 'perfect' answers the model's predictions (a pipeline check), 'human' "
-        "asks you at the terminal (default: %(default)s)",
+        "server (with --base-url), 'perfect' answers the model's predictions (a pipeline check), 'lexical' is "
+        "a literal reader of the prompt's words (a reference, no LLM), 'human' asks you at the terminal "
+        "(default: %(default)s)",
     )
     parser.add_argument(
         "--base-url", default=None, help="server URL for 'openai:' simulators, e.g. http://127.0.0.1:8080/v1"

@@ -9,6 +9,7 @@ batched calls (:class:`BaseSimulator`), and these implementations:
 - :class:`TransformersChatSimulator` — a local Hugging Face chat model;
 - :class:`ScriptedSimulator` and :class:`HumanSimulator` — tests, replays and manual use;
   :class:`PerfectSimulator` — answers the model's predictions (a pipeline check);
+  :class:`LexicalSimulator` — a deterministic literal reader of the prompt's words (a reference, no LLM);
 - :func:`make_simulator` — a simulator from a spec string (``"local"``, ``"openai:<model>"``, ``"perfect"``),
   the kinds listed in :data:`SIMULATORS`;
 - :class:`CachedSimulator` — a persistent SQLite response cache around any of them;
@@ -36,6 +37,7 @@ from xaimetrics.simulators._base import (
     as_chat_messages,
 )
 from xaimetrics.simulators._grammar import answer_grammar
+from xaimetrics.simulators._lexical import LexicalSimulator
 from xaimetrics.simulators._llama import LlamaCppSimulator, default_simulator
 from xaimetrics.simulators._openai import OpenAICompatibleSimulator
 from xaimetrics.simulators._perfect import PerfectSimulator
@@ -71,6 +73,7 @@ __all__ = [
     "ClassContinuations",
     "GGUFAsset",
     "HumanSimulator",
+    "LexicalSimulator",
     "LlamaCppSimulator",
     "OpenAICompatibleSimulator",
     "PerfectSimulator",

@@ -109,6 +109,12 @@ def _perfect(argument: str | None, options: SimulatorOptions) -> Any:
     return PerfectSimulator()
 
 
+def _lexical(argument: str | None, options: SimulatorOptions) -> Any:
+    from xaimetrics.simulators._lexical import LexicalSimulator
+
+    return LexicalSimulator(**options.extra)
+
+
 def _human(argument: str | None, options: SimulatorOptions) -> Any:
     from xaimetrics.simulators._scripted import HumanSimulator
 
@@ -128,6 +134,10 @@ SIMULATORS.register(
 SIMULATORS.register(
     "perfect", SimulatorKind(_perfect, oracle=True), builtin=True,
     description="answers the model's predictions (a pipeline check)",
+)  # fmt: skip
+SIMULATORS.register(
+    "lexical", SimulatorKind(_lexical), builtin=True,
+    description="a deterministic literal reader of the prompt's words (a reference, no LLM)",
 )  # fmt: skip
 SIMULATORS.register(
     "human", SimulatorKind(_human, oracle=False, interactive=True), builtin=True,
