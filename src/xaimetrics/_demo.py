@@ -32,6 +32,9 @@ from xaimetrics._validation import invalid
 
 __all__ = ["demo_grid", "demo_methods", "each_warning_once", "register", "run"]
 
+#: seeds of the instrument check (the lexical reference simulator passes its controls at 5, not at 3)
+REFERENCE_SEEDS = 5
+REFERENCE_SIMULATOR = "lexical"
 #: the demo's task and simulator (docs/consim.md, "The demo's task", gives the measurements behind the choice)
 DEMO_DATASET = "bbc_news"
 DEMO_SIMULATOR = "local"
@@ -103,6 +106,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--concurrency", type=int, default=2, help="simulator calls in flight")
     parser.add_argument(
         "--quick", action="store_true", help="a tiny grid for smoke tests (one seed, 3 methods)"
+    )
+    parser.add_argument(
+        "--reference-seeds",
+        type=int,
+        default=REFERENCE_SEEDS,
+        help="seeds of the instrument check: the same grid read by the lexical reference simulator, which "
+        "certainly uses the explanation's words (0: skip; default: %(default)s)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_tracking_arguments(parser)
@@ -201,6 +211,10 @@ def _run(args: argparse.Namespace) -> int:
     from xaimetrics.benchmark._assessment import assess
 
     started = time.perf_counter()
+    if args.reference_seeds < 0:
+        raise invalid(
+            "--reference-seeds", "xaimetrics demo", "an integer ≥ 0 (0 skips the check)", args.reference_seeds
+        )
     grid = demo_grid(args)
     output = Path(args.output)
     output.mkdir(parents=True, exist_ok=True)
@@ -233,10 +247,12 @@ def _run(args: argparse.Namespace) -> int:
     with ResultsStore(store_path) as store:
         frame = store.to_frame()
         store.export(output / "results.csv")
+    assessment = assess(frame)
+    check = _instrument_check(args, grid, providers, output, assessment)
     summary.wall_time_s = time.perf_counter() - started
     paths = write_report(frame, output, grid=grid.to_dict(), run=summary.as_dict(), concept_metrics=metrics,
-                         title=f"xaimetrics demo — ConSim on {dataset}")  # fmt: skip
-    assessment = assess(frame)
+                         title=f"xaimetrics demo — ConSim on {dataset}",
+                         sections=[check["section"]] if check else [])  # fmt: skip
     print(f"\nSimulatability against NoExplanation (score: {assessment.metric}; 95% bootstrap intervals; "
           "paired t-tests; mdd = smallest difference this grid detects)")  # fmt: skip
     print(assessment.comparison.to_string(float_format=_three_digits))
@@ -258,7 +274,60 @@ def _run(args: argparse.Namespace) -> int:
     print(f"Report: {paths['report_html']}  ({paths['report_md'].name} beside it)")
     track_grid(args, frame, grid.to_dict(), [paths["report_html"], paths["report_md"]], output)
     print("\nConclusion: " + assessment.summary)
-    return 0 if summary.failed == 0 else 1
+    if check:
+        print("\nInstrument check: " + check["sentence"])
+    return 0 if summary.failed == 0 and (not check or check["failed"] == 0) else 1
+
+
+def _instrument_check(
+    args: argparse.Namespace, grid: Any, providers: Any, output: Path, main: Any
+) -> dict[str, Any] | None:
+    """Run the same grid with the lexical reference simulator (a literal reader that certainly uses the
+    explanation's words) to show whether the grid *can* detect explanation quality, whatever the simulator.
+
+    Returns the printed sentence, a report section and the number of failed settings (``None`` when skipped:
+    ``--reference-seeds 0``, or the demo's simulator is already the reference).
+    """
+    import dataclasses
+
+    from xaimetrics.benchmark import ResultsStore, report_section, run_grid
+    from xaimetrics.benchmark._assessment import assess
+
+    n_seeds = 0 if args.simulator == REFERENCE_SIMULATOR else int(args.reference_seeds)
+    if args.quick:  # a smoke test of the path, not a measurement
+        n_seeds = min(n_seeds, 2)
+    if n_seeds <= 0 or not grid.controls:
+        return None
+    reference = dataclasses.replace(grid, simulators=(REFERENCE_SIMULATOR,), seeds=tuple(range(n_seeds)))
+    _say(
+        f"Instrument check: the same grid read by the {REFERENCE_SIMULATOR} reference simulator, {n_seeds} seeds..."
+    )
+    store_path = output / "reference" / "results.sqlite"
+    store_path.parent.mkdir(parents=True, exist_ok=True)
+    summary = run_grid(
+        reference, store_path, providers=providers, artefact_dir=output / "artefacts",
+        response_cache=response_cache(args), progress=not args.no_progress,
+    )  # fmt: skip
+    with ResultsStore(store_path) as store:
+        check = assess(store.to_frame())
+    print(f"\nInstrument check: the same grid with the {REFERENCE_SIMULATOR} reference simulator ({n_seeds} seeds; "
+          "a literal reader of the explanation's words, docs/consim.md), against NoExplanation")  # fmt: skip
+    print(check.comparison.to_string(float_format=_three_digits))
+    detects, llm = check.verdict.get("detects"), main.verdict.get("detects")
+    sentence = check.verdict["sentence"]
+    if detects and not llm:
+        sentence += (
+            f" So the grid can detect explanation quality, and {args.simulator!r} failing its controls is a "
+            "property of that simulator (it does not use the explanations), not of the instrument."
+        )
+    elif not detects:
+        sentence += (
+            " Even a reader that certainly uses the explanations gets no detectable help from them here."
+        )
+    section = report_section(
+        f"Instrument check: the {REFERENCE_SIMULATOR} reference simulator", sentence, check.comparison
+    )
+    return {"sentence": sentence, "section": section, "failed": summary.failed}
 
 
 def _three_digits(value: float) -> str:

@@ -105,6 +105,8 @@ def test_demo_rejects_bad_options_in_process(capsys):
     assert "'--seeds' parameter of xaimetrics demo" in capsys.readouterr().err
     assert cli.main(["demo", "--methods", "NMF,LDA", "--output", "/nonexistent/never-created"]) == 1
     assert "'methods' parameter of Grid must be among" in capsys.readouterr().err
+    assert cli.main(["demo", "--reference-seeds", "-1", "--output", "/nonexistent/never-created"]) == 1
+    assert "'--reference-seeds' parameter of xaimetrics demo" in capsys.readouterr().err
 
 
 @pytest.mark.slow  # fine-tunes the MiniLM classifier on first use (minutes), then runs the local LLM
@@ -116,6 +118,10 @@ def test_demo_quick_writes_a_report(tmp_path, capsys):
     assert "Simulatability ranking" in printed
     assert (out / "report.html").is_file() and (out / "results.csv").is_file()
     assert "| method | rank |" in (out / "report.md").read_text()
+    # the instrument check: the same grid read by the lexical reference simulator, in the output and the report
+    assert "Instrument check: the same grid with the lexical reference simulator (2 seeds" in printed
+    assert "## Instrument check: the lexical reference simulator" in (out / "report.md").read_text()
+    assert (out / "reference" / "results.sqlite").is_file()
     if available():  # the demo report opens in headless Chromium without errors
         shot, dom, errors = open_in_chromium(out / "report.html", tmp_path)
         assert errors == [] and shot.stat().st_size > 10_000 and "<h1>xaimetrics demo" in dom

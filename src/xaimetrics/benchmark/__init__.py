@@ -44,7 +44,7 @@ from xaimetrics.benchmark._ranking import (
     rank_methods,
     win_matrix,
 )
-from xaimetrics.benchmark._report import markdown_table, write_report
+from xaimetrics.benchmark._report import markdown_table, report_section, write_report
 from xaimetrics.benchmark._runner import RunSummary, choose_n_concepts, run_grid
 from xaimetrics.benchmark._store import ResultsStore, setting_key
 
@@ -73,6 +73,7 @@ __all__ = [
     "ranking_frame",
     "ranking_prompt",
     "rankings_by",
+    "report_section",
     "run_grid",
     "setting_columns",
     "setting_key",

@@ -57,6 +57,23 @@ def _both(frame: pd.DataFrame, index: bool = True) -> tuple[str, str]:
     return _html(frame, index=index), markdown_table(frame, index=index)
 
 
+def report_section(title: str, text: str, table: pd.DataFrame | None = None) -> dict[str, str]:
+    """A section for :func:`write_report`'s ``sections``: a title, a paragraph and an optional table.
+
+    Example:
+        >>> section = report_section("Check", "It <passes>.", pd.DataFrame({"p": [0.01]}, index=["A"]))
+        >>> section["md"].splitlines()[0], "It &lt;passes&gt;." in section["html"]
+        ('## Check', True)
+    """
+    import html
+
+    table_html, table_md = _both(table) if table is not None else ("", "")
+    return {
+        "md": f"## {title}\n\n{text}\n\n{table_md}\n",
+        "html": f"<h2>{html.escape(title)}</h2>\n<p>{html.escape(text)}</p>\n{table_html}\n",
+    }
+
+
 def write_report(
     results: pd.DataFrame,
     output: str | Path,
