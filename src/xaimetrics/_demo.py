@@ -222,8 +222,16 @@ def _run(args: argparse.Namespace) -> int:
     artefacts = Artefacts(grid, providers, output / "artefacts")
     dataset, model_name = grid.datasets[0], grid.models[0]
 
+    if args.no_progress:  # transformers' own weight-loading bar too
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()
     _say(f"Loading the classifier (fine-tuned once on {dataset}, about 3 minutes on 2 cores, then cached)...")
     model = artefacts.model(dataset, model_name)
+    if args.no_progress and hasattr(model, "progress"):
+        model.progress = (
+            False  # the classifier's own batch bars too (the cached object serves every later step)
+        )
     accuracy = model.test_accuracy
     print(f"Classifier: MiniLM-L6 + ReLU ('+') on {dataset}; test accuracy = "
           f"{'n/a' if accuracy is None else f'{accuracy:.3f}'}")  # fmt: skip
@@ -248,7 +256,7 @@ def _run(args: argparse.Namespace) -> int:
         frame = store.to_frame()
         store.export(output / "results.csv")
     assessment = assess(frame)
-    check = _instrument_check(args, grid, providers, output, assessment)
+    check = _instrument_check(args, grid, artefacts, output, assessment)
     summary.wall_time_s = time.perf_counter() - started
     paths = write_report(frame, output, grid=grid.to_dict(), run=summary.as_dict(), concept_metrics=metrics,
                          title=f"xaimetrics demo — ConSim on {dataset}",
@@ -280,7 +288,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _instrument_check(
-    args: argparse.Namespace, grid: Any, providers: Any, output: Path, main: Any
+    args: argparse.Namespace, grid: Any, artefacts: Any, output: Path, main: Any
 ) -> dict[str, Any] | None:
     """Run the same grid with the lexical reference simulator (a literal reader that certainly uses the
     explanation's words) to show whether the grid *can* detect explanation quality, whatever the simulator.
@@ -304,8 +312,8 @@ def _instrument_check(
     )
     store_path = output / "reference" / "results.sqlite"
     store_path.parent.mkdir(parents=True, exist_ok=True)
-    summary = run_grid(
-        reference, store_path, providers=providers, artefact_dir=output / "artefacts",
+    summary = run_grid(  # the same artefacts: the reference grid differs only in its simulator and seeds
+        reference, store_path, providers=artefacts.providers, artefacts=artefacts,
         response_cache=response_cache(args), progress=not args.no_progress,
     )  # fmt: skip
     with ResultsStore(store_path) as store:
