@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 import torch
 
+from bpe_texts import BPE_TEXTS
+
 
 def tiny_config(architecture: str, num_labels: int) -> Any:
     from transformers import BertConfig, DistilBertConfig, RobertaConfig
@@ -44,15 +46,6 @@ def make_model() -> Callable[..., torch.nn.Module]:
     return make
 
 
-#: sentences the byte-level BPE tokenizer of the decoder tests is trained on
-BPE_TEXTS = [
-    "the striker scored twice in the final",
-    "shares fell after the bank cut its forecast",
-    "a new chip doubles battery life",
-    "ministers debated the budget late into the night",
-    "ok",
-    "the film won three awards, and the cast celebrated until dawn",
-]
 CHAT = (
     "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}<|end|>{% endfor %}"
     "{% if add_generation_prompt %}<|assistant|>{% endif %}"

@@ -8,20 +8,14 @@ import numpy as np
 import pytest
 import torch
 
+from bpe_texts import BPE_TEXTS
 from xaimetrics.concepts import PCA
 from xaimetrics.consim import ConSim, Explanation
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.models import PromptClassifier
 from xaimetrics.simulators import ScriptedSimulator
 
-TEXTS = [
-    "the striker scored twice in the final",
-    "shares fell after the bank cut its forecast",
-    "a new chip doubles battery life",
-    "ministers debated the budget late into the night",
-    "ok",
-    "the film won three awards, and the cast celebrated until dawn",
-]
+TEXTS = BPE_TEXTS
 CLASSES = ["sport", "business", "tech", "politics"]
 ARCHITECTURES = ("llama", "qwen2", "gpt2")
 
