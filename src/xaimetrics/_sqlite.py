@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TypeVar
@@ -19,7 +20,7 @@ __all__ = ["SQLiteFile"]
 _File = TypeVar("_File", bound="SQLiteFile")
 
 
-class SQLiteFile:
+class SQLiteFile(ABC):
     """Base of a store kept in one SQLite file; ``close()`` it, or use it in a ``with`` block.
 
     Subclasses set ``path``, ``_lock`` and ``_connection`` (opened with ``check_same_thread=False``), use the
@@ -31,9 +32,9 @@ class SQLiteFile:
     _lock: threading.Lock | threading.RLock
     _connection: sqlite3.Connection
 
+    @abstractmethod
     def _error(self, error: sqlite3.DatabaseError) -> StoreError:
         """The error raised instead of SQLite's ``error``."""
-        raise NotImplementedError
 
     @contextlib.contextmanager
     def _guard(self) -> Iterator[None]:

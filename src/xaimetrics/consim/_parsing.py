@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -88,7 +89,7 @@ _NEGATIONS = frozenset(
 _NEGATION_WINDOW = 3
 
 
-class ReasonCounts:
+class ReasonCounts(ABC):
     """``n_hedged`` and ``n_negated``, for a record that keeps why each invalid answer is invalid.
 
     Subclasses return their ``{sample_id: reason}`` mapping from ``_invalid_reasons``.
@@ -101,8 +102,9 @@ class ReasonCounts:
         (2, 1)
     """
 
+    @abstractmethod
     def _invalid_reasons(self) -> Mapping[str, str]:
-        raise NotImplementedError
+        """``{sample_id: reason}`` of the invalid answers."""
 
     @property
     def n_hedged(self) -> int:
