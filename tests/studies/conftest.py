@@ -14,9 +14,13 @@ sys.path.insert(0, str(Path(__file__).parent.parent / "benchmark"))  # toy_grid:
 from study_helpers import CHROMIUM, browser_available
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium():
-    """A headless Chromium driven by Playwright (Debian's /usr/bin/chromium; no download)."""
+    """A headless Chromium driven by Playwright (Debian's /usr/bin/chromium; no download).
+
+    Module-scoped: Playwright's sync API keeps an event loop running in the main thread while it is open, and
+    any later test calling ``asyncio.run`` would fail.
+    """
     reason = browser_available()
     if reason is not None:
         pytest.skip(reason)
