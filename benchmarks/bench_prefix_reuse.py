@@ -52,7 +52,7 @@ def main() -> None:
     results = {}
     for reuse in (True, False, True):  # warm-up of the model load folded into the first run; best of the two
         simulator = default_simulator(options.model, prefix_reuse=reuse, n_threads=threads)
-        simulator._model()
+        simulator.load()
         started = time.perf_counter()
         responses = [
             simulator.generate(list(p.messages), answer_schema=answer_schema(p, "probability"))

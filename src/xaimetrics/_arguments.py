@@ -11,9 +11,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 __all__ = [
+    "add_portable_argument",
     "add_scoring_argument",
     "add_simulator_arguments",
     "add_tracking_arguments",
+    "apply_portable_argument",
     "grid_trackers",
     "response_cache",
     "track_grid",
@@ -55,6 +57,37 @@ def add_simulator_arguments(
             help="environment variable holding the API key (default: %(default)s)",
         )
     parser.add_argument("--no-cache", action="store_true", help="do not use the persistent response cache")
+    add_portable_argument(parser)
+
+
+def add_portable_argument(parser: argparse.ArgumentParser | Any) -> None:
+    """Add ``--portable-llm``: keep local llama.cpp weights in the portable CPU buffer (no AMX / repacking).
+
+    ``xaimetrics`` applies it before the command runs by setting ``XAIMETRICS_LLAMA_PORTABLE=1`` for this process
+    and its workers (:func:`apply_portable_argument`).
+
+    Example:
+        >>> parser = argparse.ArgumentParser()
+        >>> add_portable_argument(parser)
+        >>> parser.parse_args(["--portable-llm"]).portable_llm
+        True
+    """
+    parser.add_argument(
+        "--portable-llm",
+        action="store_true",
+        help="load local GGUF models with llama.cpp's portable weights (no AMX or repacked buffers); the same "
+        "as XAIMETRICS_LLAMA_PORTABLE=1. Use it if a local model crashes on this CPU",
+    )
+
+
+def apply_portable_argument(args: argparse.Namespace) -> None:
+    """Set ``XAIMETRICS_LLAMA_PORTABLE=1`` when the parsed arguments hold ``--portable-llm``."""
+    if getattr(args, "portable_llm", False):
+        import os
+
+        from xaimetrics.simulators._llama_weights import PORTABLE_ENV
+
+        os.environ[PORTABLE_ENV] = "1"
 
 
 def response_cache(args: argparse.Namespace) -> Any:

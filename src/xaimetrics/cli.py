@@ -46,6 +46,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    from xaimetrics._arguments import apply_portable_argument
+
+    apply_portable_argument(args)
     try:
         return int(args.func(args) or 0)
     except XaimetricsError as error:

@@ -14,6 +14,7 @@ from __future__ import annotations
 __all__ = [
     "AssetError",
     "InvalidParameterError",
+    "LocalModelCrashed",
     "MissingDependencyError",
     "NotFittedError",
     "SimulatorError",
@@ -44,6 +45,12 @@ class AssetError(XaimetricsError, RuntimeError):
 
 class SimulatorError(XaimetricsError, RuntimeError):
     """A simulator failed for good (after its retries)."""
+
+
+class LocalModelCrashed(SimulatorError):
+    """A local model's native code (llama.cpp, torch) crashed in its worker process. The caller's process is
+    unaffected; the message names the signal, what the model was doing, the CPU's features and the switch
+    that avoids the crash."""
 
 
 class StoreError(XaimetricsError, RuntimeError):

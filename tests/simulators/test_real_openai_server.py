@@ -1,6 +1,7 @@
 """OpenAICompatibleSimulator against a real OpenAI-compatible server: llama.cpp's, serving the offline GGUF.
 
-The server (``python -m llama_cpp.server``, extra ``server``) runs in a subprocess on 127.0.0.1 with a free
+The server (``python -m xaimetrics.simulators._llama_server``: llama.cpp's, under xaimetrics' weights policy;
+extra ``server``) runs in a subprocess on 127.0.0.1 with a free
 port, is waited for with a bounded readiness loop and is always terminated. Slow (a 0.5B model on CPU).
 """
 
@@ -70,7 +71,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = _free_port()
     log = tmp_path_factory.mktemp("llama-server") / "server.log"
     command = [
-        sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
+        sys.executable, "-m", "xaimetrics.simulators._llama_server", "--model", str(model), "--host", "127.0.0.1",
         "--port", str(port), "--n_ctx", "2048", "--n_threads", "2", "--seed", "0",
         "--logits_all", "true",  # llama-cpp-python returns logprobs only with logits for every token
     ]  # fmt: skip

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from xaimetrics._arguments import add_tracking_arguments, response_cache, track_grid
+from xaimetrics._arguments import add_portable_argument, add_tracking_arguments, response_cache, track_grid
 from xaimetrics._validation import invalid
 from xaimetrics.exceptions import InvalidParameterError, StoreError
 
@@ -43,6 +43,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     run.add_argument("--providers", default=None, help="'module:attribute' of a Providers object")
     run.add_argument("--no-cache", action="store_true", help="do not use the simulator response cache")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_portable_argument(run)
     run.add_argument("--rank-by", action="append", default=None, metavar="AXIS", help=_RANK_BY_HELP)
     add_tracking_arguments(run)
     run.set_defaults(func=_run)

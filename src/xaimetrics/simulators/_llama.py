@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
+import logging
 import os
+import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -10,15 +14,24 @@ import numpy as np
 
 from xaimetrics._optional import import_optional
 from xaimetrics._validation import check_positive_int, invalid
+from xaimetrics.exceptions import LocalModelCrashed
 from xaimetrics.simulators._assets import DEFAULT_GGUF, GGUF_ASSETS, load_default_gguf
 from xaimetrics.simulators._base import AnswerSchema, ChatMessage, SimulatorResponse
+from xaimetrics.simulators._cpu import cpu_info
 from xaimetrics.simulators._grammar import answer_grammar
+from xaimetrics.simulators._llama_weights import PORTABLE_ENV, WeightsPolicy, llama_weights, weights_policy
 from xaimetrics.simulators._local import LocalModelSimulator
 from xaimetrics.simulators._probabilities import class_continuations, log_softmax, probability_response
+from xaimetrics.simulators._worker import ModelWorker, WorkerCrashed, worker_supported
 
 __all__ = ["LlamaCppSimulator", "default_simulator"]
 
 _OWNER = "LlamaCppSimulator"
+_LOG = logging.getLogger("xaimetrics.simulators")
+_REBUILD = (
+    'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install --force-reinstall --no-cache-dir --no-deps '
+    "llama-cpp-python==0.3.36"
+)
 
 
 class LlamaCppSimulator(LocalModelSimulator):
@@ -26,8 +39,15 @@ class LlamaCppSimulator(LocalModelSimulator):
 
     With an :class:`AnswerSchema`, decoding follows a GBNF grammar (:func:`answer_grammar`) that only allows
     the lines ``Sample_{id}: {class}`` for the expected ids in order, so the model cannot skip a sample or
-    invent a label. The model is loaded on the first call; calls are serialised (llama.cpp contexts are not
-    thread-safe).
+    invent a label. The model is loaded on the first call (or by :meth:`load`); calls are serialised
+    (llama.cpp contexts are not thread-safe).
+
+    **Crash isolation and portability** (issue #20). By default (``isolate=True``) the model lives in a worker
+    process (:mod:`xaimetrics.simulators._worker`) that loads it and decodes a first token before any call: a
+    native crash there never ends the caller's process. With the automatic weights policy a crash of the
+    first decode falls back once to the portable weights (a ``RuntimeWarning`` says so); any other crash raises
+    :class:`~xaimetrics.exceptions.LocalModelCrashed` (signal, CPU features, the switch), and the next call
+    starts a new worker. A benchmark runner records such a setting as failed and a rerun resumes it.
 
     Args:
         model_path: a ``.gguf`` file; by default the verified offline model ``model_name`` (assembled from
@@ -45,6 +65,10 @@ class LlamaCppSimulator(LocalModelSimulator):
         prefix_reuse: for class probabilities (``AnswerSchema(probabilities=True)``), read the prompt once and
             score every sample's continuation from its KV state. Off: the prompt is read again for every sample
             (slower; for checks and benchmarks — the probabilities are identical).
+        portable: keep the weights in llama.cpp's plain CPU buffer (``True``), in its extra repacked / AMX
+            buffers (``False``), or decide (``None``: :envvar:`XAIMETRICS_LLAMA_PORTABLE`, else portable exactly
+            on CPUs with AMX); see :mod:`xaimetrics.simulators._llama_weights`.
+        isolate: run the model in a worker process (default; POSIX only, elsewhere in-process).
 
     With ``AnswerSchema(probabilities=True)`` the answer is not generated: every sample ``i`` is scored as the
     continuation ``Sample_i: <class>`` of the prompt (see :mod:`xaimetrics.simulators._probabilities`), so no
@@ -54,7 +78,12 @@ class LlamaCppSimulator(LocalModelSimulator):
         >>> sim = LlamaCppSimulator(model_path="model.gguf", n_ctx=2048, max_tokens=64)
         >>> sim.cache_identity()["max_tokens"], sim.max_concurrency
         (64, 1)
+        >>> LlamaCppSimulator(model_path="model.gguf", portable=True).weights.label
+        'portable'
     """
+
+    #: what the worker process builds (a key of ``_worker.TARGETS``)
+    _worker_target = "llama.cpp"
 
     def __init__(
         self,
@@ -70,6 +99,8 @@ class LlamaCppSimulator(LocalModelSimulator):
         n_batch: int = 512,
         reuse_prompt_cache: bool = False,
         prefix_reuse: bool = True,
+        portable: bool | None = None,
+        isolate: bool = True,
     ) -> None:
         if model_path is None and model_name not in GGUF_ASSETS:
             raise invalid(
@@ -90,10 +121,30 @@ class LlamaCppSimulator(LocalModelSimulator):
         self.n_batch = check_positive_int(n_batch, "n_batch", _OWNER)
         self.reuse_prompt_cache = bool(reuse_prompt_cache)
         self.prefix_reuse = bool(prefix_reuse)
+        if not isinstance(isolate, bool):
+            raise invalid("isolate", _OWNER, "True or False", isolate)
+        self.portable = portable
+        self.isolate = isolate and worker_supported()
+        #: the weights policy in force (resolved now, so that a bad environment variable fails at once)
+        self.weights: WeightsPolicy = weights_policy(portable)
         self.name = f"llama.cpp:{self.model_name}"
         self._llama: Any = None
+        self._worker: ModelWorker | None = None
         self._grammars: dict[AnswerSchema, Any] = {}
         self._formatter: Any = None
+        self._settings = {
+            "model_path": None if model_path is None else str(model_path), "model_name": model_name,
+            "n_ctx": n_ctx, "n_threads": n_threads, "seed": seed, "max_tokens": max_tokens,
+            "temperature": temperature, "use_grammar": use_grammar, "n_batch": n_batch,
+            "reuse_prompt_cache": reuse_prompt_cache, "prefix_reuse": prefix_reuse,
+        }  # fmt: skip
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the loaded model, its worker process and compiled grammars stay with this process
+        state = dict(self.__dict__)
+        state.update(_llama=None, _worker=None, _grammars={}, _formatter=None)
+        state.pop("_model_lock_obj", None)
+        return state
 
     def __repr__(self) -> str:
         where = str(self.model_path) if self.model_path is not None else self.model_name
@@ -114,21 +165,119 @@ class LlamaCppSimulator(LocalModelSimulator):
             "grammar": self.use_grammar,
         }
 
+    # -- loading: in this process, or in a worker ------------------------------------------------------------
+    def load(self) -> dict[str, Any]:
+        """Load the model now and decode one token; return what ran (weights, seconds, worker pid).
+
+        Isolated, this starts the worker (falling back to the portable weights once if the automatic policy's
+        first decode crashes); in-process it loads here. Calls load lazily anyway: use this to fail early.
+
+        Raises:
+            LocalModelCrashed: the model's native code crashed while loading or decoding its first token.
+        """
+        with self._model_lock:
+            if self.isolate:
+                return dict(self._remote_worker().info or {})
+            started = time.perf_counter()
+            llama = self._model()
+            llama.reset()
+            llama.eval(llama.tokenize(b"Hello", add_bos=True, special=False))
+            llama.reset()
+            return {"weights": self.weights.label, "reason": self.weights.reason, "pid": os.getpid(),
+                    "load_s": round(time.perf_counter() - started, 3)}  # fmt: skip
+
+    def close(self) -> None:
+        """Stop the worker process (or free the in-process model); the next call loads the model again."""
+        if self._worker is not None:
+            self._worker.close()
+        self._worker = self._llama = self._formatter = None
+        self._grammars.clear()
+
     def _model(self) -> Any:
         if self._llama is None:
             llama_cpp = import_optional("llama_cpp", extra="llama", caller=_OWNER)
             path = self.model_path if self.model_path is not None else load_default_gguf(self.model_name)
             if not Path(path).is_file():
                 raise invalid("model_path", _OWNER, "an existing .gguf file", str(path))
-            self._llama = llama_cpp.Llama(
-                model_path=str(path),
-                n_ctx=self.n_ctx,
-                n_threads=self.n_threads,
-                n_batch=self.n_batch,
-                seed=self.seed,
-                verbose=False,
-            )
+            with llama_weights(llama_cpp, portable=self.weights.portable):
+                self._llama = llama_cpp.Llama(
+                    model_path=str(path),
+                    n_ctx=self.n_ctx,
+                    n_threads=self.n_threads,
+                    n_batch=self.n_batch,
+                    seed=self.seed,
+                    verbose=False,
+                )
         return self._llama
+
+    def _spawn(self, portable: bool) -> ModelWorker:
+        # What can be checked without loading llama.cpp is checked here, so the errors are the in-process ones
+        # (this process never loads the native library: a library built for another CPU could end it).
+        if importlib.util.find_spec("llama_cpp") is None:
+            import_optional("llama_cpp", extra="llama", caller=_OWNER)  # raises, naming the extra
+        path = self.model_path if self.model_path is not None else load_default_gguf(self.model_name)
+        if not Path(path).is_file():
+            raise invalid("model_path", _OWNER, "an existing .gguf file", str(path))
+        worker = ModelWorker(self._worker_target, {**self._settings, "portable": portable, "isolate": False})
+        worker.start()
+        return worker
+
+    def _remote_worker(self) -> ModelWorker:
+        if self._worker is not None and self._worker.alive:
+            return self._worker
+        policy = self.weights
+        try:
+            self._worker = self._spawn(policy.portable)
+        except WorkerCrashed as crash:
+            if policy.portable or policy.chosen:
+                raise self._crashed(crash) from None
+            fallback = WeightsPolicy(
+                True,
+                f"auto: the accelerated weights crashed at the first decode ({crash.cause})",
+                chosen=False,
+            )
+            warnings.warn(
+                f"{_OWNER}: llama.cpp crashed ({crash.cause}) loading {self.model_name} with its accelerated "
+                f"weights on {cpu_info().summary()}; using the portable weights instead (slower prompt "
+                f"reading). Set {PORTABLE_ENV}=1 to skip the first attempt.",
+                RuntimeWarning, stacklevel=4,
+            )  # fmt: skip
+            _LOG.warning(
+                "llama.cpp crashed (%s) with accelerated weights; fell back to portable", crash.cause
+            )
+            self.weights = fallback
+            try:
+                self._worker = self._spawn(True)
+            except WorkerCrashed as second:
+                raise self._crashed(second) from None
+        return self._worker
+
+    def _remote(self, method: str, *args: Any) -> Any:
+        worker = self._remote_worker()
+        try:
+            return worker.call(method, *args)
+        except WorkerCrashed as crash:
+            self._worker = None
+            raise self._crashed(crash) from None
+
+    def _crashed(self, crash: WorkerCrashed) -> LocalModelCrashed:
+        fix = (
+            f"Keep the weights out of llama.cpp's AMX / repacked buffers with LlamaCppSimulator(portable=True), "
+            f"{PORTABLE_ENV}=1 or the --portable-llm flag."
+            if not self.weights.portable
+            else "The portable weights crashed too."
+        )
+        if crash.cause == "SIGILL" or self.weights.portable:
+            fix += (
+                " A SIGILL means llama-cpp-python was compiled for another CPU: rebuild it for any x86-64 CPU "
+                f"with: {_REBUILD}"
+            )
+        log = f" Last lines of its log: {crash.log_tail[-600:]}" if crash.log_tail else ""
+        return LocalModelCrashed(
+            f"llama.cpp crashed ({crash.cause}) in the worker process of {self!r} while {crash.phase}, with the "
+            f"{self.weights.label} weights ({self.weights.reason}). CPU: {cpu_info().summary()}. Your process is "
+            f"unaffected; the next call starts a new worker. {fix}{log}"
+        )
 
     def _grammar(self, schema: AnswerSchema) -> Any:
         grammar = self._grammars.get(schema)
@@ -143,6 +292,8 @@ class LlamaCppSimulator(LocalModelSimulator):
     def _complete(
         self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
     ) -> SimulatorResponse:
+        if self.isolate:
+            return self._remote("_complete", messages, answer_schema)  # type: ignore[no-any-return]
         llama = self._model()
         grammar = self._grammar(answer_schema) if answer_schema is not None and self.use_grammar else None
         if not self.reuse_prompt_cache:
@@ -167,6 +318,8 @@ class LlamaCppSimulator(LocalModelSimulator):
     # -- class probabilities ---------------------------------------------------------------------------------
     def prompt_tokens(self, messages: tuple[ChatMessage, ...] | list[ChatMessage]) -> list[int]:
         """The tokens of the chat prompt, exactly as the chat completion reads them (template of the GGUF)."""
+        if self.isolate:
+            return list(self._remote("prompt_tokens", tuple(messages)))
         llama = self._model()
         if self._formatter is None:
             template = llama.metadata.get("tokenizer.chat_template")
@@ -205,6 +358,8 @@ class LlamaCppSimulator(LocalModelSimulator):
         # state: llama.cpp's quantised kernels give slightly different logits for different batch splits
         # (deterministic for a given split), so a fixed split makes the probabilities independent of call
         # order and identical with and without reuse. Reuse spares re-reading the prompt for every sample.
+        if self.isolate:
+            return self._remote("_class_probabilities", messages, schema)  # type: ignore[no-any-return]
         llama = self._model()
         prompt = self.prompt_tokens(messages)
         if len(prompt) + 64 > self.n_ctx:

@@ -22,6 +22,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from xaimetrics._arguments import add_portable_argument
 from xaimetrics._validation import invalid
 
 __all__ = ["register"]
@@ -121,6 +122,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "--simulator", default="local", help="'local', 'local:<gguf name>' or 'openai:<model>'"
     )
     simulate.add_argument("--base-url", help="server URL of 'openai:' simulators")
+    add_portable_argument(simulate)
     simulate.add_argument("--api-key-env", default="OPENAI_API_KEY")
     simulate.add_argument("--results-store", type=Path, required=True)
     simulate.set_defaults(func=_simulate)
