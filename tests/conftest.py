@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from crashing_llama import crashing  # noqa: F401  (fixture: a local model that really crashes, issue #20)
 from tiny_model import tiny_model_dir  # noqa: F401  (fixture: a tiny saved split classifier)
 
 # Tests never reach a hub: everything comes from PyPI packages or is built by the test.

@@ -17,7 +17,10 @@ import ctypes
 import os
 from pathlib import Path
 
+import pytest
+
 from xaimetrics.simulators import AnswerSchema, LlamaCppSimulator, SimulatorResponse
+from xaimetrics.simulators._llama_weights import PORTABLE_ENV
 from xaimetrics.simulators._probabilities import probability_response
 from xaimetrics.simulators._worker import TARGETS
 
@@ -73,3 +76,16 @@ class CrashingLlama(LlamaCppSimulator):
 def register() -> None:
     """Make the worker able to build :class:`CrashingLlama` (called in the parent process)."""
     TARGETS[TARGET] = "crashing_llama:CrashingLlama"
+
+
+@pytest.fixture
+def crashing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """The crashing model registered for the worker, importable by the child, no weights policy in the
+    environment; returns a model file for its ``model_path`` (never read)."""
+    register()
+    tests = Path(__file__).resolve().parent
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tests), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.delenv(PORTABLE_ENV, raising=False)
+    model = tmp_path / "fake.gguf"
+    model.write_bytes(b"GGUF")
+    return model

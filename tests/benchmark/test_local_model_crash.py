@@ -3,25 +3,7 @@ setting as failed with the reason, and a rerun resumes exactly that setting."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
-import pytest
-
-from crashing_llama import CrashingLlama, register
-from xaimetrics.simulators._llama_weights import PORTABLE_ENV
-
-TESTS = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture
-def crashing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    register()
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]))
-    monkeypatch.delenv(PORTABLE_ENV, raising=False)
-    model = tmp_path / "fake.gguf"  # the crashing model never reads it
-    model.write_bytes(b"GGUF")
-    return model
+from crashing_llama import CrashingLlama
 
 
 def test_a_grid_survives_a_crash_records_the_setting_and_resumes_it(crashing, monkeypatch, tmp_path) -> None:

@@ -32,17 +32,6 @@ MESSAGES = [ChatMessage("system", "Classes: a, b."), ChatMessage("user", "Sample
 SCHEMA = AnswerSchema(("3", "1"), ("a", "b"))
 
 
-@pytest.fixture
-def crashing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """The crashing model registered for the worker, importable by the child, no policy in the environment."""
-    register()
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]))
-    monkeypatch.delenv(PORTABLE_ENV, raising=False)
-    model = tmp_path / "fake.gguf"  # the crashing model never reads it
-    model.write_bytes(b"GGUF")
-    return model
-
-
 # -- the policy --------------------------------------------------------------------------------------------
 def test_cpuinfo_is_parsed_from_the_first_processor() -> None:
     text = (
