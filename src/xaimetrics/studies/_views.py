@@ -140,11 +140,13 @@ def rating_view(study: LikertStudy, screen: Screen) -> dict[str, Any]:
     values = study.values
     dimensions = []
     for d, dimension in enumerate(study.dimensions):
-        low, high = float(values[:, d].min()), float(values[:, d].max())
+        # the meter reads by value like the label: from 0 (or -max |value|) to the largest magnitude
+        scale = float(np.abs(values[:, d]).max()) or 1.0
+        _, signed = study.value_fraction(item, d)
         dimensions.append({
             "field": f"d{d}", "key": str(d), "name": dimension.name, "description": dimension.description,
             "low": dimension.low, "high": dimension.high, "value": item.values[d],
-            "value_label": study.value_label(item, d), "min": low, "max": high if high > low else low + 1.0,
+            "value_label": study.value_label(item, d), "min": -scale if signed else 0.0, "max": scale,
             "question": study.question_for(dimension),
         })  # fmt: skip
     scale = [
