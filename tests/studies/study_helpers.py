@@ -102,7 +102,7 @@ def cli_server(config: Path, port: int) -> Iterator[subprocess.Popen[str]]:
             try:
                 requests.get(f"http://127.0.0.1:{port}/", timeout=1)
                 break
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):  # the port is bound before the app is ready
                 if process.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError(
                         f"the server did not start: {process.stdout.read() if process.stdout else ''}"
