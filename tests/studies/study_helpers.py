@@ -124,6 +124,13 @@ def screenshot(page: Any, name: str, tmp_path: Path, *, full_page: bool = True) 
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.png"
     page.screenshot(path=str(path), full_page=full_page)
+    if folder == SCREENSHOTS:  # committed: a 256-colour palette keeps them small (Pillow, when installed)
+        with contextlib.suppress(ImportError):
+            from PIL import Image
+
+            with Image.open(path) as image:
+                small = image.convert("RGB").quantize(256)
+            small.save(path, optimize=True)
     data = path.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5_000, name
     return path

@@ -55,7 +55,7 @@ def test_learn_and_question_screens_fit_with_twenty_long_articles(chromium, tmp_
         # the classes' concepts come first, with their words
         first_class = page.inner_text(".card.class")
         assert "Class_0" in first_class and "embassy, minister, treaty" in first_class
-        screenshot(page, f"simulatability-learn-{device}", tmp_path, full_page=False)
+        screenshot(page, f"simulatability-articles-learn-{device}", tmp_path, full_page=False)
         # a shortened example opens to the whole text, as the LLM reads it
         whole = page.query_selector("ol.examples details.whole")
         assert article(0, 0) not in page.inner_text("ol.examples")
@@ -69,7 +69,7 @@ def test_learn_and_question_screens_fit_with_twenty_long_articles(chromium, tmp_
         buttons = [b.inner_text() for b in page.query_selector_all("button[name=answer]")]
         assert "Class_0" in buttons[0] and "embassy" in buttons[0] and "goal" in buttons[1], buttons
         assert page.query_selector(".card details.whole") is not None  # the article, shortened
-        screenshot(page, f"simulatability-question-{device}", tmp_path, full_page=False)
+        screenshot(page, f"simulatability-articles-question-{device}", tmp_path, full_page=False)
         context.close()
 
         # U1: the sample's own badges name the concepts' words, not "concept 2"
