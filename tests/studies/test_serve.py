@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 import socket
 
-import requests
 from study_helpers import cli_server, free_port
 
 from xaimetrics import cli
@@ -55,7 +54,7 @@ def test_a_busy_port_fails_before_the_admin_token_is_printed(tmp_path, capsys):
     sock.close()
 
 
-def test_invite_links_use_the_port_actually_served(tmp_path, capsys):
+def test_invite_links_use_the_port_actually_served(chromium, tmp_path, capsys):
     _, config = _config(tmp_path)
     port = free_port()  # not the configuration's 8765
     with cli_server(config, port) as server:
@@ -63,7 +62,10 @@ def test_invite_links_use_the_port_actually_served(tmp_path, capsys):
         links = re.findall(r"(http://\S+/s/\S+)", out)
         assert code == 0 and len(links) == 2
         assert all(link.startswith(f"http://127.0.0.1:{port}/s/") for link in links), links
-        assert requests.get(links[0]).url.endswith("/study/0")  # the link works as printed
+        page = chromium.new_page()
+        page.goto(links[0])  # the link works as printed, in a browser
+        assert page.url == f"http://127.0.0.1:{port}/study/0" and "Welcome" in page.inner_text("h1")
+        page.close()
         server.kill()
         server.wait()
         printed = server.stdout.read()
