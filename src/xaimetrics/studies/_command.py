@@ -1,6 +1,8 @@
 """``xaimetrics study``: create, serve and export human studies, and compare people with LLM simulators.
 
     xaimetrics study create simulatability --grid grid.toml --output studies/consim.json
+    xaimetrics study create simulatability --dataset bbc_news --methods NMF NoExplanation --balance relaxed \
+        --output studies/bbc.json                                 # the grid's selection options on the CLI
     xaimetrics study create likert --grid grid.toml --method NMF --n-examples 50 --output annotations/study.json
     xaimetrics study invite studies/consim.toml --count 4       # prints one private link per participant
     xaimetrics study serve studies/consim.toml                   # http://127.0.0.1:8765, prints the admin token
