@@ -132,6 +132,9 @@ def test_likert_studies_from_concepts_and_from_the_grid(grid):
         ["x", "y", "z"], values, {0: {"label": "tone"}, 1: ["dull", "slow"]}, n_examples=3
     )
     assert [d.property for d in small.dimensions] == ["tone", "the theme of the words “dull, slow”"]
-    assert small.value_label(small.items[0], 1) == "2.00 (very high among these texts, toward dull, slow)"
+    assert (
+        small.value_label(small.items[0], 1)
+        == "2.00 (very high: 100 % of the largest magnitude, toward dull, slow)"
+    )
     with pytest.raises(InvalidParameterError, match="'n_examples'"):
         likert_study_from_concepts(["x"], [[1.0]], {0: ["a"]}, n_examples=2)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 
 import numpy as np
+import pytest
 
 from fake_openai_server import fake_openai_server  # noqa: F401  (fixture)
 from xaimetrics import cli
@@ -166,3 +168,46 @@ def test_user_mistakes_are_one_line_errors(tmp_path, capsys):
     assert code == 1 and "'port'" in out
     code, out = _run(["study", "report", "--results-store", str(tmp_path / "none.sqlite")], capsys)
     assert code == 1 and "'--results-store'" in out
+
+
+def test_the_selection_options_of_the_python_api_are_on_the_command_line(tmp_path, capsys):
+    (tmp_path / "grid.toml").write_text(GRID)
+    base = ["study", "create", "simulatability", "--grid", str(tmp_path / "grid.toml"), "--providers",
+            "toy_grid:PROVIDERS", "--methods", "NoExplanation", "--prompt-types", "NE2-a", "--seeds", "0"]  # fmt: skip
+    # 120 of the 150 toy texts, half of them predicted wrongly: the toy model is too good for "strict"
+    code, out = _run([*base, "--n-lp", "60", "--n-ep", "60", "--output", str(tmp_path / "a.json")], capsys)
+    assert code == 1 and "Traceback" not in out and len(out.strip().splitlines()) == 1
+    assert "balance='relaxed'" in out and "--balance relaxed" in out  # the advice can be followed here
+    code, out = _run([*base, "--n-lp", "60", "--n-ep", "60", "--balance", "relaxed",
+                      "--output", str(tmp_path / "a.json")], capsys)  # fmt: skip
+    assert code == 0, out
+    study = load_study(tmp_path / "a.json")
+    (samples,) = study.samples
+    assert len(samples.lp) == 60 and len(samples.ep) == 60  # the grid file said 6 + 6
+    # a pool that cannot hold the selection is refused from its labels, before the model reads it
+    code, out = _run([*base, "--pool-size", "30", "--n-lp", "20", "--n-ep", "20",
+                      "--output", str(tmp_path / "b.json")], capsys)  # fmt: skip
+    assert code == 1 and "fewer than 40 texts" in out and "--pool-size" in out
+    code, out = _run([*base, "--max-sample-chars", "12", "--output", str(tmp_path / "c.json")], capsys)
+    assert code == 0 and load_study(tmp_path / "c.json").max_sample_chars == 12
+
+
+def test_a_class_short_of_texts_is_refused_before_the_long_work():
+    from toy_grid import PROVIDERS, toy_dataset
+
+    from xaimetrics.benchmark import Grid
+    from xaimetrics.exceptions import InvalidParameterError
+    from xaimetrics.studies._from_grid import check_selection
+
+    pool = toy_dataset("test")
+    grid = Grid(datasets=("toy",), models=("toy",), methods=("NoExplanation",), prompt_types=("NE2",),
+                simulators=("perfect",), n_lp=60, n_ep=60, **PROVIDERS.grid_extras())  # fmt: skip
+    counts = np.bincount(pool.labels)
+    check_selection(pool.labels, pool.class_names, grid, "toy")  # 40 per class: the labels allow it
+    keep = np.flatnonzero((pool.labels != 0) | (np.cumsum(pool.labels == 0) <= 39))  # class 0: 39 texts
+    with pytest.raises(
+        InvalidParameterError, match=r"class 'world' has 39 texts, and each class needs at least 40"
+    ):
+        check_selection(pool.labels[keep], pool.class_names, grid, "toy")
+    check_selection(pool.labels[keep], pool.class_names, dataclasses.replace(grid, balance="relaxed"), "toy")
+    assert counts.tolist() == [54, 48, 48]

@@ -9,7 +9,7 @@ that says whether an LLM simulator ranks explanations the way people do.
 - :func:`save_study` / :func:`load_study` — the self-contained JSON bundle; :class:`StudyConfig` /
   :func:`load_config` — ``STUDY.toml``;
 - :class:`StudyStore` — the answers (SQLite, WAL, every answer committed; hashed invite tokens);
-- :func:`create_app` / :func:`serve` — the web app (FastAPI, extra ``studies``);
+- :func:`create_app` / :func:`serve` — the web app (FastAPI, extra ``studies``); :func:`bind` checks the port;
 - :func:`human_results`, :func:`export_results` — eq. 5 scores of people, written to a results store with
   simulator ``"human"``; :func:`likert_ratings` — the ratings array for
   :func:`~xaimetrics.representation.analyze_ratings`;
@@ -23,7 +23,7 @@ from xaimetrics.studies._agreement import AgreementReport, agreement_report, agr
 from xaimetrics.studies._app import create_app
 from xaimetrics.studies._build import choose_examples, explain_method, likert_study_from_concepts
 from xaimetrics.studies._bundle import load_study, save_study, study_digest
-from xaimetrics.studies._config import StudyConfig, load_config, open_study, serve, write_config
+from xaimetrics.studies._config import StudyConfig, bind, load_config, open_study, serve, write_config
 from xaimetrics.studies._from_grid import likert_study_from_grid, simulatability_study_from_grid
 from xaimetrics.studies._likert import DEFAULT_QUESTION, DEFAULT_SCALE, Dimension, LikertStudy, RatingItem
 from xaimetrics.studies._plan import Screen, assign_arms, screens
@@ -70,6 +70,7 @@ __all__ = [
     "agreement_section",
     "answers_frame",
     "assign_arms",
+    "bind",
     "choose_examples",
     "create_app",
     "explain_method",

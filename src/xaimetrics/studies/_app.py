@@ -4,10 +4,20 @@ Participants open their invite link ``/s/{token}``; the token goes into an HttpO
 after that is ``/study/{screen}``. Each POST stores its answer in one committed transaction and only then
 redirects to the next screen, so a restart loses nothing and ``/study`` resumes at the first unanswered
 screen. A participant can only reach their own screens (the token picks the participant; the plan picks the
-screens) and can go back to change an answer. Wrong or missing tokens get the same bare 403 page.
+screens) and can go back to change an answer. Wrong, missing or revoked tokens get the same bare 403 page.
+
+**Session fixation (login CSRF).** Invite links are opened from mail and chat, so a cross-site navigation to
+``/s/{token}`` is the normal way in and cannot be refused. What a foreign page must not do is *replace* a
+session: when the browser already holds another participant's valid cookie, ``/s/{token}`` only shows a
+confirmation page, and the switch happens on a POST carrying a CSRF token bound to the *current* session (a
+foreign page cannot read it, and the middleware refuses cross-site POSTs). A browser without a session joins
+directly, as before.
+
+Every number in a path or a form is parsed by :func:`~xaimetrics.studies._security.parse_number` (ASCII
+digits, bounded length); a malformed one is a 400.
 
 The admin (``/admin``, with the admin token as ``Authorization: Bearer`` or through ``/admin/login``) sees
-the progress, creates invites and downloads the exports.
+the progress, creates invites, revokes a participant's link, downloads the exports and signs out.
 """
 
 # No ``from __future__ import annotations`` here: FastAPI reads the route signatures at definition time, and
@@ -19,7 +29,14 @@ from xaimetrics._optional import import_optional
 from xaimetrics.studies._bundle import Study
 from xaimetrics.studies._likert import LikertStudy
 from xaimetrics.studies._plan import Screen
-from xaimetrics.studies._security import FormError, csrf_token, read_form, security_middleware, verify_csrf
+from xaimetrics.studies._security import (
+    FormError,
+    csrf_token,
+    parse_number,
+    read_form,
+    security_middleware,
+    verify_csrf,
+)
 from xaimetrics.studies._simulatability import SimulatabilityStudy
 from xaimetrics.studies._store import Participant, StudyStore, hash_token
 from xaimetrics.studies._views import explanation_view, question_view, rating_view
@@ -96,6 +113,9 @@ def create_app(
         return PlainTextResponse("Not found." if error.status_code == 404 else "Request refused.",
                                  status_code=error.status_code)  # fmt: skip
 
+    def bad_request(reason: str) -> Any:
+        return PlainTextResponse(f"Bad request: {reason}", status_code=400)
+
     # -- participants ----------------------------------------------------------------------------------------
     def participant_of(request: Any) -> tuple[Participant | None, str]:
         token = request.cookies.get(PARTICIPANT_COOKIE)
@@ -131,7 +151,24 @@ def create_app(
 
     @app.get("/s/{token}")
     def invite(token: str, request: fastapi.Request) -> Any:
-        if store.participant(token) is None:
+        joining = store.participant(token)
+        if joining is None:
+            return denied(request)
+        current, subject = participant_of(request)
+        if current is None or current.id == joining.id:
+            return cookie(redirect("/study"), PARTICIPANT_COOKIE, token)
+        # another participant's session is open in this browser: switch only on a same-origin POST
+        return page(request, "switch.html.jinja", token=token, csrf=csrf_token(secret, subject, "switch"))
+
+    @app.post("/s/{token}")
+    def switch(
+        token: str, request: fastapi.Request, fields: Annotated[dict[str, str], fastapi.Depends(form)]
+    ) -> Any:
+        joining = store.participant(token)
+        if joining is None:
+            return denied(request)
+        current, subject = participant_of(request)
+        if current is not None and not verify_csrf(fields.get("csrf"), secret, subject, "switch"):
             return denied(request)
         return cookie(redirect("/study"), PARTICIPANT_COOKIE, token)
 
@@ -145,11 +182,9 @@ def create_app(
             return page(request, "done.html.jinja", progress=progress(participant, None))
         return redirect(f"/study/{current.index}")
 
-    def screen_of(participant: Participant, index: str) -> Screen | None:
+    def screen_of(participant: Participant, index: int) -> Screen | None:
         sequence = store.screens(participant)
-        if not index.isdigit() or int(index) >= len(sequence):
-            return None
-        return sequence[int(index)]
+        return sequence[index] if index < len(sequence) else None
 
     def reachable(participant: Participant, screen: Screen) -> bool:
         current = store.current_screen(participant)
@@ -186,7 +221,10 @@ def create_app(
         participant, subject = participant_of(request)
         if participant is None:
             return denied(request)
-        screen = screen_of(participant, index)
+        number = parse_number(index)
+        if number is None:
+            return bad_request("the screen must be a number")
+        screen = screen_of(participant, number)
         if screen is None:
             return redirect("/study")
         if not reachable(participant, screen):
@@ -201,7 +239,10 @@ def create_app(
         participant, subject = participant_of(request)
         if participant is None or not verify_csrf(fields.get("csrf"), secret, subject, "participant"):
             return denied(request)
-        screen = screen_of(participant, index)
+        number = parse_number(index)
+        if number is None:
+            return bad_request("the screen must be a number")
+        screen = screen_of(participant, number)
         if screen is None or not reachable(participant, screen):
             return redirect("/study")
         values, error = _parse_answer(study, screen, fields)
@@ -231,13 +272,15 @@ def create_app(
             return denied(request)
         return cookie(redirect("/admin"), ADMIN_COOKIE, token)
 
-    def admin_page(request: Any, token: str, invites: Sequence[Any] = ()) -> Any:
+    def admin_page(request: Any, token: str, invites: Sequence[Any] = (), notice: str | None = None) -> Any:
         rows = []
+        revoked = store.revoked()
         for participant in store.participants():
             sequence = store.screens(participant)
             done = len(store.answers(participant))
             rows.append({"label": participant.label, "done": done, "total": len(sequence),
-                         "finished": done >= len(sequence), "plan": ", ".join(participant.plan)})  # fmt: skip
+                         "finished": done >= len(sequence), "plan": ", ".join(participant.plan),
+                         "revoked": participant.label in revoked})  # fmt: skip
         base = str(request.base_url).rstrip("/")
         exports = ["answers.csv", "answers.json"]
         exports += ["ratings.json", "ratings.csv"] if kind == "likert" else ["scores.csv"]
@@ -246,7 +289,7 @@ def create_app(
             invites=[{"label": i.participant.label, "url": i.url(base)} for i in invites],
             csrf=csrf_token(secret, hash_token(token), "admin"),
             arms=[a.id for a in study.arms] if isinstance(study, SimulatabilityStudy) else [],
-            planned=getattr(study, "n_annotators", None),
+            planned=getattr(study, "n_annotators", None), notice=notice,
         )  # fmt: skip
 
     @app.get("/admin")
@@ -261,15 +304,35 @@ def create_app(
         token = admin_token(request)
         if token is None or not verify_csrf(fields.get("csrf"), secret, hash_token(token), "admin"):
             return denied(request)
-        count = fields.get("count", "1")
-        if not count.isdigit() or not 1 <= int(count) <= _MAX_INVITES:
-            return PlainTextResponse(f"count must be a number from 1 to {_MAX_INVITES}", status_code=400)
+        count = parse_number(fields.get("count", "1"))
+        if count is None or not 1 <= count <= _MAX_INVITES:
+            return bad_request(f"count must be a number from 1 to {_MAX_INVITES}")
         arms = [a.strip() for a in fields.get("arms", "").split(",") if a.strip()] or None
         try:
-            invites = [store.invite(arms=arms) for _ in range(int(count))]
+            invites = [store.invite(arms=arms) for _ in range(count)]
         except ValueError as error:
             return PlainTextResponse(str(error), status_code=400)
         return admin_page(request, token, invites)
+
+    @app.post("/admin/revoke")
+    def revoke(request: fastapi.Request, fields: Annotated[dict[str, str], fastapi.Depends(form)]) -> Any:
+        token = admin_token(request)
+        if token is None or not verify_csrf(fields.get("csrf"), secret, hash_token(token), "admin"):
+            return denied(request)
+        label = fields.get("participant", "")
+        if label not in {p.label for p in store.participants()}:
+            return bad_request("participant must be the label of a participant")
+        store.revoke(label)
+        return admin_page(request, token, notice=f"The link of {label} is revoked; their answers are kept.")
+
+    @app.post("/admin/logout")
+    def logout(request: fastapi.Request, fields: Annotated[dict[str, str], fastapi.Depends(form)]) -> Any:
+        token = admin_token(request)
+        if token is not None and not verify_csrf(fields.get("csrf"), secret, hash_token(token), "admin"):
+            return denied(request)
+        response = redirect("/admin/login")
+        response.delete_cookie(ADMIN_COOKIE, path="/", httponly=True, samesite="lax", secure=secure_cookies)
+        return response
 
     @app.get("/admin/export/{name}")
     def export(name: str, request: fastapi.Request) -> Any:
@@ -287,17 +350,17 @@ def _parse_answer(
     if screen.kind in ("instructions", "learn"):
         return {"": None}, None
     if screen.kind == "question" and isinstance(study, SimulatabilityStudy):
-        value = fields.get("answer", "")
-        if not value.isdigit() or int(value) >= len(study.class_names):
+        value = parse_number(fields.get("answer"))
+        if value is None or value >= len(study.class_names):
             return {}, "Choose one of the answers."
-        return {"": int(value)}, None
+        return {"": value}, None
     if isinstance(study, LikertStudy):
         values: dict[str, int | None] = {}
         missing = []
         for d, dimension in enumerate(study.dimensions):
-            value = fields.get(f"d{d}", "")
-            if value.isdigit() and 1 <= int(value) <= len(study.scale):
-                values[str(d)] = int(value)
+            value = parse_number(fields.get(f"d{d}"))
+            if value is not None and 1 <= value <= len(study.scale):
+                values[str(d)] = value
             else:
                 missing.append(dimension.name)
         if missing:
@@ -313,7 +376,8 @@ def _export(study: Study, store: StudyStore, name: str, response: Any, json_resp
         frame = answers_frame(study, store)
         if name.endswith(".csv"):
             return response(frame.to_csv(index=False), media_type="text/csv", headers=_attachment(name))
-        return json_response(frame.astype(object).where(frame.notna(), None).to_dict(orient="records"))
+        records = frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
+        return json_response(records, headers=_attachment(name))
     if name in ("ratings.json", "ratings.csv") and isinstance(study, LikertStudy):
         ratings = likert_ratings(study, store)
         if name.endswith(".csv"):

@@ -1,6 +1,8 @@
 """``xaimetrics study``: create, serve and export human studies, and compare people with LLM simulators.
 
     xaimetrics study create simulatability --grid grid.toml --output studies/consim.json
+    xaimetrics study create simulatability --dataset bbc_news --methods NMF NoExplanation --balance relaxed \
+        --output studies/bbc.json                                 # the grid's selection options on the CLI
     xaimetrics study create likert --grid grid.toml --method NMF --n-examples 50 --output annotations/study.json
     xaimetrics study invite studies/consim.toml --count 4       # prints one private link per participant
     xaimetrics study serve studies/consim.toml                   # http://127.0.0.1:8765, prints the admin token
@@ -24,6 +26,7 @@ from typing import Any
 
 from xaimetrics._arguments import add_portable_argument
 from xaimetrics._validation import invalid
+from xaimetrics.exceptions import InvalidParameterError
 
 __all__ = ["register"]
 
@@ -55,9 +58,28 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     source.add_argument("--artefacts", type=Path, help="the benchmark's artefact folder, to reuse its fits")
     source.add_argument("--dataset", help="which of the grid's datasets (when it lists several)")
     source.add_argument("--model", help="which of the grid's models (when it lists several; default minilm+)")
-    source.add_argument("--n-concepts", type=int, default=20, help="without --grid: concepts per method")
-    source.add_argument("--n-lp", type=int, default=20, help="without --grid: learning-phase samples")
-    source.add_argument("--n-ep", type=int, default=20, help="without --grid: evaluation-phase samples")
+    source.add_argument("--n-concepts", type=int, help="concepts per method (default: the grid's, else 20)")
+    selection = create.add_argument_group(
+        "selection (the grid's fields; given with --grid, they replace the grid file's values)"
+    )
+    selection.add_argument("--n-lp", type=int, help="learning-phase samples (default: the grid's, else 20)")
+    selection.add_argument("--n-ep", type=int, help="evaluation-phase samples (default: the grid's, else 20)")
+    selection.add_argument(
+        "--balance", choices=("strict", "relaxed"),
+        help="strict: fail when a class lacks right or wrong predictions; relaxed: fill from the nearest classes "
+        "(default: the grid's, else strict)",
+    )  # fmt: skip
+    selection.add_argument(
+        "--pool-size",
+        type=int,
+        help="draw LP/EP samples from this many test texts (default: the whole split)",
+    )
+    selection.add_argument(
+        "--max-sample-chars", type=int, help="cut longer sample texts, in the LLM's prompt and on screen"
+    )
+    selection.add_argument(
+        "--n-fit", type=int, help="training texts the concepts are fitted on (default: 2000)"
+    )
     source.add_argument(
         "--items", type=Path, help="likert: texts and dimension values, JSON lines {id, text, values}"
     )
@@ -159,8 +181,16 @@ def _grid(args: argparse.Namespace, providers: Any) -> Any:
     from xaimetrics.benchmark import Grid, load_grid
 
     extras = providers.grid_extras() if providers is not None else {}
+    chosen = {
+        name: getattr(args, name)
+        for name in ("n_lp", "n_ep", "balance", "pool_size", "max_sample_chars", "n_fit", "n_concepts")
+        if getattr(args, name) is not None
+    }
     if args.grid is not None:
-        return load_grid(args.grid, **extras)
+        import dataclasses
+
+        grid = load_grid(args.grid, **extras)
+        return dataclasses.replace(grid, **chosen) if chosen else grid
     methods = args.methods or ([args.method] if args.method else None)
     if args.dataset is None or not methods:
         raise invalid("--grid", _OWNER, f"given for a {args.kind} study (or --dataset with --methods)", None,
@@ -168,8 +198,7 @@ def _grid(args: argparse.Namespace, providers: Any) -> Any:
                       + (" (or --items and --dimensions)." if args.kind == "likert" else "."))  # fmt: skip
     options: dict[str, Any] = {
         "datasets": (args.dataset,), "models": (args.model or "minilm+",), "methods": tuple(methods),
-        "n_concepts": args.n_concepts, "seeds": tuple(args.seeds or (args.seed or 0,)), "simulators": ("perfect",),
-        "n_lp": args.n_lp, "n_ep": args.n_ep,
+        "n_concepts": 20, "seeds": tuple(args.seeds or (args.seed or 0,)), "simulators": ("perfect",), **chosen,
     }  # fmt: skip
     if args.prompt_types:
         options["prompt_types"] = tuple(args.prompt_types)
@@ -186,11 +215,19 @@ def _create(args: argparse.Namespace) -> int:
     if args.kind == "simulatability":
         from xaimetrics.studies import simulatability_study_from_grid
 
-        study: Any = simulatability_study_from_grid(
-            _grid(args, providers), providers, artefact_dir=args.artefacts, dataset=args.dataset, model=args.model,
-            seeds=args.seeds, methods=args.methods, prompt_types=args.prompt_types,
-            arms_per_participant=args.arms_per_participant, title=args.title,
-        )  # fmt: skip
+        try:
+            study: Any = simulatability_study_from_grid(
+                _grid(args, providers), providers, artefact_dir=args.artefacts, dataset=args.dataset,
+                model=args.model, seeds=args.seeds, methods=args.methods, prompt_types=args.prompt_types,
+                arms_per_participant=args.arms_per_participant, title=args.title,
+            )  # fmt: skip
+        except InvalidParameterError as error:
+            if "balance='relaxed'" not in str(error) or "--balance" in str(error):
+                raise
+            raise InvalidParameterError(  # the selection's own message speaks Python: add the CLI spelling
+                f"{error} On the command line: --balance relaxed, --n-lp N, --n-ep N or --pool-size N "
+                "(with --artefacts DIR the model's predictions are kept for the next try)."
+            ) from error
     elif args.items is not None or args.dimensions is not None:
         study = _likert_from_files(args, options)
     else:
@@ -232,10 +269,13 @@ def _likert_from_files(args: argparse.Namespace, options: dict[str, Any]) -> Any
                        shuffle=not args.no_shuffle, **options)  # fmt: skip
 
 
-def _base_url(config: Any, override: str | None) -> str:
+def _base_url(config: Any, override: str | None, store: Any = None) -> str:
+    """``--base-url``, else the address the study was last served on, else the configuration's."""
     if override:
         return override
-    host = f"[{config.host}]" if ":" in config.host else config.host
+    if store is not None and store.served_url is not None:
+        return str(store.served_url)
+    host = f"[{config.host}]" if ":" in config.host and not config.host.startswith("[") else config.host
     return f"http://{host}:{config.port}"
 
 
@@ -249,7 +289,7 @@ def _invite(args: argparse.Namespace) -> int:
     with store:
         for _ in range(args.count):
             invite = store.invite(arms=args.arms)
-            print(f"{invite.participant.label}\t{invite.url(_base_url(config, args.base_url))}")
+            print(f"{invite.participant.label}\t{invite.url(_base_url(config, args.base_url, store))}")
     print("Each link is shown only once (only a hash of its token is stored): send each person their own.")
     return 0
 
@@ -257,19 +297,31 @@ def _invite(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     import dataclasses
 
-    from xaimetrics.studies import load_config, open_study, serve
+    from xaimetrics.studies import bind, load_config, open_study, serve
 
     config = load_config(args.study)
     changes = {k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
     config = dataclasses.replace(config, **changes)
     _, store = open_study(config)
     with store:
-        base = _base_url(config, None)
-        if args.new_admin_token or not store.has_admin_token:
-            token = store.new_admin_token()
-            print(f"Admin token (shown once): {token}")
-        print(f"Serving on {base} (admin: {base}/admin/login). Stop with Ctrl+C.", flush=True)
-    serve(config)
+        # the port first: a busy port must fail before the "shown once" token is printed (and lost)
+        sock = bind(config.host, config.port, argument="--port")
+        try:
+            base = _base_url(config, None)
+            if base != store.served_url:
+                old = store.served_url
+                store.remember_url(base)  # later `study invite` links point here
+                if old is not None and store.participants():
+                    print(f"Note: this study was served on {old} before; links printed for it point there. "
+                          f"Use {base}/s/TOKEN instead (same token).")  # fmt: skip
+            if args.new_admin_token or not store.has_admin_token:
+                token = store.new_admin_token()
+                print(f"Admin token (shown once): {token}")
+            print(f"Serving on {base} (admin: {base}/admin/login). Stop with Ctrl+C.", flush=True)
+        except BaseException:
+            sock.close()
+            raise
+    serve(config, sock=sock)
     return 0
 
 

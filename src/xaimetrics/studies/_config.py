@@ -15,6 +15,8 @@
 from __future__ import annotations
 
 import dataclasses
+import errno
+import socket
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +27,7 @@ from xaimetrics.studies._app import DEFAULT_HOSTS, create_app
 from xaimetrics.studies._bundle import Study, load_study
 from xaimetrics.studies._store import StudyStore
 
-__all__ = ["StudyConfig", "load_config", "open_study", "serve", "write_config"]
+__all__ = ["StudyConfig", "bind", "load_config", "open_study", "serve", "write_config"]
 
 _OWNER = "StudyConfig"
 
@@ -119,18 +121,70 @@ def open_study(config: StudyConfig) -> tuple[Study, StudyStore]:
     return study, StudyStore(Path(str(config.database)), study)
 
 
-def serve(config: StudyConfig, *, log_level: str = "warning") -> None:
-    """Serve the study with uvicorn until interrupted (see :func:`create_app`)."""
+def bind(host: str, port: int, *, argument: str = "port") -> socket.socket:
+    """A listening socket on ``host:port``, bound now so that a busy port fails before anything is printed.
+
+    Raises:
+        InvalidParameterError: when the port is in use (naming it, and a free one to pass instead).
+
+    Example:
+        >>> first = bind("127.0.0.1", 0)
+        >>> port = first.getsockname()[1]
+        >>> try:
+        ...     bind("127.0.0.1", port, argument="--port")
+        ... except ValueError as error:
+        ...     print(str(error).split(". Got")[0])
+        The '--port' parameter of xaimetrics study serve must be a free port on 127.0.0.1
+        >>> first.close()
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    # as uvicorn does: a restart right after a stop works (two listeners still cannot share a port)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host.strip("[]"), port))
+        sock.listen(128)
+    except OSError as error:
+        sock.close()
+        if error.errno not in (errno.EADDRINUSE, errno.EACCES):
+            raise invalid(argument, "xaimetrics study serve", f"a port this machine can listen on at {host}",
+                          f"{port} ({error.strerror})", "Check the host name, or pass another --port.") from error  # fmt: skip
+        reason = (
+            "is in use (another study server?)" if error.errno == errno.EADDRINUSE else "needs privileges"
+        )
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.bind((host.strip("[]"), 0))
+            free = probe.getsockname()[1]
+        raise invalid(
+            argument, "xaimetrics study serve", f"a free port on {host}", port,
+            f"Port {port} {reason}. Serve on another port with --port {free} (or set port = {free} in the "
+            "study's .toml), or stop the other server.",
+        ) from error  # fmt: skip
+    sock.setblocking(False)
+    return sock
+
+
+def serve(config: StudyConfig, *, log_level: str = "warning", sock: socket.socket | None = None) -> None:
+    """Serve the study with uvicorn until interrupted (see :func:`create_app`).
+
+    Args:
+        config: the study's configuration.
+        log_level: uvicorn's.
+        sock: a socket from :func:`bind` (default: bind ``config.host:config.port`` now).
+    """
     uvicorn = import_optional("uvicorn", extra="studies", caller="serve")
+    sock = bind(config.host, config.port) if sock is None else sock
     study, store = open_study(config)
     app = create_app(
         study, store, max_body_bytes=config.max_body_bytes, allowed_hosts=config.hosts,
         secure_cookies=config.secure_cookies,
     )  # fmt: skip
+    server = uvicorn.Server(uvicorn.Config(
+        app, host=config.host, port=config.port, log_level=log_level, server_header=False,
+        proxy_headers=False, limit_concurrency=64, timeout_keep_alive=5, h11_max_incomplete_event_size=16_384,
+    ))  # fmt: skip
     try:
-        uvicorn.run(
-            app, host=config.host, port=config.port, log_level=log_level, server_header=False,
-            proxy_headers=False, limit_concurrency=64, timeout_keep_alive=5, h11_max_incomplete_event_size=16_384,
-        )  # fmt: skip
+        server.run(sockets=[sock])
     finally:
+        sock.close()
         store.close()

@@ -9,8 +9,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from xaimetrics._validation import invalid
 from xaimetrics.consim import resolve_prompt_type
+from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.studies._build import explain_method, likert_study_from_concepts
 from xaimetrics.studies._likert import LikertStudy
 from xaimetrics.studies._simulatability import (
@@ -92,6 +95,7 @@ def simulatability_study_from_grid(
         raise invalid("methods", owner, "methods of the grid: " + ", ".join(listed), unknown)
     labels = [resolve_prompt_type(p) for p in (grid.prompt_types if prompt_types is None else prompt_types)]
     _, pool = artefacts.data(dataset)
+    check_selection(pool.labels, pool.class_names, grid, dataset)  # before the model reads the pool (minutes)
     samples = {s: SampleSet.from_samples(artefacts.samples(dataset, model_name, s)) for s in seeds}
     arms: list[StudyArm] = []
     explanations: list[MethodExplanation] = []
@@ -117,6 +121,48 @@ def simulatability_study_from_grid(
         arms=tuple(arms), dataset=dataset, model=model_name, arms_per_participant=arms_per_participant,
         max_sample_chars=grid.max_sample_chars, **({"title": title} if title else {}),
     )  # fmt: skip
+
+
+def check_selection(labels: Any, class_names: Sequence[str], grid: Any, dataset: str) -> None:
+    """Fail fast when the pool's labels alone cannot give the LP/EP selection of ``grid``.
+
+    :func:`~xaimetrics.consim.select_examples` needs, per class, about ``(n_lp + n_ep) / C`` texts, half
+    predicted right and half wrong by the model; which are wrong is known only after the model has read the
+    whole pool (minutes on long texts). The label counts are known at once: when a class has fewer texts
+    than its share (``balance="strict"``), or the pool fewer than ``n_lp + n_ep`` texts, no prediction can
+    help, and the error comes before the long work.
+
+    Example:
+        >>> from xaimetrics.benchmark import Grid
+        >>> grid = Grid(methods=("NoExplanation",), prompt_types=("NE2",), n_lp=4, n_ep=4, simulators=("perfect",))
+        >>> check_selection([0, 0, 0, 0, 1, 1, 1, 1, 1], ["a", "b"], grid, "toy")  # 4 per class: enough
+        >>> try:
+        ...     check_selection([0, 0, 0, 1, 1, 1, 1, 1, 1], ["a", "b"], grid, "toy")
+        ... except ValueError as error:
+        ...     print(str(error).split(": ")[1].split(". ")[0])
+        class 'a' has 3 texts, and each class needs at least 4 (half predicted right by the model, half wrong)
+    """
+    counts = np.bincount(np.asarray(labels, dtype=np.int64), minlength=len(class_names))
+    total = grid.n_lp + grid.n_ep
+    share = total // len(class_names)
+    head = (
+        f"simulatability_study_from_grid cannot select {grid.n_lp} + {grid.n_ep} LP/EP samples from the pool of "
+        f"{dataset!r} ({int(counts.sum())} texts) with balance={grid.balance!r}: "
+    )
+    fix = (
+        "Ask for fewer samples (--n-lp, --n-ep; n_lp, n_ep) or draw from more texts (--pool-size; pool_size)"
+    )
+    if int(counts.sum()) < total:
+        raise InvalidParameterError(head + f"it has fewer than {total} texts. {fix}.")
+    short = [(class_names[c], int(n)) for c, n in enumerate(counts) if n < share]
+    if short and grid.balance == "strict":
+        name, n = short[0]
+        raise InvalidParameterError(
+            head
+            + f"class {name!r} has {n} texts, and each class needs at least {share} (half predicted right "
+            f"by the model, half wrong). {fix}, or fill the short classes from the others with --balance relaxed "
+            "(balance='relaxed')."
+        )
 
 
 def _explanation(

@@ -84,7 +84,7 @@ class LikertStudy:
         >>> study = LikertStudy([Dimension("tone", "emotional tone")],
         ...                     [RatingItem("0", "a joy", (0.8,)), RatingItem("1", "dull", (-0.4,))])
         >>> study.question_for(study.dimensions[0]), study.value_label(study.items[1], 0)
-        ('How well does this dimension capture emotional tone?', '-0.40 (low among these texts)')
+        ('How well does this dimension capture emotional tone?', '-0.40 (low: -50 % of the largest magnitude)')
     """
 
     dimensions: tuple[Dimension, ...]
@@ -137,18 +137,29 @@ class LikertStudy:
         return self.question.replace("{property}", dimension.property)
 
     def value_label(self, item: RatingItem, d: int) -> str:
-        """The value with where it stands among the study's texts, and towards which pole."""
-        column = self.values[:, d]
-        value = item.values[d]
-        rank = float((column < value).mean() + 0.5 * (column == value).mean())
-        band = next(name for limit, name in _BANDS if rank < limit)
+        """The value, its band by value and towards which pole.
+
+        The band is read from the value itself, as a fraction of the largest value of the dimension among the
+        study's texts (of the largest magnitude when the dimension takes negative values too): a value at 1 %
+        of the maximum is "very low" even when most texts are lower still. Ranks would call it "high".
+        """
+        fraction, signed = self.value_fraction(item, d)
+        position = (fraction + 1) / 2 if signed else fraction  # in [0, 1]
+        band = next(name for limit, name in _BANDS if position < limit)
         dimension = self.dimensions[d]
         towards = ""
         if band in ("very low", "low") and dimension.low:
             towards = f", toward {dimension.low}"
         elif band in ("high", "very high") and dimension.high:
             towards = f", toward {dimension.high}"
-        return f"{value:.2f} ({band} among these texts{towards})"
+        largest = "the largest magnitude" if signed else "the largest value"
+        return f"{item.values[d]:.2f} ({band}: {100 * fraction:.0f} % of {largest}{towards})"
+
+    def value_fraction(self, item: RatingItem, d: int) -> tuple[float, bool]:
+        """``(value / max |value| of the dimension, whether the dimension takes negative values)``."""
+        column = self.values[:, d]
+        scale = float(np.abs(column).max())
+        return (item.values[d] / scale if scale > 0 else 0.0), bool((column < 0).any())
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -9,19 +9,40 @@
   nonce per response), no framing, no referrer to other sites, no caching, no MIME sniffing — so even a text that escaped
   escaping could not run.
 - **Host check**: requests for another host name are refused (DNS-rebinding of a server on 127.0.0.1).
+- **Numbers**: every number read from a path, a form or a header goes through :func:`parse_number` (ASCII
+  digits only, at most 9 of them): ``str.isdigit`` accepts ``²`` and ``int`` accepts ``٣`` and 5,000-digit
+  strings, which crashed handlers with a 500.
+- **Errors**: an exception in a handler becomes a plain 500 page that carries the same headers as every other
+  response (Starlette's own error page is outside this middleware and would not).
 """
 
 from __future__ import annotations
 
 import hmac
+import logging
+import re
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-__all__ = ["csrf_token", "read_form", "security_middleware", "verify_csrf"]
+__all__ = ["csrf_token", "parse_number", "read_form", "security_middleware", "verify_csrf"]
 
 MAX_FIELDS = 64
+_NUMBER = re.compile(r"[0-9]{1,9}")
+_LOG = logging.getLogger("xaimetrics.studies")
+
+
+def parse_number(text: Any) -> int | None:
+    """The non-negative integer spelled by ``text`` in 1 to 9 ASCII digits, else ``None``.
+
+    Example:
+        >>> parse_number("42"), parse_number("²"), parse_number("٣"), parse_number("-1"), parse_number("9" * 5000)
+        (42, None, None, None, None)
+    """
+    if not isinstance(text, str) or _NUMBER.fullmatch(text) is None:
+        return None
+    return int(text)
 
 
 def csrf_token(secret: str, subject: str, purpose: str) -> str:
@@ -57,8 +78,12 @@ async def read_form(request: Any, max_body_bytes: int) -> dict[str, str]:
     if content_type != "application/x-www-form-urlencoded":
         raise FormError(415, "forms only")
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > max_body_bytes):
-        raise FormError(413, "request too large")
+    if declared is not None:
+        size = parse_number(declared)
+        if size is None:
+            raise FormError(400, "malformed Content-Length")
+        if size > max_body_bytes:
+            raise FormError(413, "request too large")
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
@@ -96,7 +121,12 @@ def security_middleware(
             return _secure(PlainTextResponse("Access denied.", status_code=403), "")
         nonce = secrets.token_urlsafe(16)
         request.state.nonce = nonce
-        return _secure(await call_next(request), nonce)
+        try:
+            response = await call_next(request)
+        except Exception:  # a bug in a handler: a bare 500 with the headers, the details only in the log
+            _LOG.exception("the study app failed on %s %s", request.method, request.url.path)
+            return _secure(PlainTextResponse("Server error.", status_code=500), "")
+        return _secure(response, nonce)
 
     return middleware
 

@@ -4,6 +4,10 @@ Every answer is one transaction, committed before the server sends the next scre
 restart loses nothing and a participant resumes at their first unanswered screen. Invite and admin tokens
 are stored as SHA-256 hashes only (a copy of the database gives no access). The database is bound to one
 study bundle by its digest: answers are never read against an edited bundle.
+
+A participant's link can be revoked (:meth:`StudyStore.revoke`): the token stops working, the answers stay.
+Sending the same answer again (a replayed or double-clicked POST) changes nothing: ``answered_at`` keeps the
+time of the answer, so the per-screen times of the export do not shift.
 """
 
 from __future__ import annotations
@@ -41,6 +45,10 @@ CREATE TABLE IF NOT EXISTS participants (
     token_hash TEXT UNIQUE NOT NULL,
     plan TEXT NOT NULL,
     created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS revoked (
+    participant_id INTEGER PRIMARY KEY REFERENCES participants(id),
+    revoked_at REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS views (
     participant_id INTEGER NOT NULL REFERENCES participants(id),
@@ -199,11 +207,13 @@ class StudyStore(SQLiteFile):
         return Invite(Participant(int(cursor.lastrowid or 0), label, tuple(plan), created), token)
 
     def participant(self, token: str | None) -> Participant | None:
-        """The participant whose token this is, or ``None``."""
+        """The participant whose token this is, or ``None`` (also when the link was revoked)."""
         if not token or len(token) > 256:
             return None
         rows = self._query(
-            "SELECT id, label, plan, created_at FROM participants WHERE token_hash = ?", (hash_token(token),)
+            "SELECT id, label, plan, created_at FROM participants WHERE token_hash = ? "
+            "AND id NOT IN (SELECT participant_id FROM revoked)",
+            (hash_token(token),),
         )
         return _participant(rows[0]) if rows else None
 
@@ -212,6 +222,36 @@ class StudyStore(SQLiteFile):
             _participant(r)
             for r in self._query("SELECT id, label, plan, created_at FROM participants ORDER BY id")
         ]
+
+    def revoke(self, label: str) -> None:
+        """Revoke the link of the participant ``label``: their token stops working, their answers are kept.
+
+        Example:
+            >>> import os, tempfile
+            >>> from xaimetrics.studies import Dimension, LikertStudy, RatingItem
+            >>> study = LikertStudy([Dimension("tone", "emotional tone")], [RatingItem("0", "a joy", (0.8,))])
+            >>> store = StudyStore(os.path.join(tempfile.mkdtemp(), "answers.sqlite"), study)
+            >>> invite = store.invite()
+            >>> store.revoke("P1")
+            >>> store.participant(invite.token) is None, store.revoked()
+            (True, {'P1'})
+        """
+        with self._transaction() as db:
+            row = db.execute("SELECT id FROM participants WHERE label = ?", (label,)).fetchone()
+            if row is None:
+                labels = [r[0] for r in db.execute("SELECT label FROM participants ORDER BY id LIMIT 10")]
+                raise invalid("label", "StudyStore.revoke", "the label of a participant", label,
+                              f"Participants: {', '.join(labels) or 'none yet'}.")  # fmt: skip
+            db.execute("INSERT OR IGNORE INTO revoked VALUES (?, ?)", (int(row[0]), time.time()))
+
+    def revoked(self) -> set[str]:
+        """The labels of the participants whose link was revoked."""
+        return {
+            str(r[0])
+            for r in self._query(
+                "SELECT p.label FROM revoked r JOIN participants p ON p.id = r.participant_id"
+            )
+        }
 
     # -- admin -----------------------------------------------------------------------------------------------
     def new_admin_token(self) -> str:
@@ -222,6 +262,17 @@ class StudyStore(SQLiteFile):
                 "INSERT OR REPLACE INTO meta VALUES ('admin_token_hash', ?)", (json.dumps(hash_token(token)),)
             )
         return token
+
+    @property
+    def served_url(self) -> str | None:
+        """The address ``xaimetrics study serve`` last served this study on (``None``: never served)."""
+        value = self._meta("served_url")
+        return None if value is None else str(value)
+
+    def remember_url(self, url: str) -> None:
+        """Record the address the study is served on (the links of ``study invite`` use it)."""
+        with self._transaction() as db:
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('served_url', ?)", (json.dumps(url),))
 
     @property
     def has_admin_token(self) -> bool:
@@ -261,7 +312,10 @@ class StudyStore(SQLiteFile):
             db.execute("INSERT OR IGNORE INTO views VALUES (?, ?, ?)", (participant.id, screen, time.time()))
 
     def record(self, participant: Participant, screen: int, values: Mapping[str, int | None]) -> None:
-        """Store the answers of one screen in one committed transaction (a change counts a revision)."""
+        """Store the answers of one screen in one committed transaction.
+
+        A changed value counts a revision and takes the new time; the same value again changes nothing.
+        """
         sequence = self.screens(participant)
         if not 0 <= screen < len(sequence):
             raise invalid("screen", "StudyStore.record", f"a screen index in [0, {len(sequence)})", screen)
@@ -274,7 +328,8 @@ class StudyStore(SQLiteFile):
                     "INSERT INTO responses (participant_id, screen, field, kind, subject, value, answered_at) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (participant_id, screen, field) DO UPDATE SET "
                     "revisions = revisions + (value IS NOT excluded.value), value = excluded.value, "
-                    "answered_at = excluded.answered_at",
+                    "answered_at = CASE WHEN value IS NOT excluded.value THEN excluded.answered_at "
+                    "ELSE answered_at END",
                     (participant.id, screen, field, shown.kind, subject, value, now),
                 )
 

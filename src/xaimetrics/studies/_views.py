@@ -4,6 +4,13 @@ The explanation of an arm is shown to people with the rules of the LLM prompt (:
 render_prompt`): a concept is shown when its normalised global importance passes ``τ`` for some class; a class
 lists the shown concepts above ``τ``; a local explanation the shown concepts above ``τ``; the signs are the
 buckets of Tab. 4. Instead of ``'concept_3': '++'``, a person reads a badge "strongly for: goal, match, coach".
+
+The texts are the prompt's (cut at the study's ``max_sample_chars`` like the LLM's), shown in a form a person
+can use on a phone: the first :data:`LEARN_CHARS` (an example on the learn screen) or :data:`QUESTION_CHARS`
+(the text of a question) characters, cut at a word, with the whole text one click away (``<details>``). So
+the answer buttons stay on the first screen, and twenty news articles make a learn page of a few screens, not
+twenty-three. Each answer button carries the concepts that describe its class (what the LLM reads in its
+prompt, and all an anonymised ``Class_1`` means).
 """
 
 from __future__ import annotations
@@ -17,7 +24,14 @@ from xaimetrics.studies._likert import LikertStudy
 from xaimetrics.studies._plan import Screen
 from xaimetrics.studies._simulatability import MethodExplanation, SimulatabilityStudy, StudyArm
 
-__all__ = ["explanation_view", "question_view", "rating_view"]
+__all__ = ["LEARN_CHARS", "QUESTION_CHARS", "excerpt", "explanation_view", "question_view", "rating_view"]
+
+#: characters of an example shown on the learn screen before "Show the whole text"
+LEARN_CHARS = 140
+#: characters of a question's text shown before "Show the whole text"
+QUESTION_CHARS = 360
+#: concepts per class shown on an answer button
+_BUTTON_CONCEPTS = 3
 
 #: the sign buckets in words (``tone`` picks the badge's colour; the words carry the meaning)
 _SIGNS = {
@@ -44,6 +58,23 @@ def _prompt_texts(prompt: Any) -> dict[str, str]:
     return texts
 
 
+def excerpt(text: str, limit: int) -> dict[str, Any]:
+    """``{"short", "full", "cut"}``: the first ``limit`` characters of ``text`` cut at a word, and the whole.
+
+    Example:
+        >>> excerpt("one two three four", 9)
+        {'short': 'one two…', 'full': 'one two three four', 'cut': True}
+        >>> excerpt("short", 9)["cut"]
+        False
+    """
+    if len(text) <= limit:
+        return {"short": text, "full": text, "cut": False}
+    head = text[:limit]
+    space = head.rfind(" ")
+    head = head[:space] if space > limit // 2 else head
+    return {"short": head.rstrip(" ,.;:") + "…", "full": text, "cut": True}
+
+
 def _sign(value: float) -> str:
     return importance_bucket(value) or ("+" if value > 0 else "-")
 
@@ -59,6 +90,7 @@ def _badge(explanation: MethodExplanation, concept_id: int, value: float) -> dic
         "tone": _SIGNS[sign][1],
         "label": description.label if description else None,
         "words": words,
+        "few": ", ".join(description.aligned[:3]) if description else "",
         "opposed": ", ".join(description.opposed) if description else "",
     }
 
@@ -103,7 +135,7 @@ def explanation_view(study: SimulatabilityStudy, arm: StudyArm) -> dict[str, Any
         view["lp"] = [
             {
                 "id": s.id,
-                "text": texts[s.id],
+                "text": excerpt(texts[s.id], LEARN_CHARS),
                 "answer": shown[s.prediction],
                 "badges": local_badges(lp_local, r),
             }
@@ -122,12 +154,14 @@ def question_view(study: SimulatabilityStudy, screen: Screen) -> dict[str, Any]:
     arm = study.arm(str(screen.arm))
     sample = next(s for s in study.sample_set(arm.seed).ep if s.id == screen.sample)
     learned = explanation_view(study, arm)
+    described = {c["name"]: c["badges"][:_BUTTON_CONCEPTS] for c in learned["classes"]}
     choices = [
-        {"value": i, "name": name, "key": str(i + 1) if i < 9 else ("0" if i == 9 else "")}
+        {"value": i, "name": name, "key": str(i + 1) if i < 9 else ("0" if i == 9 else ""),
+         "badges": described.get(name, [])}
         for i, name in enumerate(study.shown_classes(arm))
-    ]
+    ]  # fmt: skip
     return {
-        "text": _prompt_texts(study.prompt(arm))[sample.id],
+        "text": excerpt(_prompt_texts(study.prompt(arm))[sample.id], QUESTION_CHARS),
         "choices": choices,
         "badges": learned["ep_badges"].get(sample.id, []),
         "learned": learned,
@@ -140,11 +174,13 @@ def rating_view(study: LikertStudy, screen: Screen) -> dict[str, Any]:
     values = study.values
     dimensions = []
     for d, dimension in enumerate(study.dimensions):
-        low, high = float(values[:, d].min()), float(values[:, d].max())
+        # the meter reads by value like the label: from 0 (or -max |value|) to the largest magnitude
+        scale = float(np.abs(values[:, d]).max()) or 1.0
+        _, signed = study.value_fraction(item, d)
         dimensions.append({
             "field": f"d{d}", "key": str(d), "name": dimension.name, "description": dimension.description,
             "low": dimension.low, "high": dimension.high, "value": item.values[d],
-            "value_label": study.value_label(item, d), "min": low, "max": high if high > low else low + 1.0,
+            "value_label": study.value_label(item, d), "min": -scale if signed else 0.0, "max": scale,
             "question": study.question_for(dimension),
         })  # fmt: skip
     scale = [
