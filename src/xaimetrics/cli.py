@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from xaimetrics import __version__
+from xaimetrics._progress import bars_disabled, silence_progress_bars
 from xaimetrics.exceptions import XaimetricsError
 
 __all__ = ["build_parser", "main"]
@@ -46,6 +47,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    if getattr(args, "no_progress", False) or bars_disabled():  # every bar, transformers' too
+        silence_progress_bars()
     try:
         return int(args.func(args) or 0)
     except XaimetricsError as error:

@@ -22,6 +22,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from xaimetrics._arguments import add_data_arguments, data_options
 from xaimetrics._validation import invalid
 
 __all__ = ["register"]
@@ -52,7 +53,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "--providers", help="'module:attribute' of a Providers object (the grid's extra names)"
     )
     source.add_argument("--artefacts", type=Path, help="the benchmark's artefact folder, to reuse its fits")
-    source.add_argument("--dataset", help="which of the grid's datasets (when it lists several)")
+    source.add_argument(
+        "--dataset",
+        help="which of the grid's datasets (when it lists several); without --grid: an offline dataset, a data "
+        "file (any column names with --text-column/--label-column) or a hub id",
+    )
+    add_data_arguments(source)
     source.add_argument("--model", help="which of the grid's models (when it lists several; default minilm+)")
     source.add_argument("--n-concepts", type=int, default=20, help="without --grid: concepts per method")
     source.add_argument("--n-lp", type=int, default=20, help="without --grid: learning-phase samples")
@@ -157,8 +163,10 @@ def _grid(args: argparse.Namespace, providers: Any) -> Any:
     from xaimetrics.benchmark import Grid, load_grid
 
     extras = providers.grid_extras() if providers is not None else {}
+    data = data_options(args)  # --text-column ... (override the grid file's keys of the same names)
     if args.grid is not None:
-        return load_grid(args.grid, **extras)
+        grid = load_grid(args.grid, **extras)
+        return grid.replace(**data) if data else grid
     methods = args.methods or ([args.method] if args.method else None)
     if args.dataset is None or not methods:
         raise invalid("--grid", _OWNER, f"given for a {args.kind} study (or --dataset with --methods)", None,
@@ -167,7 +175,7 @@ def _grid(args: argparse.Namespace, providers: Any) -> Any:
     options: dict[str, Any] = {
         "datasets": (args.dataset,), "models": (args.model or "minilm+",), "methods": tuple(methods),
         "n_concepts": args.n_concepts, "seeds": tuple(args.seeds or (args.seed or 0,)), "simulators": ("perfect",),
-        "n_lp": args.n_lp, "n_ep": args.n_ep,
+        "n_lp": args.n_lp, "n_ep": args.n_ep, **data,
     }  # fmt: skip
     if args.prompt_types:
         options["prompt_types"] = tuple(args.prompt_types)
