@@ -13,11 +13,14 @@ from xaimetrics.benchmark import Grid, Providers, ResultsStore, load_grid, run_g
 from xaimetrics.exceptions import InvalidParameterError
 
 
-def _tweets(path: Path, split: str = "train") -> Path:
-    """The toy topic texts in a CSV with columns nobody guesses: Content (text) and Topic (class name)."""
-    data = toy_dataset(split)
-    names = [data.class_names[i] for i in data.labels]
-    pd.DataFrame({"Id": range(len(data)), "Content": data.texts, "Topic": names}).to_csv(path, index=False)
+def _tweets(path: Path) -> Path:
+    """The toy topic texts (350) in a CSV with columns nobody guesses: Content (text) and Topic (class name)."""
+    texts, names = [], []
+    for split in ("train", "test"):
+        data = toy_dataset(split)
+        texts += data.texts
+        names += [data.class_names[i] for i in data.labels]
+    pd.DataFrame({"Id": range(len(texts)), "Content": texts, "Topic": names}).to_csv(path, index=False)
     return path
 
 
@@ -32,7 +35,7 @@ def test_a_grid_runs_on_a_csv_with_any_column_names(tmp_path: Path) -> None:
         tmp_path / "grid.toml",
         f'datasets = ["{data}"]\nmodels = ["toy"]\nmethods = ["pca", "NoExplanation"]\n'
         'text_column = "Content"\nlabel_column = "Topic"\nprompt_types = ["NE2", "E2"]\nseeds = [0]\n'
-        'simulators = ["perfect"]\nn_concepts = { pca = 3 }\nn_lp = 6\nn_ep = 6\nn_fit = 100\n',
+        'simulators = ["perfect"]\nn_concepts = { pca = 3 }\nn_lp = 6\nn_ep = 6\nn_fit = 100\nbalance = "relaxed"\n',
     )
     grid = load_grid(grid_file, extra_models=("toy",))
     assert grid.methods == ("PCA", "NoExplanation") and grid.n_concepts == {"PCA": 3}  # registry spelling
