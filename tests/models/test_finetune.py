@@ -190,5 +190,5 @@ def test_quiet_flags_and_tqdm_disable_silence_every_bar(data_file, tokenizer, tm
         ("quiet", ("--quiet",), {}), ("no-progress", ("--no-progress",), {}), ("env", (), {"TQDM_DISABLE": "1"}),
     ):  # fmt: skip
         silent = stderr(name, *extra, **variables)
-        for bar in ("%|", "it/s", "fine-tuning", "Loading weights", "Writing model shards", "batch"):
+        for bar in ("%|", "it/s", "fine-tuning", "Loading weights", "Writing model shards", "batch/s"):
             assert bar not in silent, f"{name}: {bar!r} in {silent!r}"

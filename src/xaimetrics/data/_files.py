@@ -189,7 +189,7 @@ def _read(path: Path, kind: str, encoding: str) -> Any:
     if handle is None:  # .zst / .zip: pandas knows them
         return pd.read_json(path, lines=kind == ".jsonl", encoding=encoding)
     with handle:
-        text = handle.read()
+        text = handle.read().removeprefix("\ufeff")  # a byte-order mark (files saved by Excel, Notepad)
     if kind == ".json" and not text.lstrip().startswith("{"):
         return _json_array(path, text)
     return _json_lines(path, text)
