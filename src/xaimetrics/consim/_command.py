@@ -264,16 +264,6 @@ def _check_args(args: argparse.Namespace) -> None:
             "For a local server, e.g. http://127.0.0.1:8080/v1.",
         )  # fmt: skip
     kind = EXTRACTORS.get(args.method, owner=_OWNER, argument="--method")
-    if kind.positive_activations:
-        from xaimetrics.models import is_positive_model
-
-        positive = args.positive if args.model == "demo" else is_positive_model(args.model)
-        if not positive:
-            raise invalid(
-                "--method", _OWNER, "a method for any activations when the model is not a '+' model", _method(args),
-                f"{_method(args)} needs non-negative activations: use --model demo --positive, a model fine-tuned "
-                "with 'xaimetrics finetune --positive', or another --method (e.g. pca).",
-            )  # fmt: skip
     if kind.bounded:
         limits = [] if args.augment else [(args.fit_samples, "the --fit-samples texts")]
         width = _activation_width(args.model)
@@ -285,6 +275,19 @@ def _check_args(args: argparse.Namespace) -> None:
                     "--n-concepts", _OWNER, f"≤ {limit} ({what}) for --method {_method(args)}", args.n_concepts,
                     "Ask for fewer concepts, or use --method sae (any number of concepts).",
                 )  # fmt: skip
+    if kind.positive_activations:
+        from pathlib import Path
+
+        from xaimetrics.models import is_positive_model
+
+        # the demo model: --positive; a saved directory: its own config (a missing path fails when it loads)
+        positive = args.positive if args.model == "demo" else is_positive_model(args.model)
+        if not positive and (args.model == "demo" or Path(args.model).is_dir()):
+            raise invalid(
+                "--method", _OWNER, "a method for any activations when the model is not a '+' model", _method(args),
+                f"{_method(args)} needs non-negative activations: use --model demo --positive, a model fine-tuned "
+                "with 'xaimetrics finetune --positive', or another --method (e.g. pca).",
+            )  # fmt: skip
 
 
 def _activation_width(model: str) -> int | None:

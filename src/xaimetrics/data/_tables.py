@@ -72,7 +72,9 @@ def pick_column(
     if found is None:
         raise invalid(
             argument, "load_dataset", f"given: {source} has none of the usual columns {candidates}",
-            None, f"Its columns are {', '.join(map(str, columns))}; pass {argument}='<column>'.",
+            None,
+            f"Its columns are {', '.join(map(str, columns))}; pass {argument}='<column>' "
+            f"(--{argument.replace('_', '-')} on the command line, {argument} = \"<column>\" in a grid file).",
         )  # fmt: skip
     return found
 
