@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-__all__ = ["bars_disabled", "show_bar", "silence_progress_bars"]
+__all__ = ["bars_disabled", "no_progress_bars", "show_bar", "silence_progress_bars"]
 
 _TRUE = ("1", "true", "yes", "on")
 
@@ -54,3 +56,50 @@ def _apply_to_imported() -> None:
         from transformers.utils import logging as transformers_logging
 
         transformers_logging.disable_progress_bar()
+
+
+@contextmanager
+def no_progress_bars() -> Iterator[None]:
+    """:func:`silence_progress_bars` for the duration of a ``with`` block, then the previous state back (the
+    environment variables and transformers' / huggingface_hub's switches), so that a command run in process
+    leaves its caller's bars as they were.
+
+    Example:
+        >>> before = os.environ.get("TQDM_DISABLE")
+        >>> with no_progress_bars():
+        ...     bars_disabled()
+        True
+        >>> os.environ.get("TQDM_DISABLE") == before
+        True
+    """
+    saved = {name: os.environ.get(name) for name in ("TQDM_DISABLE", "HF_HUB_DISABLE_PROGRESS_BARS")}
+    hub = transformers = None
+    if "huggingface_hub" in sys.modules:
+        from huggingface_hub.utils import are_progress_bars_disabled
+
+        hub = not are_progress_bars_disabled()
+    if "transformers" in sys.modules:
+        from transformers.utils import logging as transformers_logging
+
+        transformers = transformers_logging.is_progress_bar_enabled()
+    silence_progress_bars()
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        if hub is None and "huggingface_hub" in sys.modules:  # imported during the block: as the env said
+            hub = saved["HF_HUB_DISABLE_PROGRESS_BARS"] is None
+        if transformers is None and "transformers" in sys.modules:
+            transformers = bool(hub)
+        if hub:
+            from huggingface_hub.utils import enable_progress_bars
+
+            enable_progress_bars()
+        if transformers:
+            from transformers.utils import logging as transformers_logging
+
+            transformers_logging.enable_progress_bar()
