@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -91,15 +92,15 @@ def no_progress_bars() -> Iterator[None]:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
-        if hub is None and "huggingface_hub" in sys.modules:  # imported during the block: as the env said
-            hub = saved["HF_HUB_DISABLE_PROGRESS_BARS"] is None
-        if transformers is None and "transformers" in sys.modules:
-            transformers = bool(hub)
-        if hub:
-            from huggingface_hub.utils import enable_progress_bars
+        # Only the packages imported before the block get their bars back: one imported during it read
+        # HF_HUB_DISABLE_PROGRESS_BARS=1 once and for all (huggingface_hub warns if asked to enable them then).
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if hub:
+                from huggingface_hub.utils import enable_progress_bars
 
-            enable_progress_bars()
-        if transformers:
-            from transformers.utils import logging as transformers_logging
+                enable_progress_bars()
+            if transformers:
+                from transformers.utils import logging as transformers_logging
 
-            transformers_logging.enable_progress_bar()
+                transformers_logging.enable_progress_bar()
