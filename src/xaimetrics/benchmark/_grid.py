@@ -23,6 +23,14 @@ The TOML file mirrors the dataclass fields (``tomllib``, Python ≥ 3.11; ``toml
     prompt_types = ["NE1-a", "E1-a", "NE2-a", "E2-a", "E3-a"]
     seeds = [0, 1, 2]
     simulators = ["local"]
+
+A data file of your own goes in ``datasets`` with the keys that read it (the keywords of
+:func:`xaimetrics.data.load_dataset`; the file is checked when the grid is built)::
+
+    datasets = ["tweets.csv"]
+    text_column = "Content"
+    label_column = "Author"
+    encoding = "utf-8"
 """
 
 from __future__ import annotations
