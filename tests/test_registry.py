@@ -66,3 +66,22 @@ def test_bad_registrations_are_explained() -> None:
         colours.register("x-ray", 1, aliases="x")  # type: ignore[arg-type]
     with pytest.raises(InvalidParameterError, match="non-empty string"):
         colours.register(" ", 1)
+
+
+def test_unknown_names_get_the_closest_registered_one() -> None:
+    """Every lookup through a registry suggests a close name (difflib), case-insensitively."""
+    from xaimetrics.concepts import EXTRACTORS
+    from xaimetrics.consim import PromptSetting
+    from xaimetrics.simulators import check_simulator_spec
+
+    colours = _colours()
+    with pytest.raises(InvalidParameterError, match=r"Got reed\. Did you mean 'red'\?$"):
+        colours.get("reed")
+    with pytest.raises(InvalidParameterError, match=r"Got purple\.$"):  # nothing close: no suggestion
+        colours.get("purple")
+    with pytest.raises(InvalidParameterError, match=r"Got nfm\. Did you mean 'NMF'\?"):
+        EXTRACTORS.get("nfm")
+    with pytest.raises(InvalidParameterError, match=r"Got lcoal\. Did you mean 'local'\?"):
+        check_simulator_spec("lcoal")
+    with pytest.raises(InvalidParameterError, match=r"Got NE22-a\. Did you mean 'NE2'\?"):
+        PromptSetting.parse("NE22-a")

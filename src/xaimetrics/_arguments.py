@@ -11,15 +11,72 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 __all__ = [
+    "add_data_arguments",
     "add_portable_argument",
+    "add_progress_argument",
     "add_scoring_argument",
     "add_simulator_arguments",
     "add_tracking_arguments",
     "apply_portable_argument",
+    "data_options",
     "grid_trackers",
     "response_cache",
     "track_grid",
 ]
+
+#: the options that read a dataset file, spelled as :func:`xaimetrics.data.load_dataset`'s keywords and the grid
+#: file's keys; the command line spells them with dashes (``--text-column``)
+DATA_OPTIONS: tuple[str, ...] = ("text_column", "label_column", "encoding", "drop_empty_rows")
+
+
+def add_data_arguments(parser: argparse.ArgumentParser | Any) -> None:
+    """Add ``--text-column``, ``--label-column``, ``--encoding`` and ``--drop-empty-rows``: how a dataset file is
+    read, with the names of :func:`xaimetrics.data.load_dataset`'s keywords and of the grid file's keys.
+
+    Example:
+        >>> parser = argparse.ArgumentParser()
+        >>> add_data_arguments(parser)
+        >>> data_options(parser.parse_args(["--text-column", "Content", "--label-column", "Author"]))
+        {'text_column': 'Content', 'label_column': 'Author'}
+    """
+    parser.add_argument(
+        "--text-column", default=None, help="the column of a data file holding the texts (default: text, ...)"
+    )
+    parser.add_argument(
+        "--label-column",
+        default=None,
+        help="the column of a data file holding the labels (default: label, ...)",
+    )
+    parser.add_argument(
+        "--encoding", default=None, help="the text encoding of a data file, e.g. latin-1 (default: utf-8)"
+    )
+    parser.add_argument(
+        "--drop-empty-rows",
+        action="store_true",
+        help="drop the rows of a data file with an empty text or label (default: refuse them, naming their lines)",
+    )
+
+
+def data_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The :func:`~xaimetrics.data.load_dataset` keywords the parsed data arguments set (only those given)."""
+    values = {name: getattr(args, name, None) for name in DATA_OPTIONS}
+    return {name: value for name, value in values.items() if value not in (None, False)}
+
+
+def add_progress_argument(parser: argparse.ArgumentParser | Any) -> None:
+    """Add ``--no-progress`` (alias ``--quiet``): no progress bar at all, transformers' and huggingface_hub's
+    included (the command line calls :func:`xaimetrics._progress.silence_progress_bars`; ``TQDM_DISABLE=1``
+    does the same).
+
+    Example:
+        >>> parser = argparse.ArgumentParser()
+        >>> add_progress_argument(parser)
+        >>> parser.parse_args(["--quiet"]).no_progress, parser.parse_args([]).no_progress
+        (True, False)
+    """
+    parser.add_argument(
+        "--no-progress", "--quiet", dest="no_progress", action="store_true", help="no progress bars at all"
+    )
 
 
 def add_simulator_arguments(

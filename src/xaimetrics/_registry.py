@@ -10,14 +10,15 @@ stored in results) and any number of aliases.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import difflib
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar, overload
 
 from xaimetrics._validation import invalid
 
-__all__ = ["Registry", "RegistryEntry", "join_or"]
+__all__ = ["Registry", "RegistryEntry", "did_you_mean", "join_or"]
 
 T = TypeVar("T")
 
@@ -30,6 +31,20 @@ def join_or(names: tuple[str, ...] | list[str]) -> str:
         ('E1, E2 or E3', 'NE1')
     """
     return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else "".join(names)
+
+
+def did_you_mean(name: object, choices: Iterable[object]) -> str:
+    """A sentence suggesting the closest of ``choices`` to a mistyped ``name`` (case-insensitive), or ``""``.
+
+    Example:
+        >>> did_you_mean("nfm", ["NMF", "PCA", "NoExplanation"]), did_you_mean("xyz", ["NMF"])
+        ("Did you mean 'NMF'?", '')
+    """
+    if not isinstance(name, str) or not name:
+        return ""
+    spelled = {str(choice).lower(): str(choice) for choice in choices}
+    close = difflib.get_close_matches(name.lower(), list(spelled), n=1, cutoff=0.6)
+    return f"Did you mean {spelled[close[0]]!r}?" if close else ""
 
 
 @dataclass(frozen=True)
@@ -164,8 +179,9 @@ class Registry(Generic[T]):
         found = self._lookup.get(name.lower()) if isinstance(name, str) else None
         if found is None:
             raise invalid(
-                argument or self.argument, owner or f"{self.kind} registry", f"one of {self.choices()}", name
-            )
+                argument or self.argument, owner or f"{self.kind} registry", f"one of {self.choices()}", name,
+                did_you_mean(name, [k for e in self._entries.values() for k in (e.name, *e.aliases)]) or None,
+            )  # fmt: skip
         return found
 
     def get(self, name: str, *, owner: str | None = None, argument: str | None = None) -> T:

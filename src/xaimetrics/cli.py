@@ -9,11 +9,13 @@ one ``Type: message`` line and exit with code 1, without a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 from collections.abc import Sequence
 
 from xaimetrics import __version__
+from xaimetrics._progress import bars_disabled, no_progress_bars
 from xaimetrics.exceptions import XaimetricsError
 
 __all__ = ["build_parser", "main"]
@@ -49,8 +51,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from xaimetrics._arguments import apply_portable_argument
 
     apply_portable_argument(args)
+    quiet = getattr(args, "no_progress", False) or bars_disabled()  # every bar, transformers' too
     try:
-        return int(args.func(args) or 0)
+        with no_progress_bars() if quiet else contextlib.nullcontext():
+            return int(args.func(args) or 0)
     except XaimetricsError as error:
         print(f"{type(error).__name__}: {error}", file=sys.stderr)
         return 1

@@ -138,3 +138,57 @@ def test_bad_arguments_fail_before_any_work(tmp_path: Path) -> None:
         InvalidParameterError, match=r"'model' parameter of finetune.*Loading its tokenizer failed"
     ):
         finetune(tmp_path / "empty", "bbc_news", cache_dir=tmp_path, n_eval=2, progress=False)
+
+
+def test_a_one_class_label_column_is_refused_before_training(
+    tokenizer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    one = tmp_path / "one.csv"
+    pd.DataFrame({"Content": [f"tweet {i}" for i in range(30)], "Author": ["trump"] * 30}).to_csv(
+        one, index=False
+    )
+    options = {"text_column": "Content", "label_column": "Author"}
+    with pytest.raises(
+        InvalidParameterError, match=r"label column 'Author' of .*one\.csv holds one class \('trump'\)"
+    ):
+        finetune(tmp_path / "nowhere", one, dataset_options=options, cache_dir=tmp_path, progress=False)
+    assert not (tmp_path / "models").exists()  # refused before any model is loaded or written
+    args = ["finetune", "--model", str(tmp_path / "nowhere"), "--dataset", str(one), "--text-column", "Content",
+            "--label-column", "Author", "--cache-dir", str(tmp_path), "--quiet"]  # fmt: skip
+    assert main(args) == 1
+    captured = capsys.readouterr()
+    assert "holds one class ('trump') in 30 rows: a classifier needs at least two" in captured.err
+    assert "test accuracy" not in captured.out
+
+
+def test_quiet_flags_and_tqdm_disable_silence_every_bar(data_file, tokenizer, tmp_path: Path) -> None:
+    """A real ``xaimetrics finetune`` process: its stderr holds bars without the flags, none with them."""
+    import os
+    import subprocess
+    import sys
+
+    base = _save_base("bert", tmp_path / "base", tokenizer)
+    src = Path(__file__).resolve().parents[2] / "src"
+    env = {**os.environ, "PYTHONPATH": str(src), "XAIMETRICS_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("TQDM_DISABLE", None)
+    common = [sys.executable, "-m", "xaimetrics.cli", "finetune", "--model", str(base), "--dataset", str(data_file),
+              "--text-column", "review", "--label-column", "stars", "--n-train", "48", "--batch-size", "8",
+              "--max-length", "16", "--n-eval", "0", "--device", "cpu"]  # fmt: skip
+
+    def stderr(name: str, *extra: str, **variables: str) -> str:
+        command = [*common, "--output", str(tmp_path / name), *extra]
+        result = subprocess.run(
+            command, capture_output=True, text=True, env={**env, **variables}, timeout=300
+        )
+        assert result.returncode == 0, result.stderr
+        assert "test accuracy" in result.stdout
+        return result.stderr
+
+    loud = stderr("loud")
+    assert "fine-tuning" in loud and "%|" in loud  # the bar the flags must silence
+    for name, extra, variables in (
+        ("quiet", ("--quiet",), {}), ("no-progress", ("--no-progress",), {}), ("env", (), {"TQDM_DISABLE": "1"}),
+    ):  # fmt: skip
+        silent = stderr(name, *extra, **variables)
+        for bar in ("%|", "it/s", "fine-tuning", "Loading weights", "Writing model shards", "batch/s"):
+            assert bar not in silent, f"{name}: {bar!r} in {silent!r}"

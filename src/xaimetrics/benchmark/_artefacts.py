@@ -77,19 +77,20 @@ class Providers:
             "extra_simulators": tuple(self.simulators),
         }
 
-    def load_dataset(self, name: str, split: str) -> Any:
+    def load_dataset(self, name: str, split: str, options: Mapping[str, Any] | None = None) -> Any:
+        """A split of a dataset; ``options`` (the grid's ``text_column`` …) read built-in names' files."""
         if name in self.datasets:
             return self.datasets[name](split)
         from xaimetrics.data import load_dataset
 
-        return load_dataset(name, split)
+        return load_dataset(name, split, **dict(options or {}))
 
-    def load_model(self, name: str, dataset: str) -> Any:
+    def load_model(self, name: str, dataset: str, options: Mapping[str, Any] | None = None) -> Any:
         if name in self.models:
             return self.models[name](dataset)
         from xaimetrics.models import load_classifier  # minilm(+), a Hugging Face id or a local directory
 
-        return load_classifier(name, dataset, progress=self.progress)
+        return load_classifier(name, dataset, progress=self.progress, dataset_options=options)
 
 
 class _WordActivations:
@@ -170,8 +171,8 @@ class Artefacts:
         """(concept-fit texts drawn from train, LP/EP candidate pool drawn from test), fixed seed 0."""
 
         def load() -> tuple[Any, Any]:
-            train = self.providers.load_dataset(dataset, "train")
-            test = self.providers.load_dataset(dataset, "test")
+            train = self.providers.load_dataset(dataset, "train", self.grid.dataset_options())
+            test = self.providers.load_dataset(dataset, "test", self.grid.dataset_options())
             fit = train.sample(self.grid.n_fit, seed=0)
             pool = test if self.grid.pool_size is None else test.sample(self.grid.pool_size, seed=0)
             return fit, pool
@@ -179,7 +180,10 @@ class Artefacts:
         return self._once(("data", dataset), load)
 
     def model(self, dataset: str, model: str) -> Any:
-        return self._once(("model", dataset, model), lambda: self.providers.load_model(model, dataset))
+        return self._once(
+            ("model", dataset, model),
+            lambda: self.providers.load_model(model, dataset, self.grid.dataset_options()),
+        )
 
     def model_id(self, dataset: str, model: str) -> str:
         """What identifies the trained weights (the demo classifier's recipe and training time), so that
@@ -188,9 +192,11 @@ class Artefacts:
         def identify() -> str:
             classifier = self.model(dataset, model)
             metadata = getattr(classifier, "metadata", None)
+            options = self.grid.dataset_options()  # other columns of one file: other texts, other artefacts
             return _digest(
-                model, dataset, metadata if isinstance(metadata, dict) else type(classifier).__name__
-            )
+                model, dataset, *((options,) if options else ()),
+                metadata if isinstance(metadata, dict) else type(classifier).__name__,
+            )  # fmt: skip
 
         return self._once(("model_id", dataset, model), identify)
 

@@ -23,6 +23,14 @@ The TOML file mirrors the dataclass fields (``tomllib``, Python ≥ 3.11; ``toml
     prompt_types = ["NE1-a", "E1-a", "NE2-a", "E2-a", "E3-a"]
     seeds = [0, 1, 2]
     simulators = ["local"]
+
+A data file of your own goes in ``datasets`` with the keys that read it (the keywords of
+:func:`xaimetrics.data.load_dataset`; the file is checked when the grid is built)::
+
+    datasets = ["tweets.csv"]
+    text_column = "Content"
+    label_column = "Author"
+    encoding = "utf-8"
 """
 
 from __future__ import annotations
@@ -34,12 +42,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from xaimetrics._registry import join_or
+from xaimetrics._registry import did_you_mean, join_or
 from xaimetrics._urls import public_url
 from xaimetrics._validation import invalid
 from xaimetrics.benchmark._store import setting_key
 from xaimetrics.concepts import EXTRACTORS
 from xaimetrics.consim import CONTROLS, PROMPT_TYPES, PromptSetting, prompt_label
+from xaimetrics.exceptions import InvalidParameterError
 
 __all__ = [
     "BASELINE_METHOD",
@@ -147,13 +156,16 @@ class Grid:
     """A ConSim benchmark grid (paper §5.1): the product of every listed choice.
 
     Args:
-        datasets: offline dataset names (``rotten_tomatoes``, ``imdb``, ``bbc_news``) or extra ones registered
+        datasets: offline dataset names (``rotten_tomatoes``, ``imdb``, ``bbc_news``), recipes, data files
+            (CSV, TSV, JSON Lines, JSON, Parquet: read with ``text_column`` …, checked before the run), Hugging
+            Face ids, or extra ones registered with the runner.
+        models: ``"minilm"`` / ``"minilm+"`` (the MiniLM classifier fine-tuned on the dataset, any dataset;
+            ``+`` adds a ReLU at the split, as NMF needs), a Hugging Face id (``+`` for the ReLU variant), a
+            saved classifier directory (its own config says whether it is a ``+`` model), or names registered
             with the runner.
-        models: ``"minilm"`` / ``"minilm+"`` (the demo MiniLM classifier; ``+`` adds a ReLU at the split, as
-            NMF needs) or names registered with the runner.
         methods: extractors of :data:`~xaimetrics.concepts.EXTRACTORS` (NMF, SAE, ICA, PCA, SVD, NoProjection
-            and any registered), ``"NoExplanation"`` and the controls. Default: every registered extractor and
-            ``"NoExplanation"``.
+            and any registered), ``"NoExplanation"`` and the controls, case-insensitive (stored in their
+            canonical spelling). Default: every registered extractor and ``"NoExplanation"``.
         n_concepts: one integer for all methods, or ``{method: int or [candidates]}`` (missing methods get
             ``default_n_concepts``). Candidates are chosen on ``validation_seeds``.
         interpretations: ``"top_words"`` (CMAW, eq. 1) and/or ``"llm_labels"`` (o1CA, eq. 2).
@@ -183,6 +195,10 @@ class Grid:
         scoring: ``"accuracy"`` (eq. 5 on the answer text) or ``"probability"`` (also the simulator's class
             probabilities per EP sample: expected accuracy, log-loss, Brier; needs a simulator with
             log-probabilities). Rankings use expected accuracy when every setting has it.
+        text_column, label_column: the columns of data-file datasets holding the texts and the labels (any
+            names; default: the usual ones, ``text``/``label`` …), as in :func:`xaimetrics.data.load_dataset`.
+        encoding: the text encoding of data files (default UTF-8).
+        drop_empty_rows: drop the rows of data files with an empty text or label (default: refuse them).
 
     Example:
         >>> grid = Grid(methods=("NMF", "PCA", "NoExplanation"), prompt_types=("NE2", "E2"), seeds=(0, 1),
@@ -212,6 +228,10 @@ class Grid:
     extractor_options: Any = None
     controls: bool = False
     scoring: str = "accuracy"
+    text_column: str | None = None
+    label_column: str | None = None
+    encoding: str | None = None
+    drop_empty_rows: bool = False
     extra_datasets: tuple[str, ...] = field(default=(), repr=False, compare=False)
     extra_models: tuple[str, ...] = field(default=(), repr=False, compare=False)
     extra_simulators: tuple[str, ...] = field(default=(), repr=False, compare=False)
@@ -223,26 +243,37 @@ class Grid:
             object.__setattr__(self, name, _tuple_of(name, getattr(self, name), int, allow_empty=True))
         for name in ("extra_datasets", "extra_models", "extra_simulators"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
+        methods = tuple(_canonical_method(m) for m in self.methods)
+        if len(set(methods)) != len(methods):
+            raise invalid(
+                "methods", _OWNER, "a list without duplicates (names are case-insensitive)", self.methods
+            )
+        object.__setattr__(self, "methods", methods)
         if isinstance(self.n_concepts, Mapping):
-            object.__setattr__(self, "n_concepts", dict(self.n_concepts))
+            object.__setattr__(
+                self, "n_concepts", {_canonical_method(k): v for k, v in self.n_concepts.items()}
+            )
         if isinstance(self.extractor_options, Mapping):
             object.__setattr__(
-                self, "extractor_options", {k: dict(v) for k, v in self.extractor_options.items()}
+                self,
+                "extractor_options",
+                {_canonical_method(k): dict(v) for k, v in self.extractor_options.items()},
             )
         self.validate()
 
     # -- validation ------------------------------------------------------------------------------------------
     def validate(self) -> None:
         """Check every field; raise :class:`~xaimetrics.exceptions.InvalidParameterError` naming the bad key."""
-        from xaimetrics.data import OFFLINE_DATASETS, is_dataset_reference
-        from xaimetrics.models import is_classifier_reference
+        from xaimetrics.data import check_dataset
+        from xaimetrics.models import is_classifier_reference, is_positive_model
 
-        # recipes, data files and "org/name" hub ids are datasets; hub ids and local directories are models
-        _choices(
-            "datasets",
-            [d for d in self.datasets if not is_dataset_reference(d)],
-            (*OFFLINE_DATASETS, *self.extra_datasets),
-        )
+        # recipes, data files (read once here, so that a bad file stops the grid before the run) and "org/name"
+        # hub ids are datasets; hub ids and local directories are models
+        self._check_data_options()
+        options = self.dataset_options()
+        for dataset in self.datasets:
+            if dataset not in self.extra_datasets:
+                check_dataset(dataset, owner=_OWNER, argument="datasets", **options)
         _choices(
             "models",
             [m for m in self.models if not is_classifier_reference(m)],
@@ -307,12 +338,14 @@ class Grid:
                     unknown,
                 )  # fmt: skip
         positive = [m for m in self.concept_methods if EXTRACTORS.get(m).positive_activations]
-        # built-in names, Hugging Face ids and directories: a trailing '+' asks for the non-negative variant
-        standard = [m for m in self.models if m not in self.extra_models and not m.endswith("+")]
+        # built-in names and Hugging Face ids: a trailing '+' asks for the non-negative variant; a saved
+        # classifier directory says in its own config whether it was fine-tuned with the ReLU
+        standard = [m for m in self.models if m not in self.extra_models and not is_positive_model(m)]
         if positive and standard:
             raise invalid(
                 "models", _OWNER, f"'+' (non-negative) variants when {join_or(tuple(positive))} is listed", standard,
-                f"Use 'minilm+' (or '<model>+') or drop {join_or(tuple(positive))}.",
+                f"Use 'minilm+' (or '<model>+', or a directory fine-tuned with positive=True) or drop "
+                f"{join_or(tuple(positive))}.",
             )  # fmt: skip
         uses_url = any(kind is not None and kind.uses_base_url for kind in kinds)
         if (
@@ -328,6 +361,29 @@ class Grid:
                 "at least one seed when 'n_concepts' lists candidates",
                 self.validation_seeds,
             )
+
+    def _check_data_options(self) -> None:
+        from xaimetrics.data._files import check_encoding
+
+        for name in ("text_column", "label_column"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or not value):
+                raise invalid(name, _OWNER, "None or a column name (a non-empty string)", value)
+        if self.encoding is not None:
+            check_encoding(self.encoding, _OWNER)
+        if not isinstance(self.drop_empty_rows, bool):
+            raise invalid("drop_empty_rows", _OWNER, "true or false", self.drop_empty_rows)
+
+    def dataset_options(self) -> dict[str, Any]:
+        """The keyword arguments of :func:`~xaimetrics.data.load_dataset` that read the grid's data files
+        (``text_column``, ``label_column``, ``encoding``, ``drop_empty_rows``; only those set).
+
+        Example:
+            >>> Grid(simulators=("perfect",), text_column="Content").dataset_options()
+            {'text_column': 'Content'}
+        """
+        names = ("text_column", "label_column", "encoding", "drop_empty_rows")
+        return {name: getattr(self, name) for name in names if getattr(self, name) not in (None, False)}
 
     def _simulator_kind(self, spec: str) -> Any:
         """The :class:`~xaimetrics.simulators.SimulatorKind` of a spec (``None`` for a runner-provided name)."""
@@ -482,7 +538,25 @@ class Grid:
 def _choices(name: str, values: Sequence[str], valid: Sequence[str]) -> None:
     for value in values:
         if value not in valid:
-            raise invalid(name, _OWNER, "among " + ", ".join(repr(v) for v in valid), value)
+            raise invalid(
+                name,
+                _OWNER,
+                "among " + ", ".join(repr(v) for v in valid),
+                value,
+                did_you_mean(value, valid) or None,
+            )
+
+
+def _canonical_method(name: Any) -> Any:
+    """A method name in its registry spelling (``"nmf"`` → ``"NMF"``); unknown names are left for validation."""
+    if not isinstance(name, str):
+        return name
+    if name.lower() == BASELINE_METHOD.lower():
+        return BASELINE_METHOD
+    for registry in (EXTRACTORS, CONTROLS):
+        if name in registry:
+            return registry.canonical(name)
+    return name
 
 
 def _check_counts(name: str, value: Any) -> None:
@@ -516,11 +590,26 @@ def load_grid(path: str | Path, **extra: Any) -> Grid:
         tomllib = import_optional("tomli", extra="benchmark", caller="load_grid")
     path = Path(path)
     if not path.is_file():
-        raise invalid("path", "load_grid", "an existing TOML file", str(path))
+        raise invalid(
+            "path",
+            "load_grid",
+            "an existing TOML file",
+            str(path),
+            f"File not found: '{path}'; check the path.",
+        )
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as error:
+        raise InvalidParameterError(
+            f"The grid file '{path}' is not UTF-8 text (byte 0x{error.object[error.start]:02x} at offset "
+            f"{error.start}). Save it as UTF-8 (TOML files are UTF-8)."
+        ) from None
     except tomllib.TOMLDecodeError as error:
-        raise invalid("path", "load_grid", "a valid TOML file", f"{path}: {error}") from error
+        # the whole message: tomllib puts the line and column at its end
+        raise InvalidParameterError(
+            f"The grid file '{path}' is not valid TOML: {error}. Fix the syntax there (strings in double quotes, "
+            'lists in brackets: datasets = ["tweets.csv"]; tables such as n_concepts = { NMF = 10 }).'
+        ) from None
     return grid_from_dict(data, **extra)
 
 
@@ -529,5 +618,6 @@ def grid_from_dict(data: Mapping[str, Any], **extra: Any) -> Grid:
     valid = [f.name for f in dataclasses.fields(Grid) if f.repr]
     unknown = sorted(set(data) - set(valid))
     if unknown:
-        raise invalid("grid", "load_grid", "keys among " + ", ".join(valid), unknown)
+        hints = [hint for hint in (did_you_mean(key, valid) for key in unknown) if hint]
+        raise invalid("grid", "load_grid", "keys among " + ", ".join(valid), unknown, " ".join(hints) or None)
     return Grid(**dict(data), **extra)

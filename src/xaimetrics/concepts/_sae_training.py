@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 import torch
 
+from xaimetrics._progress import bars_disabled
+
 __all__ = ["SAEConfig", "SAEParameters", "train_sparse_autoencoder"]
 
 Activation = Literal["relu", "topk", "batchtopk"]
@@ -229,6 +231,10 @@ def train_sparse_autoencoder(data: torch.Tensor, config: SAEConfig) -> SAEParame
     best, since_best, running, counted = math.inf, 0, 0.0, 0
     # progress=None lets tqdm decide (shown on a terminal only).
     disable = None if config.progress is None else not config.progress
+    if (
+        bars_disabled()
+    ):  # TQDM_DISABLE=1, --no-progress: an explicit disable= would override tqdm's own switch
+        disable = True
     bar = tqdm(total=config.max_steps, desc="SAE", unit="step", disable=disable, leave=False)
     step = 0
     for step in range(1, config.max_steps + 1):

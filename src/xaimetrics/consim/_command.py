@@ -13,7 +13,14 @@ import json
 import sys
 from typing import Any
 
-from xaimetrics._arguments import add_scoring_argument, add_simulator_arguments, response_cache
+from xaimetrics._arguments import (
+    add_data_arguments,
+    add_progress_argument,
+    add_scoring_argument,
+    add_simulator_arguments,
+    data_options,
+    response_cache,
+)
 from xaimetrics._validation import invalid
 
 __all__ = ["register"]
@@ -40,11 +47,15 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     data = parser.add_argument_group("data and model")
     data.add_argument(
-        "--dataset", default="rotten_tomatoes", help="offline dataset name (default: %(default)s)"
-    )
+        "--dataset", default="rotten_tomatoes",
+        help="an offline dataset, a recipe, a data file (.csv, .tsv, .jsonl, .json, .parquet; any column names "
+        "with --text-column/--label-column) or a hub id (default: %(default)s)",
+    )  # fmt: skip
+    add_data_arguments(data)
     data.add_argument(
         "--model", default="demo",
-        help="'demo' (MiniLM fine-tuned once on the dataset and cached) or a saved model directory",
+        help="'demo' (MiniLM fine-tuned once on the dataset and cached, any dataset) or a saved model directory "
+        "(its own config says whether it is a '+' model)",
     )  # fmt: skip
     data.add_argument(
         "--positive",
@@ -53,10 +64,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="demo model with a ReLU at the split (the paper's '+' models, needed by NMF)",
     )
     data.add_argument("--device", default="auto", help="'auto', 'cpu', 'cuda', ... (default: %(default)s)")
+    add_progress_argument(data)
     concepts = parser.add_argument_group("concepts")
     concepts.add_argument(
-        "--method", default="NMF", choices=EXTRACTORS,
-        help="concept extractor, case-insensitive ('none' = NoProjection) (default: %(default)s)",
+        "--method", default="NMF",
+        help=f"concept extractor, case-insensitive: {EXTRACTORS.choices()} (default: %(default)s)",
     )  # fmt: skip
     concepts.add_argument(
         "--n-concepts", type=int, default=20, help="number of concepts (default: %(default)s)"
@@ -153,8 +165,9 @@ def run(args: argparse.Namespace) -> int:
     needs_concepts = any(not s.kind.is_baseline for s in settings)
 
     _say(f"Loading {args.dataset} and the model...")
-    train = load_dataset(args.dataset, "train", seed=args.seed)
-    test = load_dataset(args.dataset, "test", seed=args.seed)
+    options = data_options(args)
+    train = load_dataset(args.dataset, "train", seed=args.seed, **options)
+    test = load_dataset(args.dataset, "test", seed=args.seed, **options)
     if args.pool_samples is not None:
         test = test.sample(args.pool_samples, seed=args.seed)
     model = _load_model(args)
@@ -250,7 +263,8 @@ def _check_args(args: argparse.Namespace) -> None:
             "--base-url", _OWNER, "an http:// or https:// URL", public_url(args.base_url),
             "For a local server, e.g. http://127.0.0.1:8080/v1.",
         )  # fmt: skip
-    if EXTRACTORS.get(args.method, owner=_OWNER, argument="--method").bounded:
+    kind = EXTRACTORS.get(args.method, owner=_OWNER, argument="--method")
+    if kind.bounded:
         limits = [] if args.augment else [(args.fit_samples, "the --fit-samples texts")]
         width = _activation_width(args.model)
         if width is not None:
@@ -261,6 +275,19 @@ def _check_args(args: argparse.Namespace) -> None:
                     "--n-concepts", _OWNER, f"≤ {limit} ({what}) for --method {_method(args)}", args.n_concepts,
                     "Ask for fewer concepts, or use --method sae (any number of concepts).",
                 )  # fmt: skip
+    if kind.positive_activations:
+        from pathlib import Path
+
+        from xaimetrics.models import is_positive_model
+
+        # the demo model: --positive; a saved directory: its own config (a missing path fails when it loads)
+        positive = args.positive if args.model == "demo" else is_positive_model(args.model)
+        if not positive and (args.model == "demo" or Path(args.model).is_dir()):
+            raise invalid(
+                "--method", _OWNER, "a method for any activations when the model is not a '+' model", _method(args),
+                f"{_method(args)} needs non-negative activations: use --model demo --positive, a model fine-tuned "
+                "with 'xaimetrics finetune --positive', or another --method (e.g. pca).",
+            )  # fmt: skip
 
 
 def _activation_width(model: str) -> int | None:
@@ -289,10 +316,19 @@ def _say(message: str) -> None:
 
 
 def _load_model(args: argparse.Namespace) -> Any:
-    from xaimetrics.models import SplitClassifier, load_demo_classifier
+    from xaimetrics.models import SplitClassifier, load_classifier, load_demo_classifier
 
+    progress = not getattr(args, "no_progress", False)
+    options = data_options(args)
     if args.model == "demo":
-        return load_demo_classifier(args.dataset, positive=args.positive, device=args.device)
+        from xaimetrics.data import OFFLINE_DATASETS
+
+        if args.dataset in OFFLINE_DATASETS:
+            return load_demo_classifier(
+                args.dataset, positive=args.positive, device=args.device, progress=progress
+            )
+        name = "minilm+" if args.positive else "minilm"  # the demo's recipe, fine-tuned on this dataset
+        return load_classifier(name, args.dataset, progress=progress, dataset_options=options)
     return SplitClassifier.from_pretrained(args.model, device=args.device, progress=False)
 
 

@@ -26,7 +26,7 @@ import enum
 from dataclasses import dataclass
 from typing import Any
 
-from xaimetrics._registry import Registry, join_or
+from xaimetrics._registry import Registry, did_you_mean, join_or
 from xaimetrics._validation import invalid
 
 __all__ = [
@@ -434,7 +434,7 @@ class PromptSetting:
                 argument, owner,
                 f"one of {', '.join(PROMPT_TYPES.names())} (optionally with '-a' for anonymised classes) or a "
                 "PromptType member name",
-                prompt_type,
+                prompt_type, did_you_mean(name[:-2] if suffixed else name, PROMPT_TYPES.names()) or None,
             )  # fmt: skip
         return cls._with_flag(kind, suffixed, anonymize_classes, prompt_type, owner)
 

@@ -10,7 +10,7 @@ Example:
 from xaimetrics.data._augmentation import augment_with_punctuation_splits, split_on_punctuation
 from xaimetrics.data._dataset import TextDataset
 from xaimetrics.data._files import read_table
-from xaimetrics.data._loading import OFFLINE_DATASETS, is_dataset_reference, load_dataset
+from xaimetrics.data._loading import OFFLINE_DATASETS, check_dataset, is_dataset_reference, load_dataset
 from xaimetrics.data._recipes import DATASET_RECIPES, DatasetRecipe
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "DatasetRecipe",
     "TextDataset",
     "augment_with_punctuation_splits",
+    "check_dataset",
     "is_dataset_reference",
     "load_dataset",
     "read_table",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import warnings
@@ -9,9 +10,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from xaimetrics._registry import did_you_mean
 from xaimetrics._validation import check_in_range, check_seed, invalid
 from xaimetrics.data._dataset import TextDataset
-from xaimetrics.data._files import FILE_SUFFIXES, is_data_file, load_files
+from xaimetrics.data._files import FILE_SUFFIXES, check_encoding, is_data_file, load_files
 from xaimetrics.data._hub import load_from_hub
 from xaimetrics.data._offline import OFFLINE_SOURCES, read_offline
 from xaimetrics.data._recipes import DATASET_RECIPES, load_recipe
@@ -19,7 +21,7 @@ from xaimetrics.data._splits import SPLITS, carve_split
 from xaimetrics.data._tables import Columns
 from xaimetrics.exceptions import AssetError, MissingDependencyError
 
-__all__ = ["OFFLINE_DATASETS", "is_dataset_reference", "load_dataset"]
+__all__ = ["OFFLINE_DATASETS", "check_dataset", "is_dataset_reference", "load_dataset"]
 
 #: names that load with no network, from PyPI packages
 OFFLINE_DATASETS: tuple[str, ...] = tuple(sorted(OFFLINE_SOURCES))
@@ -40,6 +42,8 @@ def load_dataset(
     text_column: str | None = None,
     label_column: str | None = None,
     class_names: Sequence[str] | None = None,
+    encoding: str = "utf-8",
+    drop_empty_rows: bool = False,
     **hf_kwargs: Any,
 ) -> TextDataset:
     """Load a text-classification dataset as texts, integer labels and class names.
@@ -54,7 +58,10 @@ def load_dataset(
     3. a file — CSV, TSV, JSON Lines / JSON, Parquet (``.gz`` etc. accepted) — or a mapping
        ``{"train": file, "test": file, ...}``; ``text_column`` / ``label_column`` name the columns (default:
        the first of ``text, sentence, content, review, document`` and of ``label, labels, class, target``);
-       labels are class indices or class names (then sorted, or ordered by ``class_names``);
+       labels are class indices or class names (then sorted, or ordered by ``class_names``); ``encoding``
+       is the files' text encoding; an empty text or label cell is an error naming its lines, unless
+       ``drop_empty_rows=True`` drops those rows (counted in ``info["empty_rows_dropped"]``, with a warning);
+       a label column holding one class is an error;
     4. anything Hugging Face ``datasets.load_dataset`` accepts (a hub id, a local dataset folder, ``"csv"``
        with ``data_files=`` …), with ``config`` as its configuration and other keywords passed through.
 
@@ -78,12 +85,16 @@ def load_dataset(
         seed: seed of the split (offline datasets, files, or carving validation from train).
         validation_fraction: share of each class in validation.
         test_fraction: share of each class in test.
-        text_column, label_column: the columns to read (files and hub datasets).
+        text_column, label_column: the columns to read (files and hub datasets), any names.
         class_names: names of the label indices, or the order of string labels.
+        encoding: the text encoding of CSV / TSV / JSON files (``"latin-1"``, ``"cp1252"``, ``"utf-16"`` …).
+        drop_empty_rows: drop the rows of a file whose text or label cell is empty (default: refuse them).
         **hf_kwargs: passed to ``datasets.load_dataset`` (``data_files``, ``revision``, ``cache_dir`` …).
 
     Raises:
-        InvalidParameterError: unknown split, fractions or columns; a path that loads as nothing.
+        InvalidParameterError: unknown split, fractions or columns; a path that loads as nothing; a file that
+            is missing, empty, header-only, undecodable, malformed, has empty cells or one class (the
+            message names the file, the column or the lines, and the fix).
         AssetError: the package holding an offline dataset is missing, or a hub dataset is not available
             (the message says what to install or download).
         MissingDependencyError: a hub dataset or recipe without ``datasets`` installed.
@@ -98,7 +109,10 @@ def load_dataset(
     test_fraction = check_in_range(test_fraction, "test_fraction", _OWNER, 0.0, 0.5)
     seed = check_seed(seed, "seed", _OWNER)
     fractions = {"validation_fraction": validation_fraction, "test_fraction": test_fraction}
-    columns = Columns(text_column, label_column, class_names)
+    encoding = check_encoding(encoding, _OWNER)
+    if not isinstance(drop_empty_rows, bool):
+        raise invalid("drop_empty_rows", _OWNER, "True or False", drop_empty_rows)
+    columns = Columns(text_column, label_column, class_names, encoding, drop_empty_rows)
     offline = isinstance(path, str) and path in OFFLINE_SOURCES
     local = isinstance(path, Mapping) or is_data_file(path)
     if offline or local:
@@ -129,10 +143,16 @@ def load_dataset(
     path = os.fspath(path)
     if path in DATASET_RECIPES and config is None:
         return load_recipe(path, split, **hf_kwargs)
+    if Path(path).is_file():
+        raise invalid(
+            "path", _OWNER, f"a data file ending in one of {', '.join(FILE_SUFFIXES)}", path,
+            "Rename the file after its format (a CSV file: .csv).",
+        )  # fmt: skip
     known = (
         f"an offline dataset ({', '.join(OFFLINE_DATASETS)}), a recipe ({DATASET_RECIPES.choices()}), a file "
         f"({', '.join(FILE_SUFFIXES)}) or a dataset Hugging Face 'datasets' can load"
     )
+    suggestion = did_you_mean(path, (*OFFLINE_DATASETS, *DATASET_RECIPES.names()))
     try:
         return load_from_hub(
             path, config, split, seed=seed, validation_fraction=validation_fraction, columns=columns, hint="",
@@ -144,12 +164,18 @@ def load_dataset(
             _OWNER,
             known,
             repr(path),
-            "Other names load through Hugging Face 'datasets', which is not installed: pip install datasets "
+            (f"{suggestion} " if suggestion else "")
+            + "Other names load through Hugging Face 'datasets', which is not installed: pip install datasets "
             "(it also needs a network, or a dataset already in its cache).",
         ) from None
     except AssetError as error:
         raise invalid(
-            "path", _OWNER, known, repr(path), f"{error} Offline, use the offline datasets or a file."
+            "path",
+            _OWNER,
+            known,
+            repr(path),
+            (f"{suggestion} " if suggestion else "")
+            + f"{error} Offline, use the offline datasets or a file.",
         ) from error
 
 
@@ -171,6 +197,68 @@ def is_dataset_reference(name: Any) -> bool:
     if (is_data_file(name) and path.is_file()) or path.is_dir():
         return True
     return bool(re.fullmatch(r"[A-Za-z0-9][\w.-]*/[\w.-]+", name))
+
+
+def check_dataset(
+    name: Any,
+    *,
+    owner: str = "Grid",
+    argument: str = "datasets",
+    text_column: str | None = None,
+    label_column: str | None = None,
+    encoding: str = "utf-8",
+    drop_empty_rows: bool = False,
+) -> None:
+    """Check what a grid names as a dataset before any work; a data file is read in full (once per file
+    version), so that a missing file, a bad column, empty cells, an undecodable byte or a one-class label
+    column stop the run before it starts, with the error :func:`load_dataset` would give.
+
+    Raises:
+        InvalidParameterError: the name is no dataset (with the closest offline name or recipe), or the file
+            cannot be used (the message names the file and the fix).
+
+    Example:
+        >>> check_dataset("bbc_newz")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        xaimetrics.exceptions.InvalidParameterError: The 'datasets' parameter of Grid must be ... Did you mean 'bbc_news'?
+    """
+    if isinstance(name, str) and (name in OFFLINE_SOURCES or name in DATASET_RECIPES):
+        return
+    if is_data_file(name):
+        path = Path(name)
+        if not path.is_file():
+            load_dataset(path, "all", encoding=encoding)  # raises "was not found" (or "is not a file")
+        stat = path.stat()
+        options = (text_column, label_column, encoding, drop_empty_rows)
+        _check_file(str(path.resolve()), stat.st_size, stat.st_mtime_ns, options)
+        return
+    if is_dataset_reference(name):
+        return
+    if isinstance(name, str) and Path(name).is_file():
+        raise invalid(
+            argument, owner, f"a data file ending in one of {', '.join(FILE_SUFFIXES)}", name,
+            "Rename the file after its format (a CSV file: .csv).",
+        )  # fmt: skip
+    suggestion = did_you_mean(name, (*OFFLINE_DATASETS, *DATASET_RECIPES.names()))
+    raise invalid(
+        argument, owner,
+        f"an offline dataset ({', '.join(OFFLINE_DATASETS)}), a recipe ({DATASET_RECIPES.choices()}), a data file "
+        f"({', '.join(FILE_SUFFIXES)}) or a Hugging Face id 'org/name'",
+        name, suggestion or "A file path must end in its format's suffix; check the spelling.",
+    )  # fmt: skip
+
+
+@functools.lru_cache(maxsize=64)
+def _check_file(path: str, size: int, mtime_ns: int, options: tuple[Any, ...]) -> None:
+    """Read a file once per version (size, modification time) and options; errors are not cached."""
+    text_column, label_column, encoding, drop_empty_rows = options
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the count of dropped rows is reported when the run loads the file
+        load_dataset(
+            path, "all", text_column=text_column, label_column=label_column, encoding=encoding,
+            drop_empty_rows=drop_empty_rows,
+        )  # fmt: skip
 
 
 def _resolve_arguments(

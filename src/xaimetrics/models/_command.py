@@ -6,6 +6,8 @@ import argparse
 import json
 from typing import Any
 
+from xaimetrics._arguments import add_data_arguments, add_progress_argument, data_options
+
 __all__ = ["register", "run"]
 
 
@@ -28,11 +30,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--dataset",
         default="rotten_tomatoes",
-        help="an offline name, a recipe (bios10, ...), a file or a hub id",
+        help="an offline name, a recipe (bios10, ...), a data file (.csv, .tsv, .jsonl, .json, .parquet; any "
+        "column names with --text-column/--label-column) or a hub id",
     )
     parser.add_argument("--config", default=None, help="the Hugging Face configuration of --dataset")
-    parser.add_argument("--text-column", default=None)
-    parser.add_argument("--label-column", default=None)
+    add_data_arguments(parser)
     parser.add_argument("--positive", action="store_true", help="the '+' variant: a ReLU at the head input")
     parser.add_argument("--n-train", type=int, default=3000, help="training texts (0: the whole train split)")
     parser.add_argument("--epochs", type=int, default=1)
@@ -48,7 +50,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--cache-dir", default=None)
     parser.add_argument("--device", default="auto")
     parser.add_argument("--force", action="store_true", help="retrain even if the model exists")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_progress_argument(parser)
     parser.add_argument("--json", action="store_true", help="print the metadata as JSON")
     parser.set_defaults(func=run)
     return parser
@@ -58,19 +60,15 @@ def run(args: argparse.Namespace) -> int:
     """Fine-tune (or load) the model and print its path and accuracy."""
     from xaimetrics.models import finetune
 
-    options = {
-        key: value
-        for key, value in (
-            ("config", args.config), ("text_column", args.text_column), ("label_column", args.label_column)
-        )
-        if value is not None
-    }  # fmt: skip
+    options = data_options(args)
+    if args.config is not None:
+        options["config"] = args.config
     classifier = finetune(
         args.model, args.dataset, positive=args.positive, n_train=args.n_train or None, epochs=args.epochs,
         max_length=args.max_length, batch_size=args.batch_size, learning_rate=args.learning_rate, seed=args.seed,
         n_eval=args.n_eval or None, dataset_options=options, output_dir=args.output, cache_dir=args.cache_dir,
         checkpoint_steps=args.checkpoint_steps or None, device=args.device, force=args.force,
-        progress=not args.quiet,
+        progress=not args.no_progress,
     )  # fmt: skip
     metadata = classifier.metadata
     if args.json:

@@ -112,7 +112,9 @@ def load_demo_classifier(
     remove_stale_temporaries(models_dir)
     if force or not (target / METADATA_FILE).is_file():
         _train(params, Path(base.get_model_path()), target, resolved_device, progress)
-    return SplitClassifier.from_pretrained(target, device=resolved_device, max_length=max_length)
+    return SplitClassifier.from_pretrained(
+        target, device=resolved_device, max_length=max_length, progress=None if progress else False
+    )
 
 
 def _train(params: dict[str, Any], base_path: Path, target: Path, device: Any, progress: bool) -> None:

@@ -26,6 +26,7 @@ from xaimetrics._device import resolve_device
 from xaimetrics._optional import import_optional
 from xaimetrics._typing import DeviceLike
 from xaimetrics._validation import check_positive_int, invalid
+from xaimetrics.data._files import check_one_class
 from xaimetrics.models._model_cache import (
     check_recipe,
     evaluate_splits,
@@ -111,7 +112,8 @@ def finetune(
             directory.
         dataset: anything :func:`xaimetrics.data.load_dataset` takes (an offline name, a recipe, a file, a
             ``{split: file}`` mapping, a hub id); ``dataset_options`` are its keyword arguments
-            (``text_column``, ``config``, …).
+            (``text_column``, ``label_column``, ``encoding``, ``drop_empty_rows``, ``config``, …). A label
+            column holding one class is refused before any training.
         positive, n_train, epochs, max_length, batch_size, learning_rate, seed: the recipe.
         n_eval: texts evaluated per split (``None``: all).
         model_kwargs: extra arguments of ``from_pretrained`` (``revision``, ``dtype``, …).
@@ -150,6 +152,10 @@ def finetune(
         return load_dataset(dataset, split, seed=0, **options)  # type: ignore[arg-type]
 
     train = load("train")
+    check_one_class(
+        train.labels, train.class_names, str(train.info.get("source", train.name)),
+        train.info.get("label_column", options.get("label_column", "label")),
+    )  # fmt: skip
     order = np.random.default_rng(seed).permutation(len(train))
     train = train.subset(order if n_train is None else order[:n_train])
     data_digest = hashlib.sha256(
@@ -179,7 +185,9 @@ def finetune(
             callback=callback, extra_metadata={"recipe_digest": digest},
         )  # fmt: skip
         shutil.rmtree(partial, ignore_errors=True)
-    classifier = SplitClassifier.from_pretrained(target, device=resolved_device, max_length=max_length)
+    classifier = SplitClassifier.from_pretrained(
+        target, device=resolved_device, max_length=max_length, progress=None if progress else False
+    )
     classifier.metadata["path"] = str(target)  # where it is (not saved: the directory may move)
     return classifier
 

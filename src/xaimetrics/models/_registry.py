@@ -1,48 +1,65 @@
 """Classifier names for grids and the command line: registered families, or any Hugging Face id / local path.
 
 :data:`CLASSIFIERS` maps a name to a factory ``factory(dataset, *, progress) -> SplitClassifier``; the
-built-in ``minilm`` / ``minilm+`` are the demo MiniLM (``+``: the non-negative variant). Any other name that
-is a Hugging Face id (``org/model``) or a local directory is a classifier too (:func:`load_classifier`): a
-directory holding a fine-tuned sequence classifier is loaded as it is; anything else is fine-tuned on the
-dataset with :func:`~xaimetrics.models.finetune` (once, cached), a trailing ``+`` asking for the non-negative
-variant.
+built-in ``minilm`` / ``minilm+`` are the MiniLM-L6 classifier (``+``: the non-negative variant), fine-tuned on
+the dataset: the demo classifier on an offline dataset, :func:`~xaimetrics.models.finetune` (with the demo's
+recipe) on any other dataset — a data file with any column names included (``dataset_options``). Any other name
+that is a Hugging Face id (``org/model``) or a local directory is a classifier too (:func:`load_classifier`): a
+directory holding a fine-tuned sequence classifier is loaded as it is, and whether it is a ``+`` model is read
+from its own config (``xaimetrics_positive_split``), whatever the folder is called; anything else is fine-tuned
+on the dataset with :func:`~xaimetrics.models.finetune` (once, cached), a trailing ``+`` asking for the
+non-negative variant.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from xaimetrics._registry import Registry
 from xaimetrics._validation import invalid
 
-__all__ = ["CLASSIFIERS", "is_classifier_reference", "load_classifier"]
+__all__ = ["CLASSIFIERS", "is_classifier_reference", "is_positive_model", "load_classifier"]
 
 ClassifierFactory = Callable[..., Any]
 #: the registered classifier names (case-insensitive), e.g. for ``Grid(models=[...])``
 CLASSIFIERS: Registry[ClassifierFactory] = Registry("classifier", argument="models")
 _HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
+#: the recipe of ``minilm`` / ``minilm+`` on datasets other than the offline ones (the demo classifier's)
+MINILM_RECIPE: dict[str, Any] = {"n_train": 3000, "max_length": 64, "learning_rate": 1e-4, "n_eval": 1000}
 
 
 def _demo(positive: bool) -> ClassifierFactory:
-    def load(dataset: str, *, progress: bool = True) -> Any:
-        from xaimetrics.models._demo import load_demo_classifier
+    def load(dataset: Any, *, progress: bool = True, dataset_options: Mapping[str, Any] | None = None) -> Any:
+        from xaimetrics.data import OFFLINE_DATASETS
 
-        return load_demo_classifier(dataset, positive=positive, progress=progress)
+        if isinstance(dataset, str) and dataset in OFFLINE_DATASETS:  # column options do not apply to them
+            from xaimetrics.models._demo import load_demo_classifier
+
+            return load_demo_classifier(dataset, positive=positive, progress=progress)
+        from xaimetrics.models._finetune import finetune
+
+        return finetune(
+            "minilm", dataset, positive=positive, dataset_options=dataset_options, progress=progress,
+            **MINILM_RECIPE,
+        )  # fmt: skip
 
     return load
 
 
 CLASSIFIERS.register(
-    "minilm", _demo(False), description="the demo MiniLM-L6, fine-tuned on the dataset", builtin=True
+    "minilm",
+    _demo(False),
+    description="the MiniLM-L6 fine-tuned on the dataset (any dataset; cached)",
+    builtin=True,
 )
 CLASSIFIERS.register(
     "minilm+",
     _demo(True),
-    description="the demo MiniLM-L6 with a ReLU at the split (non-negative)",
+    description="the MiniLM-L6 with a ReLU at the split (non-negative), fine-tuned on the dataset",
     builtin=True,
 )
 
@@ -58,39 +75,112 @@ def is_classifier_reference(name: Any) -> bool:
     """
     if not isinstance(name, str) or not name:
         return False
-    if name in CLASSIFIERS:
+    if name in CLASSIFIERS or Path(name).is_dir():
         return True
     base = name[:-1] if name.endswith("+") else name
     return Path(base).is_dir() or bool(_HUB_ID.fullmatch(base))
 
 
+def _config(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads((path / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def _is_fine_tuned(path: Path) -> bool:
-    config = path / "config.json"
-    if not config.is_file():
-        return False
-    architectures = json.loads(config.read_text(encoding="utf-8")).get("architectures") or []
+    architectures = _config(path).get("architectures") or []
     return any(str(a).endswith("ForSequenceClassification") for a in architectures)
 
 
-def load_classifier(name: str, dataset: str, *, progress: bool = True, **finetune_options: Any) -> Any:
+def _saved_positive(path: Path) -> bool:
+    """Whether a saved classifier was fine-tuned with the ReLU at its head input: its config's
+    ``xaimetrics_positive_split``, or the recipe in its ``metadata.json``."""
+    from xaimetrics.models._split_classifier import METADATA_FILE, POSITIVE_CONFIG_KEY
+
+    if _config(path).get(POSITIVE_CONFIG_KEY) is True:
+        return True
+    try:
+        metadata = json.loads((path / METADATA_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    params = metadata.get("params") if isinstance(metadata, dict) else None
+    return isinstance(params, dict) and params.get("positive") is True
+
+
+def is_positive_model(name: Any) -> bool:
+    """True if the classifier ``name`` has non-negative activations (a ConSim ``+`` model, as NMF needs).
+
+    A saved classifier directory answers from its own config (or ``metadata.json``), whatever the folder is
+    called; a registered name or a Hugging Face id is ``+`` when it ends in ``+`` (``minilm+``,
+    ``org/model+``: fine-tuned with the ReLU).
+
+    Example:
+        >>> is_positive_model("minilm+"), is_positive_model("minilm"), is_positive_model("org/model+")
+        (True, False, True)
+    """
+    if not isinstance(name, str) or not name:
+        return False
+    path = Path(name)
+    if path.is_dir() and _is_fine_tuned(path):
+        return _saved_positive(path)
+    return name.endswith("+")
+
+
+def _split_name(name: str) -> tuple[str, bool]:
+    """``(where the model is, whether '+' was asked)``: an existing directory is taken as named."""
+    if Path(name).is_dir():
+        return name, False
+    return (name[:-1], True) if name.endswith("+") else (name, False)
+
+
+def load_classifier(
+    name: str,
+    dataset: Any,
+    *,
+    progress: bool = True,
+    dataset_options: Mapping[str, Any] | None = None,
+    **finetune_options: Any,
+) -> Any:
     """The classifier ``name`` for ``dataset`` (see the module docstring for what names mean).
+
+    Args:
+        name: a registered name, a Hugging Face id (``+``: the ReLU variant) or a local directory.
+        dataset: what the classifier is fine-tuned on (anything :func:`xaimetrics.data.load_dataset` takes).
+        progress: show progress bars while fine-tuning.
+        dataset_options: keyword arguments of :func:`~xaimetrics.data.load_dataset` (``text_column``,
+            ``label_column``, ``encoding``, ``drop_empty_rows``); registered factories receive them as
+            ``dataset_options=`` when given.
+        **finetune_options: passed to :func:`~xaimetrics.models.finetune`.
 
     Raises:
         InvalidParameterError: a name that is neither registered, nor a Hugging Face id, nor a directory.
     """
+    options = dict(dataset_options or {})
     if name in CLASSIFIERS:
-        return CLASSIFIERS.get(name)(dataset, progress=progress)
+        extra = {"dataset_options": options} if options else {}
+        return CLASSIFIERS.get(name)(dataset, progress=progress, **extra)
     if not is_classifier_reference(name):
+        from xaimetrics._registry import did_you_mean
+
         raise invalid(
             "models", "load_classifier", f"one of {CLASSIFIERS.choices()}, a Hugging Face id or a local directory",
-            name, "Register other names with xaimetrics.models.CLASSIFIERS.register(name, factory).",
+            name,
+            " ".join(filter(None, (
+                did_you_mean(name, CLASSIFIERS.names()),
+                "Register other names with xaimetrics.models.CLASSIFIERS.register(name, factory).",
+            ))),
         )  # fmt: skip
-    positive = name.endswith("+")
-    base = name[:-1] if positive else name
+    base, plus = _split_name(name)
     if Path(base).is_dir() and _is_fine_tuned(Path(base)):
         from xaimetrics.models._split_classifier import SplitClassifier
 
-        return SplitClassifier.from_pretrained(base, positive=True if positive else None)
+        return SplitClassifier.from_pretrained(
+            base, positive=True if plus else None, progress=None if progress else False
+        )
     from xaimetrics.models._finetune import finetune
 
-    return finetune(base, dataset, positive=positive, progress=progress, **finetune_options)
+    return finetune(
+        base, dataset, positive=plus, progress=progress, dataset_options=options, **finetune_options
+    )

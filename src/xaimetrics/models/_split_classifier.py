@@ -20,6 +20,7 @@ from torch import nn
 from tqdm.auto import tqdm
 
 from xaimetrics._device import resolve_device
+from xaimetrics._progress import show_bar
 from xaimetrics._typing import Array, DeviceLike, Granularity, Texts
 from xaimetrics._validation import check_choice, check_positive_int, check_texts, invalid
 from xaimetrics.models._batching import (
@@ -460,7 +461,7 @@ class SplitClassifier:
         batches = batches_by_length(encoded.lengths, self.batch_size)
         show = self.progress if self.progress is not None else len(batches) > AUTO_PROGRESS_BATCHES
         grouped = self.split is not None
-        for indices in tqdm(batches, desc=desc, unit="batch", disable=not show, leave=False):
+        for indices in tqdm(batches, desc=desc, unit="batch", disable=not show_bar(show), leave=False):
             inputs = collate(
                 encoded, indices, pad_token_id=int(self.tokenizer.pad_token_id), accepted=self._accepted,
                 device=self.device, padding_side=self.padding_side, position_ids=self._explicit_positions,

@@ -13,6 +13,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from xaimetrics._progress import show_bar
 from xaimetrics.models._batching import collate
 
 if TYPE_CHECKING:
@@ -138,7 +139,11 @@ def fine_tune(
         with (
             _deterministic(),
             tqdm(
-                total=total_steps, initial=step, desc="fine-tuning", unit="step", disable=not progress
+                total=total_steps,
+                initial=step,
+                desc="fine-tuning",
+                unit="step",
+                disable=not show_bar(progress),
             ) as bar,
         ):
             for epoch in range(step // steps_per_epoch, epochs):

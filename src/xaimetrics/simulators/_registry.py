@@ -179,7 +179,11 @@ def check_simulator_spec(
     if kind is not None and _accepts(kind, given):
         return SIMULATORS.canonical(name), given
     choices = ", ".join(repr(choice) for choice in simulator_choices(extra))
-    raise invalid(argument, owner, f"among {choices}", spec)
+    from xaimetrics._registry import did_you_mean
+
+    raise invalid(
+        argument, owner, f"among {choices}", spec, did_you_mean(name, (*SIMULATORS.names(), *extra)) or None
+    )
 
 
 def _accepts(kind: SimulatorKind, argument: str | None) -> bool:

@@ -24,7 +24,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from xaimetrics._arguments import add_portable_argument
+from xaimetrics._arguments import add_data_arguments, add_portable_argument, data_options
 from xaimetrics._validation import invalid
 from xaimetrics.exceptions import InvalidParameterError
 
@@ -56,7 +56,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "--providers", help="'module:attribute' of a Providers object (the grid's extra names)"
     )
     source.add_argument("--artefacts", type=Path, help="the benchmark's artefact folder, to reuse its fits")
-    source.add_argument("--dataset", help="which of the grid's datasets (when it lists several)")
+    source.add_argument(
+        "--dataset",
+        help="which of the grid's datasets (when it lists several); without --grid: an offline dataset, a data "
+        "file (any column names with --text-column/--label-column) or a hub id",
+    )
+    add_data_arguments(source)
     source.add_argument("--model", help="which of the grid's models (when it lists several; default minilm+)")
     source.add_argument("--n-concepts", type=int, help="concepts per method (default: the grid's, else 20)")
     selection = create.add_argument_group(
@@ -186,11 +191,10 @@ def _grid(args: argparse.Namespace, providers: Any) -> Any:
         for name in ("n_lp", "n_ep", "balance", "pool_size", "max_sample_chars", "n_fit", "n_concepts")
         if getattr(args, name) is not None
     }
+    chosen.update(data_options(args))  # --text-column ... (override the grid file's keys of the same names)
     if args.grid is not None:
-        import dataclasses
-
         grid = load_grid(args.grid, **extras)
-        return dataclasses.replace(grid, **chosen) if chosen else grid
+        return grid.replace(**chosen) if chosen else grid
     methods = args.methods or ([args.method] if args.method else None)
     if args.dataset is None or not methods:
         raise invalid("--grid", _OWNER, f"given for a {args.kind} study (or --dataset with --methods)", None,
