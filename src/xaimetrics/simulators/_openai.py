@@ -11,9 +11,11 @@ import weakref
 from collections.abc import Mapping
 from typing import Any, Literal
 
+import logging
+
 from xaimetrics._optional import import_optional
 from xaimetrics._urls import public_url as _public_url
-from xaimetrics._urls import scrub_url
+from xaimetrics._urls import scrub_url, split_credentials
 from xaimetrics._validation import check_positive_int, invalid
 from xaimetrics.simulators._base import AnswerSchema, BaseSimulator, ChatMessage, SimulatorResponse
 from xaimetrics.simulators._grammar import answer_grammar
@@ -299,18 +301,32 @@ class OpenAICompatibleSimulator(BaseSimulator):
         return identity
 
     # -- clients ---------------------------------------------------------------------------------------------
+    def _client_arguments(self, asynchronous: bool) -> dict[str, Any]:
+        """The client's URL *without* the credentials it may carry (``http://user:KEY@host/v1``): they go to an
+        ``httpx`` Basic authentication instead — the header httpx would build from the URL — so that no log
+        line of httpx or openai (which print the request URL, at INFO and DEBUG) ever holds them."""
+        arguments: dict[str, Any] = {
+            "base_url": self.base_url, "api_key": self._key.reveal(), "timeout": self.timeout, "max_retries": 0,
+        }  # fmt: skip
+        bare, credentials = split_credentials(self.base_url)
+        if bare != _public_url(bare) or credentials is not None:
+            _SCRUB.add(self.base_url)
+        if credentials is not None:
+            import httpx
+
+            factory = self._openai.DefaultAsyncHttpxClient if asynchronous else self._openai.DefaultHttpxClient
+            arguments["base_url"] = bare
+            arguments["http_client"] = factory(auth=httpx.BasicAuth(*credentials))
+        return arguments
+
     def _sync_client(self) -> Any:
         with self._client_lock:
             if self._client is None:
-                self._client = self._openai.OpenAI(
-                    base_url=self.base_url, api_key=self._key.reveal(), timeout=self.timeout, max_retries=0
-                )
+                self._client = self._openai.OpenAI(**self._client_arguments(False))
             return self._client
 
     def _new_async_client(self) -> Any:
-        return self._openai.AsyncOpenAI(
-            base_url=self.base_url, api_key=self._key.reveal(), timeout=self.timeout, max_retries=0
-        )
+        return self._openai.AsyncOpenAI(**self._client_arguments(True))
 
     async def _aopen_loop_resources(self) -> None:
         # one pooled async client per batch (its connections belong to this event loop)
@@ -546,3 +562,36 @@ class _Call:
             self.attempts, self.started, completion=completion, error=error
         )
         return None if final is None else self.simulator._with_probabilities(final, completion, self.schema)
+
+
+class _ScrubCredentials(logging.Filter):
+    """Defence in depth for the client libraries' loggers (``httpx``, ``openai``): a record quoting a base URL
+    with secrets (a query ``?api_key=...``; credentials before ``@`` never reach them, see
+    ``_client_arguments``) is rewritten with the URL's public form."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.urls: set[str] = set()
+        self._installed = False
+
+    def add(self, url: str) -> None:
+        self.urls.add(url)
+        if not self._installed:
+            for name in ("httpx", "httpcore", "openai", "openai._base_client"):
+                logging.getLogger(name).addFilter(self)
+            self._installed = True
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except (TypeError, ValueError):  # a record that cannot format: left alone
+            return True
+        scrubbed = message
+        for url in tuple(self.urls):
+            scrubbed = scrub_url(scrubbed, url)
+        if scrubbed != message:
+            record.msg, record.args = scrubbed, ()
+        return True
+
+
+_SCRUB = _ScrubCredentials()
