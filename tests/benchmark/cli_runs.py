@@ -13,7 +13,7 @@ from pathlib import Path
 HERE = Path(__file__).parent
 SRC = HERE.parents[1] / "src"
 
-#: 2 methods × E2 + the NoExplanation baseline, 12 seeds = 36 settings on the toy data
+#: PCA × E2-a + the NoExplanation baseline × NE2-a, 12 seeds = 24 settings on the toy data
 GRID = """
 datasets = ["toy"]
 models = ["toy"]

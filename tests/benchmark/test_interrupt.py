@@ -16,17 +16,21 @@ CONCURRENCY = 2
 
 
 def _interrupting_responder(state: dict, at_request: int, settle_s: float = 0.3):
-    """Answers ``ok``; on the ``at_request``-th request it sends SIGINT to the run, then waits ``settle_s`` before
-    answering, so that the interrupt is seen while this call (and the others in flight) still wait."""
+    """Answers ``Sample_1: politics``. Requests ``at_request`` and the next one are held until both have arrived
+    — then every worker of the run is inside a call and none can start another — SIGINT is sent to the run, the
+    requests seen so far are counted, and both are answered ``settle_s`` later, once the interrupt is handled."""
     lock = threading.Lock()
+    both_in = threading.Barrier(CONCURRENCY)
 
     def respond(messages):
         with lock:
             state["seen"] += 1
             number = state["seen"]
-        if number == at_request:
-            os.kill(state["pid"], signal.SIGINT)
-            state["requests_at_interrupt"] = state["server"].chat_request_count
+        if at_request <= number < at_request + CONCURRENCY:
+            both_in.wait(timeout=60)
+            if number == at_request:
+                os.kill(state["pid"], signal.SIGINT)
+                state["requests_at_interrupt"] = state["server"].chat_request_count
             time.sleep(settle_s)
         return "Sample_1: politics"
 
@@ -35,7 +39,7 @@ def _interrupting_responder(state: dict, at_request: int, settle_s: float = 0.3)
 
 def test_first_ctrl_c_starts_no_new_call_stores_the_calls_in_flight_and_resumes(tmp_path, fake_openai_server):
     state: dict = {"seen": 0}
-    server = fake_openai_server(_interrupting_responder(state, at_request=8), latency_s=0.2)
+    server = fake_openai_server(_interrupting_responder(state, at_request=8), latency_s=0.05)
     state["server"] = server
     grid = write_grid(tmp_path, server.base_url, concurrency=CONCURRENCY)
     out = tmp_path / "out"
@@ -51,7 +55,7 @@ def test_first_ctrl_c_starts_no_new_call_stores_the_calls_in_flight_and_resumes(
     assert stored == server.completion_count == server.chat_request_count
     lines = [line for line in stderr.splitlines() if line.startswith("Interrupted")]
     assert len(lines) == 1
-    assert f"{stored} of 36 settings stored" in lines[0] and "Resume with: xaimetrics benchmark run" in lines[0]
+    assert f"{stored} of 24 settings stored" in lines[0] and "Resume with: xaimetrics benchmark run" in lines[0]
     assert not (out / "report.html").exists()
 
     # the resume asks exactly the settings left, once each
@@ -60,9 +64,9 @@ def test_first_ctrl_c_starts_no_new_call_stores_the_calls_in_flight_and_resumes(
     resumed = start_run(grid, out, "--no-cache", cache_dir=tmp_path / "cache")
     _, stderr = resumed.communicate(timeout=300)
     assert resumed.returncode == 0, stderr
-    assert server.chat_request_count - before == 36 - stored
+    assert server.chat_request_count - before == 24 - stored
     keys = stored_keys(out / "results.sqlite")
-    assert len(keys) == len(set(keys)) == 36
+    assert len(keys) == len(set(keys)) == 24
 
 
 def test_second_ctrl_c_stops_at_once(tmp_path, fake_openai_server):
@@ -83,7 +87,7 @@ def test_second_ctrl_c_stops_at_once(tmp_path, fake_openai_server):
     _, stderr = child.communicate(timeout=20)  # far less than the 60 s the calls in flight still need
     assert child.returncode == 130, stderr
     assert "Traceback" not in stderr
-    assert "stopped at once" in stderr and "0 of 36 settings stored" in stderr
+    assert "stopped at once" in stderr and "0 of 24 settings stored" in stderr
     assert server.chat_request_count == CONCURRENCY
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import time
 
+import pytest
 from cli_runs import start_run, stored_keys, write_grid
 
 from xaimetrics.benchmark._lock import StoreLock
@@ -29,6 +30,7 @@ def test_a_second_run_names_the_holder_and_makes_no_call(tmp_path, fake_openai_s
     assert server.chat_request_count == 0
 
 
+@pytest.mark.slow  # a CLI process waiting on a lock
 def test_wait_starts_when_the_holder_ends(tmp_path, fake_openai_server):
     server = fake_openai_server(_answer)
     grid = write_grid(tmp_path, server.base_url)
@@ -42,9 +44,10 @@ def test_wait_starts_when_the_holder_ends(tmp_path, fake_openai_server):
     lock.release()
     _, stderr = child.communicate(timeout=300)
     assert child.returncode == 0, stderr
-    assert server.chat_request_count == 36
+    assert server.chat_request_count == 24
 
 
+@pytest.mark.slow  # three CLI processes
 def test_three_concurrent_runs_pay_each_setting_once(tmp_path, fake_openai_server):
     server = fake_openai_server(_answer, latency_s=0.02)
     grid = write_grid(tmp_path, server.base_url)
@@ -53,6 +56,6 @@ def test_three_concurrent_runs_pay_each_setting_once(tmp_path, fake_openai_serve
     for child in children:
         _, stderr = child.communicate(timeout=300)
         assert child.returncode == 0, stderr
-    assert server.chat_request_count == 36
+    assert server.chat_request_count == 24
     keys = stored_keys(out / "results.sqlite")
-    assert len(keys) == len(set(keys)) == 36
+    assert len(keys) == len(set(keys)) == 24

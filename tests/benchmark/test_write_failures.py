@@ -7,13 +7,16 @@ from __future__ import annotations
 import hashlib
 import resource
 
+import pytest
 from cli_runs import cli, start_run, stored_keys, stored_rows, write_grid
 
-from xaimetrics.benchmark import ResultsStore
+from toy_grid import PROVIDER_KWARGS, toy_grid
+
+from xaimetrics.benchmark import Providers, ResultsStore, run_grid
 from xaimetrics.exceptions import StoreError
 
 CONCURRENCY = 2
-TOTAL = 36
+TOTAL = 24
 
 
 def _file_size_limit(limit: int):
@@ -55,10 +58,8 @@ def test_a_full_disk_stops_the_run_before_another_call_and_the_resume_completes(
 
 def _filled_folder(tmp_path):
     out = tmp_path / "out"
-    with ResultsStore(out / "results.sqlite") as store:
-        store.set_meta("grid", {})
-        for seed in range(3):
-            store.add(f"k{seed}", {"method": "PCA", "seed": seed, "score": 0.5, "simulator": "oracle"})
+    grid = toy_grid(methods=("PCA", "NoExplanation"), prompt_types=("NE2", "E2"), seeds=(0, 1, 2))
+    run_grid(grid, out / "results.sqlite", providers=Providers(**PROVIDER_KWARGS), progress=False)
     return out
 
 
@@ -73,6 +74,7 @@ def test_export_into_a_path_through_a_file_names_the_cause(tmp_path):
     assert "PermissionError" not in result.stderr
 
 
+@pytest.mark.slow  # two CLI processes
 def test_report_and_export_do_not_write_to_the_store(tmp_path):
     out = _filled_folder(tmp_path)
     store = out / "results.sqlite"
@@ -88,7 +90,7 @@ def test_report_and_export_do_not_write_to_the_store(tmp_path):
 def test_read_only_store_refuses_writes_and_reads_everything(tmp_path):
     out = _filled_folder(tmp_path)
     with ResultsStore(out / "results.sqlite", read_only=True) as store:
-        assert len(store) == 3 and store.get_meta("grid") == {}
+        assert len(store) == 6 and store.get_meta("grid")["seeds"] == [0, 1, 2]
         try:
             store.add("k9", {"method": "PCA"})
         except StoreError as error:

@@ -355,9 +355,10 @@ def _run_local(
 
 
 def _wait(futures: list[concurrent.futures.Future[None]], stop: _Stop | None) -> None:
-    """Wait for ``futures`` (in short slices, so that Ctrl-C is seen at once); return early when ``stop`` is
-    set, after the calls in flight."""
-    remaining = set(futures)
+    """Wait for ``futures`` (in short slices, so that Ctrl-C is seen at once); when ``stop`` is set, cancel the
+    ones not started and wait only for the calls in flight. A cancelled future counts as done (one cancelled by
+    ``shutdown(cancel_futures=True)`` never reaches ``concurrent.futures.wait``'s notion of done)."""
+    remaining = {future for future in futures if not future.cancelled()}
     while remaining:
         done, remaining = concurrent.futures.wait(remaining, timeout=0.1)
         for future in done:
@@ -367,6 +368,7 @@ def _wait(futures: list[concurrent.futures.Future[None]], stop: _Stop | None) ->
             for future in remaining:
                 future.cancel()
             stop = None  # then wait for the ones already running
+        remaining = {future for future in remaining if not future.cancelled()}
 
 
 def choose_n_concepts(frame: Any, grid: Grid) -> dict[tuple[str, str, str], int]:
