@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import dataclasses
+import logging
 import os
 import threading
 import time
 import weakref
 from collections.abc import Mapping
 from typing import Any, Literal
-
-import logging
 
 from xaimetrics._optional import import_optional
 from xaimetrics._urls import public_url as _public_url
@@ -301,10 +301,11 @@ class OpenAICompatibleSimulator(BaseSimulator):
         return identity
 
     # -- clients ---------------------------------------------------------------------------------------------
-    def _client_arguments(self, asynchronous: bool) -> dict[str, Any]:
-        """The client's URL *without* the credentials it may carry (``http://user:KEY@host/v1``): they go to an
-        ``httpx`` Basic authentication instead — the header httpx would build from the URL — so that no log
-        line of httpx or openai (which print the request URL, at INFO and DEBUG) ever holds them."""
+    def _client_arguments(self) -> dict[str, Any]:
+        """The client's URL *without* the credentials it may carry (``http://user:KEY@host/v1``): they are sent
+        as the ``Authorization: Basic`` header the HTTP library builds from such a URL (the same request on the
+        wire), so that no log line of the HTTP library or openai (they print the request URL, at INFO and
+        DEBUG) ever holds them."""
         arguments: dict[str, Any] = {
             "base_url": self.base_url, "api_key": self._key.reveal(), "timeout": self.timeout, "max_retries": 0,
         }  # fmt: skip
@@ -312,21 +313,19 @@ class OpenAICompatibleSimulator(BaseSimulator):
         if bare != _public_url(bare) or credentials is not None:
             _SCRUB.add(self.base_url)
         if credentials is not None:
-            import httpx
-
-            factory = self._openai.DefaultAsyncHttpxClient if asynchronous else self._openai.DefaultHttpxClient
+            token = base64.b64encode(":".join(credentials).encode("utf-8")).decode("ascii")
             arguments["base_url"] = bare
-            arguments["http_client"] = factory(auth=httpx.BasicAuth(*credentials))
+            arguments["default_headers"] = {"Authorization": f"Basic {token}"}
         return arguments
 
     def _sync_client(self) -> Any:
         with self._client_lock:
             if self._client is None:
-                self._client = self._openai.OpenAI(**self._client_arguments(False))
+                self._client = self._openai.OpenAI(**self._client_arguments())
             return self._client
 
     def _new_async_client(self) -> Any:
-        return self._openai.AsyncOpenAI(**self._client_arguments(True))
+        return self._openai.AsyncOpenAI(**self._client_arguments())
 
     async def _aopen_loop_resources(self) -> None:
         # one pooled async client per batch (its connections belong to this event loop)
@@ -577,7 +576,7 @@ class _ScrubCredentials(logging.Filter):
     def add(self, url: str) -> None:
         self.urls.add(url)
         if not self._installed:
-            for name in ("httpx", "httpcore", "openai", "openai._base_client"):
+            for name in ("httpx", "httpx2", "httpcore", "httpcore2", "openai", "openai._base_client"):
                 logging.getLogger(name).addFilter(self)
             self._installed = True
 
