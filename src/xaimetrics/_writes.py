@@ -20,7 +20,15 @@ __all__ = ["is_write_failure", "write_failure_cause"]
 # SQLite primary result codes (https://sqlite.org/rescode.html)
 _SQLITE_PERM, _SQLITE_READONLY, _SQLITE_IOERR, _SQLITE_FULL, _SQLITE_CANTOPEN = 3, 8, 10, 13, 14
 _WRITE_CODES = {_SQLITE_PERM, _SQLITE_READONLY, _SQLITE_IOERR, _SQLITE_FULL, _SQLITE_CANTOPEN}
-_WRITE_ERRNOS = {errno.ENOSPC, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOTDIR, errno.EDQUOT}
+_WRITE_ERRNOS = {
+    errno.ENOSPC,
+    errno.EFBIG,
+    errno.EROFS,
+    errno.EACCES,
+    errno.EPERM,
+    errno.ENOTDIR,
+    errno.EDQUOT,
+}
 
 
 def _sqlite_code(error: BaseException) -> int | None:
@@ -102,7 +110,11 @@ def write_failure_cause(path: str | os.PathLike[str], error: BaseException) -> s
         free = shutil.disk_usage(folder).free
     except OSError:
         free = None
-    if number in (errno.ENOSPC, errno.EDQUOT) or code == _SQLITE_FULL or (free is not None and free < 1 << 20):
+    if (
+        number in (errno.ENOSPC, errno.EDQUOT)
+        or code == _SQLITE_FULL
+        or (free is not None and free < 1 << 20)
+    ):
         return (
             f"the disk holding {folder} is full ({'unknown' if free is None else f'{free:,} bytes'} free). "
             "Free some space or write elsewhere"
@@ -112,7 +124,9 @@ def write_failure_cause(path: str | os.PathLike[str], error: BaseException) -> s
     except (OSError, AttributeError):
         read_only = False
     if read_only or number == errno.EROFS:
-        return f"{folder} is on a read-only file system. Copy the folder somewhere writable, or write elsewhere"
+        return (
+            f"{folder} is on a read-only file system. Copy the folder somewhere writable, or write elsewhere"
+        )
     if (
         number in (errno.EACCES, errno.EPERM)
         or code in (_SQLITE_READONLY, _SQLITE_PERM)

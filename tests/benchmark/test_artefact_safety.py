@@ -45,7 +45,9 @@ def test_planted_pickles_never_run_and_the_results_are_the_same(tmp_path, caplog
     assert saved and not [p for p in saved if p.suffix == ".pkl"]
     marker = tmp_path / "PWNED"
     evil = pickle.dumps(_Payload(str(marker)))
-    for path in saved:  # every artefact replaced by a crafted pickle, and pickles where older versions read them
+    for (
+        path
+    ) in saved:  # every artefact replaced by a crafted pickle, and pickles where older versions read them
         path.write_bytes(evil)
         path.with_suffix(".pkl").write_bytes(evil)
     for kind in ("fit", "prompts"):
@@ -68,7 +70,13 @@ def test_truncated_and_tampered_artefacts_are_recomputed(tmp_path, caplog):
     for path in artefacts.iterdir():
         data = path.read_bytes()
         if path.suffix == ".json":  # tampered: an answer target changed, the digest no longer matches
-            path.write_text(re.sub(r'"references": \[(\d)', lambda m: f'"references": [{(int(m[1]) + 1) % 3}', path.read_text()))
+            path.write_text(
+                re.sub(
+                    r'"references": \[(\d)',
+                    lambda m: f'"references": [{(int(m[1]) + 1) % 3}',
+                    path.read_text(),
+                )
+            )
         else:  # truncated
             path.write_bytes(data[: len(data) // 2])
     caplog.set_level(logging.WARNING, logger="xaimetrics")
@@ -78,7 +86,9 @@ def test_truncated_and_tampered_artefacts_are_recomputed(tmp_path, caplog):
 
 
 def test_no_module_unpickles():
-    unsafe = re.compile(r"pickle\.loads?\(|allow_pickle\s*=\s*True|weights_only\s*=\s*False|joblib\.load\(|dill\.")
+    unsafe = re.compile(
+        r"pickle\.loads?\(|allow_pickle\s*=\s*True|weights_only\s*=\s*False|joblib\.load\(|dill\."
+    )
     offenders = [
         f"{path.relative_to(SRC)}:{number}"
         for path in SRC.rglob("*.py")

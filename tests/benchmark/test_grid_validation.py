@@ -13,8 +13,12 @@ from xaimetrics.exceptions import InvalidParameterError
 
 def test_unknown_extractor_option_is_refused_with_the_accepted_keywords(tmp_path):
     path = tmp_path / "grid.toml"
-    path.write_text('methods = ["PCA", "NoExplanation"]\nsimulators = ["perfect"]\n[extractor_options.PCA]\nmax_iter = 5\n')
-    with pytest.raises(InvalidParameterError, match=r"'extractor_options.PCA' parameter .* keywords of PCA among") as caught:
+    path.write_text(
+        'methods = ["PCA", "NoExplanation"]\nsimulators = ["perfect"]\n[extractor_options.PCA]\nmax_iter = 5\n'
+    )
+    with pytest.raises(
+        InvalidParameterError, match=r"'extractor_options.PCA' parameter .* keywords of PCA among"
+    ) as caught:
         load_grid(path)
     assert "max_iter" in str(caught.value)
 
@@ -52,7 +56,9 @@ def test_class_names_that_break_the_answer_format_are_refused_before_any_call(tm
         return TextDataset(list(good.texts), good.labels, names, name="toy", split=split)
 
     oracle = MethodOracle()
-    providers = Providers(**{**PROVIDER_KWARGS, "datasets": {"toy": dataset}, "simulators": {"oracle": lambda: oracle}})
+    providers = Providers(
+        **{**PROVIDER_KWARGS, "datasets": {"toy": dataset}, "simulators": {"oracle": lambda: oracle}}
+    )
     with pytest.raises(InvalidParameterError, match=r"'toy.class_names' parameter of run_grid"):
         run_grid(toy_grid(), tmp_path / "r.sqlite", providers=providers, progress=False)
     assert oracle.calls == 0

@@ -55,7 +55,9 @@ def test_first_ctrl_c_starts_no_new_call_stores_the_calls_in_flight_and_resumes(
     assert stored == server.completion_count == server.chat_request_count
     lines = [line for line in stderr.splitlines() if line.startswith("Interrupted")]
     assert len(lines) == 1
-    assert f"{stored} of 24 settings stored" in lines[0] and "Resume with: xaimetrics benchmark run" in lines[0]
+    assert (
+        f"{stored} of 24 settings stored" in lines[0] and "Resume with: xaimetrics benchmark run" in lines[0]
+    )
     assert not (out / "report.html").exists()
 
     # the resume asks exactly the settings left, once each

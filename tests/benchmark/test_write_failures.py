@@ -9,7 +9,6 @@ import resource
 
 import pytest
 from cli_runs import cli, start_run, stored_keys, stored_rows, write_grid
-
 from toy_grid import PROVIDER_KWARGS, toy_grid
 
 from xaimetrics.benchmark import Providers, ResultsStore, run_grid
@@ -35,7 +34,9 @@ def test_a_full_disk_stops_the_run_before_another_call_and_the_resume_completes(
     grid = write_grid(tmp_path, server.base_url, concurrency=CONCURRENCY)
     out = tmp_path / "out"
     # 160 KB: the store's write-ahead log reaches it after a few rows (each row carries its prompt)
-    child = start_run(grid, out, "--no-cache", cache_dir=tmp_path / "cache", preexec_fn=_file_size_limit(160_000))
+    child = start_run(
+        grid, out, "--no-cache", cache_dir=tmp_path / "cache", preexec_fn=_file_size_limit(160_000)
+    )
     _, stderr = child.communicate(timeout=300)
     assert child.returncode == 1, stderr
     assert "Traceback" not in stderr
@@ -80,10 +81,17 @@ def test_report_and_export_do_not_write_to_the_store(tmp_path):
     store = out / "results.sqlite"
     before = hashlib.sha256(store.read_bytes()).hexdigest()
     reports = tmp_path / "reports"
-    result = cli("benchmark", "report", "--output", str(out), "--report-dir", str(reports), cache_dir=tmp_path)
+    result = cli(
+        "benchmark", "report", "--output", str(out), "--report-dir", str(reports), cache_dir=tmp_path
+    )
     assert result.returncode == 0, result.stderr
     assert (reports / "report.html").is_file() and not (out / "report.html").exists()
-    assert cli("benchmark", "export", "--output", str(out), str(tmp_path / "rows.csv"), cache_dir=tmp_path).returncode == 0
+    assert (
+        cli(
+            "benchmark", "export", "--output", str(out), str(tmp_path / "rows.csv"), cache_dir=tmp_path
+        ).returncode
+        == 0
+    )
     assert hashlib.sha256(store.read_bytes()).hexdigest() == before
 
 

@@ -14,7 +14,7 @@ from xaimetrics.exceptions import TrackingError
 from xaimetrics.tracking import MLflowTracker
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "benchmark"))
-from cli_runs import cli, write_grid  # noqa: E402
+from cli_runs import cli, write_grid
 
 
 def _answer(messages):
@@ -30,7 +30,10 @@ def test_bad_mlflow_uri_is_one_line_before_any_call(tmp_path, fake_openai_server
                  cache_dir=tmp_path / "cache")  # fmt: skip
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()
-    assert lines[-1].startswith("TrackingError: MLflow could not open the experiment") and "--mlflow-uri" in lines[-1]
+    assert (
+        lines[-1].startswith("TrackingError: MLflow could not open the experiment")
+        and "--mlflow-uri" in lines[-1]
+    )
     assert "Traceback" not in result.stderr
     assert server.chat_request_count == 0
 

@@ -355,7 +355,9 @@ class Artefacts:
                 return
         except (ValueError, KeyError, TypeError, AttributeError):
             return
-        text = json.dumps({"format": 1, "sha256": _content_digest(entries), "prompts": entries}, ensure_ascii=False)
+        text = json.dumps(
+            {"format": 1, "sha256": _content_digest(entries), "prompts": entries}, ensure_ascii=False
+        )
         _atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
     def prompts(self, settings: list[Any], build: Callable[[], list[Any]]) -> list[Any]:
@@ -376,7 +378,9 @@ class Artefacts:
 
         def fit() -> Any:
             options = self.grid.options(method)
-            return make_extractor(method, n_concepts, seed, **options).fit(self.activations(dataset, model)["fit"])
+            return make_extractor(method, n_concepts, seed, **options).fit(
+                self.activations(dataset, model)["fit"]
+            )
 
         return self._once(("fit", dataset, model, method, n_concepts, seed), fit)
 

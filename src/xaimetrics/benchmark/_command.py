@@ -153,13 +153,16 @@ def _run(args: argparse.Namespace) -> int:
             f"{stopped.summary.total} settings stored in {output / 'results.sqlite'}. Resume with: {resume}",
             file=sys.stderr,
         )
-        if stopped.immediate:  # do not wait for the abandoned calls' threads at exit
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(130)
-        return 130
+        # Everything stored is committed and the store is closed: exit now, without waiting for the abandoned
+        # calls' threads (second Ctrl-C) or for the interpreter's slow teardown of torch & co (seconds).
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
     except KeyboardInterrupt:
-        print(f"Interrupted before the first call: nothing new stored. Start again with: {resume}", file=sys.stderr)
+        print(
+            f"Interrupted before the first call: nothing new stored. Start again with: {resume}",
+            file=sys.stderr,
+        )
         return 130
     print(f"{summary.completed} run, {summary.skipped} already stored, {summary.failed} failed "
           f"({summary.calls} calls, {summary.cached_calls} cached, {summary.total_tokens:,} tokens, "
@@ -170,7 +173,9 @@ def _run(args: argparse.Namespace) -> int:
     return 0 if summary.failed == 0 else 1
 
 
-def _write(output: Path, run: dict[str, Any] | None, args: argparse.Namespace, to: Path | None = None) -> None:
+def _write(
+    output: Path, run: dict[str, Any] | None, args: argparse.Namespace, to: Path | None = None
+) -> None:
     from xaimetrics.benchmark import ResultsStore, write_report
 
     with ResultsStore(output / "results.sqlite", read_only=True) as store:

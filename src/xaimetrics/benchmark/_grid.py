@@ -284,7 +284,7 @@ class Grid:
             out_of_range = [seed for seed in getattr(self, name) if not 0 <= seed < MAX_SEED]
             if out_of_range:
                 raise invalid(
-                    name, _OWNER, f"integers in [0, 2**32 - 1] (the range of numpy's and scikit-learn's seeds)",
+                    name, _OWNER, "integers in [0, 2**32 - 1] (the range of numpy's and scikit-learn's seeds)",
                     out_of_range[:5], "Use smaller seeds.",
                 )  # fmt: skip
         overlap = set(self.seeds) & set(self.validation_seeds)
@@ -537,7 +537,9 @@ def check_depth(value: Any, name: str, owner: str, limit: int = MAX_DEPTH) -> No
     while stack:
         item, depth, where = stack.pop()
         if depth > limit:
-            raise invalid(name, owner, f"values nested at most {limit} levels deep", f"{depth} levels (under {where!r})")
+            raise invalid(
+                name, owner, f"values nested at most {limit} levels deep", f"{depth} levels (under {where!r})"
+            )
         if isinstance(item, Mapping):
             stack.extend((v, depth + 1, where or str(k)) for k, v in item.items())
         elif isinstance(item, list | tuple):
@@ -567,7 +569,9 @@ def check_class_names(names: Sequence[Any], name: str, owner: str) -> None:
     for class_name in names:
         text = str(class_name)
         if not text.strip() or text != text.strip() or _BAD_CLASS_NAME.search(text):
-            raise invalid(name, owner, expected, repr(text), "Rename the class (e.g. in the dataset's label names).")
+            raise invalid(
+                name, owner, expected, repr(text), "Rename the class (e.g. in the dataset's label names)."
+            )
     folded = [str(n).casefold() for n in names]
     if len(set(folded)) != len(folded):
         raise invalid(name, owner, expected, list(names), "Rename the classes so that they differ.")

@@ -79,7 +79,9 @@ class StoreLock:
                         "or use another --output folder."
                     ) from None
                 if not told:
-                    print(f"Waiting for the run holding {self.store} ({holder}) to finish...", file=sys.stderr)
+                    print(
+                        f"Waiting for the run holding {self.store} ({holder}) to finish...", file=sys.stderr
+                    )
                     told = True
                 time.sleep(_POLL_S)
         handle.seek(0)

@@ -30,8 +30,8 @@ from typing import Any
 from xaimetrics._validation import invalid
 from xaimetrics.benchmark._artefacts import Artefacts, Providers
 from xaimetrics.benchmark._grid import Grid, Setting, check_class_names
-from xaimetrics.benchmark._lock import StoreLock
 from xaimetrics.benchmark._group import ask, build_group_prompts, register_prompts, setting_row
+from xaimetrics.benchmark._lock import StoreLock
 from xaimetrics.benchmark._store import ResultsStore
 from xaimetrics.exceptions import StoreError
 from xaimetrics.simulators import Usage

@@ -116,7 +116,9 @@ class ResultsStore(SQLiteFile):
         if existed:
             _check_file(self.path)
         elif read_only:
-            raise StoreError(f"The results store {self.path} does not exist. Pass the path of a results.sqlite file.")
+            raise StoreError(
+                f"The results store {self.path} does not exist. Pass the path of a results.sqlite file."
+            )
         self._lock = threading.Lock()
         if read_only:
             self._connection = self._open_read_only()
@@ -268,7 +270,9 @@ class ResultsStore(SQLiteFile):
 
     def _check_writable(self) -> None:
         if self.read_only:
-            raise StoreError(f"The results store {self.path} was opened read-only; nothing can be added to it.")
+            raise StoreError(
+                f"The results store {self.path} was opened read-only; nothing can be added to it."
+            )
 
     def set_meta(self, name: str, value: Any) -> None:
         self._check_writable()

@@ -166,7 +166,9 @@ class CachedSimulator(BaseSimulator):
                 f"The response cache {self.path} cannot be written: {write_failure_cause(self.path, error)}. Or "
                 f"run with --no-cache. (sqlite: {error})"
             )
-        return self._refuse(f"cannot be read as a cache (sqlite: {error}): it is truncated, damaged or not SQLite")
+        return self._refuse(
+            f"cannot be read as a cache (sqlite: {error}): it is truncated, damaged or not SQLite"
+        )
 
     def _bypass(self, error: sqlite3.DatabaseError) -> None:
         """A cache that fails mid-run is bypassed (the calls go on, uncached), with one warning."""
@@ -223,7 +225,9 @@ class CachedSimulator(BaseSimulator):
             return key, identity, None
         text, model, prompt_tokens, completion_tokens, latency_s, cost_usd, probabilities = row
         try:
-            stored = None if probabilities is None else {i: tuple(p) for i, p in json.loads(probabilities).items()}
+            stored = (
+                None if probabilities is None else {i: tuple(p) for i, p in json.loads(probabilities).items()}
+            )
         except (ValueError, TypeError, AttributeError):
             stored = None
             text = None  # a row another program wrote: a miss, overwritten by the fresh answer

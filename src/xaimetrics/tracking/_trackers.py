@@ -84,7 +84,7 @@ class Tracker(ABC):
     def end(self) -> None:
         """Close the run."""
 
-    def check(self) -> None:
+    def check(self) -> None:  # noqa: B027 - an optional hook: trackers without a check need nothing
         """Fail now (:class:`~xaimetrics.exceptions.TrackingError`, or ``MissingDependencyError``), before any
         paid work, when this tracker cannot log; the default checks nothing."""
 
