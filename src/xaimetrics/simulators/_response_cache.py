@@ -140,7 +140,8 @@ class CachedSimulator(BaseSimulator):
         connection = self._connection
         check = connection.execute("PRAGMA quick_check(1)").fetchone()
         if check is None or check[0] != "ok":
-            raise self._refuse(f"is damaged (sqlite quick_check: {check[0] if check else 'no answer'})")
+            found = " ".join(str(check[0]).split()) if check else "no answer"  # one line
+            raise self._refuse(f"is damaged (sqlite quick_check: {found[:200]})")
         columns = {row[1] for row in connection.execute("PRAGMA table_info(responses)")}
         if columns and not set(_COLUMNS) <= columns:
             raise self._refuse(
