@@ -41,7 +41,8 @@ def test_grid_seeds_must_be_non_negative() -> None:
     from xaimetrics.benchmark import Grid
 
     with pytest.raises(
-        InvalidParameterError, match=r"'seeds' parameter of Grid must be integers ≥ 0. Got \[-1\]"
+        InvalidParameterError,
+        match=r"'seeds' parameter of Grid must be integers in \[0, 2\*\*32 - 1\].*Got \[-1\]",
     ):
         Grid(seeds=(0, -1), simulators=("perfect",))
     with pytest.raises(InvalidParameterError, match=r"'validation_seeds' parameter of Grid"):

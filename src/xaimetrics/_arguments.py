@@ -193,7 +193,8 @@ def add_tracking_arguments(parser: argparse.ArgumentParser | Any) -> None:
 
 
 def grid_trackers(args: argparse.Namespace, experiment: str, directory: Any) -> list[Any]:
-    """The trackers the parsed ``--mlflow-uri`` / ``--wandb`` ask for (W&B files under ``directory``)."""
+    """The trackers the parsed ``--mlflow-uri`` / ``--wandb`` ask for (W&B files under ``directory``), each
+    checked (:meth:`~xaimetrics.tracking.Tracker.check`): call it before a long run to fail first."""
     trackers: list[Any] = []
     if getattr(args, "mlflow_uri", None):
         from xaimetrics.tracking import MLflowTracker
@@ -203,6 +204,8 @@ def grid_trackers(args: argparse.Namespace, experiment: str, directory: Any) -> 
         from xaimetrics.tracking import WandbTracker
 
         trackers.append(WandbTracker(project=experiment, directory=directory))
+    for tracker in trackers:
+        tracker.check()
     return trackers
 
 

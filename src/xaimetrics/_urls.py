@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit, urlunsplit
 
-__all__ = ["public_url", "scrub_url"]
+__all__ = ["public_url", "scrub_url", "split_credentials"]
 
 _LOOSE = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*://)?(?P<authority>[^/]*)(?P<path>.*)", re.DOTALL)
 
@@ -40,6 +40,32 @@ def public_url(url: str) -> str:
     if match is None:  # pragma: no cover - the pattern matches any string
         return ""
     return (match["scheme"] or "") + match["authority"].rsplit("@", 1)[-1] + match["path"].rstrip("/")
+
+
+def split_credentials(url: str) -> tuple[str, tuple[str, str] | None]:
+    """``(url without user and password, (user, password))``; ``(url, None)`` when it carries none.
+
+    Example:
+        >>> split_credentials("http://me:sk-SECRET@127.0.0.1:8080/v1")
+        ('http://127.0.0.1:8080/v1', ('me', 'sk-SECRET'))
+        >>> split_credentials("http://127.0.0.1:8080/v1")
+        ('http://127.0.0.1:8080/v1', None)
+    """
+    from urllib.parse import unquote
+
+    try:
+        parts = urlsplit(str(url))
+        if parts.username is None and parts.password is None:
+            return str(url), None
+        host = parts.hostname or ""
+        if ":" in host:  # IPv6
+            host = f"[{host}]"
+        if parts.port is not None:
+            host = f"{host}:{parts.port}"
+    except ValueError:
+        return str(url), None
+    bare = urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+    return bare, (unquote(parts.username or ""), unquote(parts.password or ""))
 
 
 def scrub_url(text: str, url: str | None) -> str:

@@ -43,22 +43,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
-    from xaimetrics._arguments import apply_portable_argument
-
-    apply_portable_argument(args)
-    quiet = getattr(args, "no_progress", False) or bars_disabled()  # every bar, transformers' too
     try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 2
+        from xaimetrics._arguments import apply_portable_argument
+
+        apply_portable_argument(args)
+        quiet = getattr(args, "no_progress", False) or bars_disabled()  # every bar, transformers' too
         with no_progress_bars() if quiet else contextlib.nullcontext():
             return int(args.func(args) or 0)
     except XaimetricsError as error:
         print(f"{type(error).__name__}: {error}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # also during start-up (imports, model loading): one line, no traceback
         print("Interrupted.", file=sys.stderr)
         return 130
 

@@ -56,3 +56,8 @@ class LocalModelCrashed(SimulatorError):
 class StoreError(XaimetricsError, RuntimeError):
     """A results store (an SQLite file) cannot be used as it is: corrupted, truncated, emptied, or not a
     results store. The message names the file and what to do; xaimetrics never overwrites such a file."""
+
+
+class TrackingError(XaimetricsError, RuntimeError):
+    """An experiment tracker (MLflow, Weights & Biases) cannot log: a bad tracking URI, a server that does not
+    answer, a missing package. Reported before a grid runs where it can be checked."""

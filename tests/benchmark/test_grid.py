@@ -51,7 +51,10 @@ def test_ranking_prompt_maps_baselines_to_their_explanations():
         ({"datasets": ("mnist",)}, r"'datasets'.*\(bbc_news, imdb, rotten_tomatoes\).*Got mnist"),
         ({"models": ("minilm",)}, r"'models'.*'\+' \(non-negative\) variants when NMF is listed"),
         ({"interpretations": ("lime",)}, r"'interpretations'.*'top_words', 'llm_labels'"),
-        ({"seeds": (0, 1000)}, r"'validation_seeds'.*disjoint from 'seeds'.*\[1000\]"),
+        (
+            {"seeds": (0, 1000), "n_concepts": {"NMF": [5, 10]}},
+            r"'validation_seeds'.*disjoint from 'seeds'.*\[1000\]",
+        ),
         ({"n_concepts": {"NMF": [10, 10]}}, r"'n_concepts.NMF'.*without duplicates"),
         ({"n_concepts": {"SAE": 5}}, r"'n_concepts'.*keys among the listed concept methods"),
         ({"n_concepts": 0}, r"'n_concepts'.*an integer ≥ 1"),

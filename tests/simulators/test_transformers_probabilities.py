@@ -161,3 +161,17 @@ def test_no_sample_is_conditioned_on_another(tiny_model) -> None:
     assert alone.probabilities["3"] == pytest.approx(both["3"], abs=1e-6)
     assert reordered.probabilities["12"] == pytest.approx(both["12"], abs=1e-6)
     assert math.isclose(sum(both["12"]), 1.0)
+
+
+def test_prefix_reuse_uses_the_supported_cache_api(tiny_model) -> None:
+    """No deprecation of the tuple/``past_key_values`` API: the DynamicCache goes through the supported
+    argument (``cache`` in transformers 5, ``past_key_values`` in 4, where it is not deprecated)."""
+    import warnings
+
+    sim = _simulator(tiny_model)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for schema in SCHEMAS:
+            assert sim.generate(PROMPT, answer_schema=schema).error is None
+    deprecations = [str(w.message) for w in caught if "past_key_values" in str(w.message)]
+    assert deprecations == []

@@ -45,7 +45,7 @@ from xaimetrics.benchmark._ranking import (
     win_matrix,
 )
 from xaimetrics.benchmark._report import markdown_table, report_section, write_report
-from xaimetrics.benchmark._runner import RunSummary, choose_n_concepts, run_grid
+from xaimetrics.benchmark._runner import RunInterrupted, RunSummary, choose_n_concepts, run_grid
 from xaimetrics.benchmark._store import ResultsStore, setting_key
 
 __all__ = [
@@ -57,6 +57,7 @@ __all__ = [
     "PairwiseDifferences",
     "Providers",
     "ResultsStore",
+    "RunInterrupted",
     "RunSummary",
     "Setting",
     "choose_n_concepts",

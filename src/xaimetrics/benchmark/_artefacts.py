@@ -3,19 +3,28 @@
 Per dataset × model: the concept-fit texts and their activations ``A``, the LP/EP candidate pool with its
 activations and f's predictions (one forward of ``h`` each, saved as ``.npz``), and the activations of
 single words used by the top-words interpretation (saved too). Per dataset × model × method × k × seed: the
-fitted concept extractor (pickled) and its interpretations. Per dataset × model × seed: the LP/EP selection.
+fitted concept extractor and its interpretations (memory only: seeded, so a resumed run refits the same
+extractor). Per dataset × model × seed: the LP/EP selection. Per group of settings: the rendered prompts
+(saved as JSON, so that a resumed run asks exactly what it would have asked).
 
 Artefacts live under ``directory`` (by default ``<output>/artefacts``), named by a hash of what they depend
 on, so a changed grid never reads a stale one; deleting the folder only costs time.
+
+**A results folder is data, never code.** Nothing here unpickles: arrays are ``.npz`` read with
+``allow_pickle=False``, prompts are JSON carrying the SHA-256 of their content. A folder received from someone
+else may hold crafted files; the worst they can do is be refused. A file that cannot be read, is truncated,
+has other arrays or shapes, or fails its digest is logged and recomputed (then overwritten atomically); files
+of older versions (``*.pkl``) are ignored.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
-import pickle
 import threading
+import zipfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -26,6 +35,10 @@ from xaimetrics._deprecation import warn_deprecated
 from xaimetrics.benchmark._grid import BASELINE_METHOD, CONTROL_METHODS, Setting
 
 __all__ = ["Artefacts", "Providers"]
+
+_LOG = logging.getLogger("xaimetrics.benchmark")
+#: what a damaged ``.npz`` raises when read (a truncated zip, a garbage member, a pickled array refused)
+_NPZ_ERRORS = (OSError, ValueError, KeyError, EOFError, AttributeError, TypeError, zipfile.BadZipFile)
 
 DatasetLoader = Callable[[str], Any]  # split -> TextDataset-like (texts, labels, class_names, sample())
 ModelFactory = Callable[[str], Any]  # dataset name -> split classifier
@@ -102,9 +115,9 @@ class _WordActivations:
         self._lock = threading.Lock()
         self._rows: dict[str, np.ndarray] = {}
         self._dirty = False
-        if path is not None and path.is_file():
-            with np.load(path, allow_pickle=False) as stored:
-                self._rows = dict(zip(stored["words"].tolist(), stored["values"], strict=True))
+        stored = _load_npz(path, ("words", "values"))
+        if stored is not None and stored["words"].ndim == 1 and len(stored["words"]) == len(stored["values"]):
+            self._rows = dict(zip(stored["words"].tolist(), stored["values"], strict=True))
 
     def activations(self, texts: list[str]) -> np.ndarray:
         with self._lock:
@@ -124,17 +137,70 @@ class _WordActivations:
             self._dirty = False
 
 
+def _atomic_write(path: Path, write: Callable[[Path], None]) -> None:
+    """Write through a temporary file and rename it (a crash leaves the old file or none, never half a file);
+    a failed write raises a :class:`~xaimetrics.exceptions.StoreError` naming the cause."""
+    from xaimetrics._writes import write_failure_cause
+    from xaimetrics.exceptions import StoreError
+
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp{path.suffix}")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except OSError as error:
+        tmp.unlink(missing_ok=True)
+        raise StoreError(
+            f"Could not write the artefact {path}: {write_failure_cause(path, error)}. Nothing was lost: it is "
+            "recomputed by the next run."
+        ) from error
+
+
 def _atomic_savez(path: Path, **arrays: np.ndarray) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp.npz")
-    np.savez(tmp, **arrays)
-    os.replace(tmp, path)
+    _atomic_write(path, lambda tmp: np.savez(tmp, **arrays))
 
 
-def _atomic_pickle(path: Path, value: Any) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    with open(tmp, "wb") as handle:
-        pickle.dump(value, handle)
-    os.replace(tmp, path)
+def _load_npz(path: Path | None, names: tuple[str, ...]) -> dict[str, np.ndarray] | None:
+    """The arrays ``names`` of a saved ``.npz`` (never unpickled); ``None`` when absent, unreadable or
+    incomplete (logged: it is recomputed)."""
+    if path is None or not path.is_file():
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as stored:
+            if all(name in stored.files for name in names):
+                return {name: stored[name] for name in names}
+            problem = f"it lacks {sorted(set(names) - set(stored.files))}"
+    except _NPZ_ERRORS as error:
+        problem = f"{type(error).__name__}: {error}"
+    _LOG.warning("The artefact %s cannot be used (%s); it is recomputed.", path, problem)
+    return None
+
+
+def _prompt_to_json(prompt: Any) -> dict[str, Any]:
+    return {
+        "messages": [m.as_dict() for m in prompt.messages], "prompt_type": str(prompt.prompt_type.value),
+        "anonymized": bool(prompt.anonymized), "class_names": list(prompt.class_names),
+        "shown_classes": list(prompt.shown_classes), "lp_sample_ids": list(prompt.lp_sample_ids),
+        "sample_ids": list(prompt.sample_ids), "references": [int(r) for r in prompt.references],
+        "concept_ids": [int(c) for c in prompt.concept_ids],
+    }  # fmt: skip
+
+
+def _prompt_from_json(data: dict[str, Any]) -> Any:
+    from xaimetrics.consim import ConSimPrompt, PromptType
+    from xaimetrics.simulators import ChatMessage
+
+    return ConSimPrompt(
+        messages=tuple(ChatMessage(str(m["role"]), str(m["content"])) for m in data["messages"]),  # type: ignore[arg-type]
+        prompt_type=PromptType(data["prompt_type"]), anonymized=bool(data["anonymized"]),
+        class_names=tuple(map(str, data["class_names"])), shown_classes=tuple(map(str, data["shown_classes"])),
+        lp_sample_ids=tuple(map(str, data["lp_sample_ids"])), sample_ids=tuple(map(str, data["sample_ids"])),
+        references=tuple(map(int, data["references"])), concept_ids=tuple(map(int, data["concept_ids"])),
+    )  # fmt: skip
+
+
+def _content_digest(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 class Artefacts:
@@ -210,11 +276,9 @@ class Artefacts:
                 "activations", dataset, self.model_id(dataset, model), self.grid.n_fit, self.grid.pool_size,
                 len(fit), len(pool), suffix=".npz",
             )  # fmt: skip
-            names = ("fit", "pool", "predictions", "fit_predictions")
-            if path is not None and path.is_file():
-                with np.load(path, allow_pickle=False) as stored:
-                    if all(name in stored for name in names):
-                        return {name: stored[name] for name in names}
+            stored = _load_npz(path, ("fit", "pool", "predictions", "fit_predictions"))
+            if stored is not None and _shapes_fit(stored, len(fit), len(pool)):
+                return stored
             classifier = self.model(dataset, model)
             a_fit = _numpy(classifier.activations(list(fit.texts)))
             a_pool = _numpy(classifier.activations(list(pool.texts)))
@@ -265,22 +329,42 @@ class Artefacts:
         return self._path(
             "prompts", sorted(s.key for s in settings), self.model_id(settings[0].dataset, settings[0].model),
             g.n_lp, g.n_ep, g.n_fit, g.pool_size, g.max_sample_chars, g.balance, g.options(settings[0].method),
-            suffix=".pkl",
+            suffix=".json",
         )  # fmt: skip
 
     def stored_prompts(self, settings: list[Any]) -> list[Any] | None:
-        """The rendered prompts of a group of settings saved by :meth:`store_prompts` (``None``: not saved)."""
+        """The rendered prompts of a group of settings saved by :meth:`store_prompts` (``None``: not saved, or
+        a file that is unreadable, truncated, for other settings or failing its digest — then it is rebuilt)."""
         path = self._prompts_path(settings)
         if path is None or not path.is_file():
             return None
-        with open(path, "rb") as handle:
-            return pickle.load(handle)
+        try:
+            saved = json.loads(path.read_text(encoding="utf-8"))
+            entries = saved["prompts"]
+            if saved.get("sha256") != _content_digest(entries):
+                raise ValueError("its content does not match its SHA-256 digest")
+            by_key = {entry["key"]: _prompt_from_json(entry["prompt"]) for entry in entries}
+            return [(setting, by_key[setting.key]) for setting in settings]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+            _LOG.warning("The saved prompts %s cannot be used (%s); they are rebuilt.", path, error)
+            return None
 
     def store_prompts(self, settings: list[Any], prompts: list[Any]) -> None:
-        """Save a group's rendered prompts (pickled), so that a resumed run reuses them."""
+        """Save a group's rendered prompts (JSON with their digest), so that a resumed run reuses them; prompts
+        that JSON cannot carry exactly (a custom prompt type) are not saved."""
         path = self._prompts_path(settings)
-        if path is not None:
-            _atomic_pickle(path, prompts)
+        if path is None:
+            return
+        try:
+            entries = [{"key": setting.key, "prompt": _prompt_to_json(prompt)} for setting, prompt in prompts]
+            if any(_prompt_from_json(e["prompt"]) != p for e, (_, p) in zip(entries, prompts, strict=True)):
+                return
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return
+        text = json.dumps(
+            {"format": 1, "sha256": _content_digest(entries), "prompts": entries}, ensure_ascii=False
+        )
+        _atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
     def prompts(self, settings: list[Any], build: Callable[[], list[Any]]) -> list[Any]:
         """Deprecated: :meth:`stored_prompts`, else ``build()`` then :meth:`store_prompts`."""
@@ -295,23 +379,14 @@ class Artefacts:
 
     # -- concepts --------------------------------------------------------------------------------------------
     def extractor(self, dataset: str, model: str, method: str, n_concepts: int, seed: int) -> Any:
-        """The concept extractor fitted on the concept-fit activations (pickled beside the other artefacts)."""
+        """The concept extractor fitted on the concept-fit activations (kept in memory; seeded, so a resumed
+        run fits the same one: extractors are never saved as pickles, which would run code when read)."""
 
         def fit() -> Any:
             options = self.grid.options(method)
-            path = self._path(
-                "fit", dataset, self.model_id(dataset, model), method, n_concepts, seed, self.grid.n_fit, options,
-                suffix=".pkl",
-            )  # fmt: skip
-            if path is not None and path.is_file():
-                with open(path, "rb") as handle:
-                    return pickle.load(handle)
-            extractor = make_extractor(method, n_concepts, seed, **options).fit(
+            return make_extractor(method, n_concepts, seed, **options).fit(
                 self.activations(dataset, model)["fit"]
             )
-            if path is not None:
-                _atomic_pickle(path, extractor)
-            return extractor
 
         return self._once(("fit", dataset, model, method, n_concepts, seed), fit)
 
@@ -404,6 +479,18 @@ class Artefacts:
             activations=self.activations(s.dataset, s.model)["fit"],
             global_importances=self.global_importances(s.dataset, s.model, s.method, s.n_concepts, s.seed),
         )
+
+
+def _shapes_fit(arrays: Mapping[str, np.ndarray], n_fit: int, n_pool: int) -> bool:
+    """Whether saved activations have the rows of the texts they stand for (a damaged file is recomputed)."""
+    ok = (
+        arrays["fit"].ndim == 2 and arrays["pool"].ndim == 2 and len(arrays["fit"]) == n_fit
+        and len(arrays["pool"]) == n_pool and arrays["predictions"].shape == (n_pool,)
+        and arrays["fit_predictions"].shape == (n_fit,)
+    )  # fmt: skip
+    if not ok:
+        _LOG.warning("Saved activations do not match the %d + %d texts; they are recomputed.", n_fit, n_pool)
+    return ok
 
 
 def make_extractor(method: str, n_concepts: int, seed: int, **options: Any) -> Any:

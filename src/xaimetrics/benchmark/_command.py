@@ -15,12 +15,20 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from xaimetrics._arguments import add_portable_argument, add_tracking_arguments, response_cache, track_grid
+from xaimetrics._arguments import (
+    add_portable_argument,
+    add_tracking_arguments,
+    grid_trackers,
+    response_cache,
+    track_grid,
+)
 from xaimetrics._validation import invalid
+from xaimetrics._writes import write_failure_cause
 from xaimetrics.exceptions import InvalidParameterError, StoreError
 
 __all__ = ["register"]
@@ -45,6 +53,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_portable_argument(run)
     run.add_argument("--rank-by", action="append", default=None, metavar="AXIS", help=_RANK_BY_HELP)
+    run.add_argument(
+        "--wait", action="store_true", help="when another run uses the folder, wait for it instead of exiting"
+    )
     add_tracking_arguments(run)
     run.set_defaults(func=_run)
     report = actions.add_parser("report", help="rebuild the report from the stored results")
@@ -52,6 +63,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "--output", default="xaimetrics-benchmark", help="results folder (default: %(default)s)"
     )
     report.add_argument("--rank-by", action="append", default=None, metavar="AXIS", help=_RANK_BY_HELP)
+    report.add_argument(
+        "--report-dir", default=None,
+        help="write the report here instead of into --output (e.g. for a read-only archived folder)",
+    )  # fmt: skip
     add_tracking_arguments(report)
     report.set_defaults(func=_report)
     rank = actions.add_parser("rank", help="print the Copeland ranking and paired t-tests of one grid axis")
@@ -104,7 +119,7 @@ def _open_results(output: str) -> Any:
     from xaimetrics.benchmark import ResultsStore
 
     path = _store_path(output)
-    store = ResultsStore(path)
+    store = ResultsStore(path, read_only=True)  # writes nothing: works on an archived, read-only folder
     if len(store) == 0:
         store.close()
         raise StoreError(
@@ -115,20 +130,47 @@ def _open_results(output: str) -> Any:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from xaimetrics.benchmark import load_grid, run_grid
+    from xaimetrics.benchmark import RunInterrupted, load_grid, run_grid
 
-    providers = _providers(args.providers)
-    grid = load_grid(args.grid, **providers.grid_extras())
     output = Path(args.output)
-    output.mkdir(parents=True, exist_ok=True)
-    print(
-        f"{len(grid.settings())} evaluation settings; results in {output / 'results.sqlite'}", file=sys.stderr
-    )
-    summary = run_grid(
-        grid, output / "results.sqlite", providers=providers, artefact_dir=output / "artefacts",
-        response_cache=response_cache(args),
-        backend=args.backend, progress=not args.no_progress,
-    )  # fmt: skip
+    resume = f"xaimetrics benchmark run {args.grid} --output {args.output}"
+    try:
+        providers = _providers(args.providers)
+        grid = load_grid(args.grid, **providers.grid_extras())
+        try:
+            output.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise StoreError(
+                f"Cannot create the results folder {output}: {write_failure_cause(output, error)}."
+            ) from error
+        grid_trackers(args, "xaimetrics-consim", output)  # a bad --mlflow-uri or a missing wandb fails now
+        print(
+            f"{len(grid.settings())} evaluation settings; results in {output / 'results.sqlite'}",
+            file=sys.stderr,
+        )
+        summary = run_grid(
+            grid, output / "results.sqlite", providers=providers, artefact_dir=output / "artefacts",
+            response_cache=response_cache(args), backend=args.backend, progress=not args.no_progress,
+            wait=args.wait,
+        )  # fmt: skip
+    except RunInterrupted as stopped:
+        how = "at once (calls in flight abandoned)" if stopped.immediate else "after the calls in flight"
+        print(
+            f"Interrupted: stopped {how}, no call started after Ctrl-C; {stopped.stored} of "
+            f"{stopped.summary.total} settings stored in {output / 'results.sqlite'}. Resume with: {resume}",
+            file=sys.stderr,
+        )
+        # Everything stored is committed and the store is closed: exit now, without waiting for the abandoned
+        # calls' threads (second Ctrl-C) or for the interpreter's slow teardown of torch & co (seconds).
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
+    except KeyboardInterrupt:
+        print(
+            f"Interrupted before the first call: nothing new stored. Start again with: {resume}",
+            file=sys.stderr,
+        )
+        return 130
     print(f"{summary.completed} run, {summary.skipped} already stored, {summary.failed} failed "
           f"({summary.calls} calls, {summary.cached_calls} cached, {summary.total_tokens:,} tokens, "
           f"${summary.cost_usd:.4f}) in {summary.wall_time_s:.1f} s")  # fmt: skip
@@ -138,24 +180,35 @@ def _run(args: argparse.Namespace) -> int:
     return 0 if summary.failed == 0 else 1
 
 
-def _write(output: Path, run: dict[str, Any] | None, args: argparse.Namespace) -> None:
+def _write(
+    output: Path, run: dict[str, Any] | None, args: argparse.Namespace, to: Path | None = None
+) -> None:
     from xaimetrics.benchmark import ResultsStore, write_report
 
-    with ResultsStore(output / "results.sqlite") as store:
+    with ResultsStore(output / "results.sqlite", read_only=True) as store:
         frame, grid = store.to_frame(), store.get_meta("grid", {})
     sections = []
     if len(frame) and (frame["simulator"] == "human").any():  # rows exported by a human study
         from xaimetrics.studies import agreement_section
 
         sections.append(agreement_section(output / "results.sqlite"))
-    paths = write_report(frame, output, grid=grid, run=run, axes=args.rank_by, sections=sections)
+    target = output if to is None else to
+    try:
+        paths = write_report(frame, target, grid=grid, run=run, axes=args.rank_by, sections=sections)
+    except OSError as error:
+        raise StoreError(
+            f"Cannot write the report into {target}: {write_failure_cause(Path(error.filename or target), error)}."
+            " The results were not changed; 'xaimetrics benchmark report --output FOLDER --report-dir OTHER' "
+            "writes it elsewhere."
+        ) from error
     print(f"Report: {paths['report_html']}")
-    track_grid(args, frame, grid, [paths["report_html"], paths["report_md"]], output)
+    track_grid(args, frame, grid, [paths["report_html"], paths["report_md"]], target)
 
 
 def _report(args: argparse.Namespace) -> int:
     _open_results(args.output).close()
-    _write(Path(args.output), None, args)
+    grid_trackers(args, "xaimetrics-consim", args.report_dir or args.output)
+    _write(Path(args.output), None, args, None if args.report_dir is None else Path(args.report_dir))
     return 0
 
 

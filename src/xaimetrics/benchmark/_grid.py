@@ -36,6 +36,8 @@ A data file of your own goes in ``datasets`` with the keys that read it (the key
 from __future__ import annotations
 
 import dataclasses
+import inspect
+import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -310,12 +312,20 @@ class Grid:
         if not self.seeds:
             raise invalid("seeds", _OWNER, "a non-empty list of int", "an empty list")
         for name in ("seeds", "validation_seeds"):
-            negative = [seed for seed in getattr(self, name) if seed < 0]
-            if negative:
-                raise invalid(name, _OWNER, "integers ≥ 0", negative, "Seeds are non-negative integers.")
+            out_of_range = [seed for seed in getattr(self, name) if not 0 <= seed < MAX_SEED]
+            if out_of_range:
+                raise invalid(
+                    name, _OWNER, "integers in [0, 2**32 - 1] (the range of numpy's and scikit-learn's seeds)",
+                    out_of_range[:5], "Use smaller seeds.",
+                )  # fmt: skip
         overlap = set(self.seeds) & set(self.validation_seeds)
-        if overlap:
-            raise invalid("validation_seeds", _OWNER, "disjoint from 'seeds'", sorted(overlap))
+        if overlap and self.needs_validation:  # validation seeds are used only to choose among candidates
+            raise invalid(
+                "validation_seeds", _OWNER,
+                f"disjoint from 'seeds' (the seeds choosing among candidate numbers of concepts; default "
+                f"{list(_DEFAULT_VALIDATION_SEEDS)})",
+                sorted(overlap)[:5], "Set 'validation_seeds' to seeds outside 'seeds'.",
+            )  # fmt: skip
         for name in ("n_lp", "n_ep", "concurrency", "n_fit", "default_n_concepts"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -337,6 +347,8 @@ class Grid:
                     "extractor_options", _OWNER, f"keys among the listed concept methods {self.concept_methods}",
                     unknown,
                 )  # fmt: skip
+            for method, method_options in options.items():
+                _check_extractor_options(method, method_options)
         positive = [m for m in self.concept_methods if EXTRACTORS.get(m).positive_activations]
         # built-in names and Hugging Face ids: a trailing '+' asks for the non-negative variant; a saved
         # classifier directory says in its own config whether it was fine-tuned with the ReLU
@@ -535,6 +547,92 @@ class Grid:
         return dataclasses.replace(self, **changes)
 
 
+#: seeds must fit numpy's and scikit-learn's ``random_state`` (a uint32)
+MAX_SEED = 2**32
+_DEFAULT_VALIDATION_SEEDS = (1000, 1001)
+#: how deeply a grid's values may nest (a TOML grid needs 2: ``[extractor_options.SAE]``)
+MAX_DEPTH = 16
+
+
+def _check_extractor_options(method: str, options: Mapping[str, Any]) -> None:
+    """Every option must be a keyword of the extractor's (or control's) constructor, checked before any call."""
+    registry = CONTROLS if method in CONTROLS.names() else EXTRACTORS
+    kind = registry.get(method)
+    try:
+        signature = inspect.signature(kind.factory)
+    except (TypeError, ValueError):  # pragma: no cover - a builtin factory: nothing to check against
+        return
+    parameters = signature.parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return
+    reserved = {"n_concepts", "random_state"} if kind.sized else set()
+    accepted = sorted(
+        name for name, p in parameters.items()
+        if name not in reserved and p.kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        and name != "self"
+    )  # fmt: skip
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        raise invalid(
+            f"extractor_options.{method}", _OWNER, f"keywords of {method} among {accepted}", unknown,
+            "The grid sets n_concepts and random_state itself." if set(unknown) & reserved else "",
+        )  # fmt: skip
+
+
+def check_depth(value: Any, name: str, owner: str, limit: int = MAX_DEPTH) -> None:
+    """Refuse values nested deeper than ``limit`` (iteratively: a 5,000-deep input raises this, not a
+    ``RecursionError``).
+
+    Example:
+        >>> check_depth({"a": [[1]]}, "grid", "load_grid", limit=2)
+        Traceback (most recent call last):
+        ...
+        xaimetrics.exceptions.InvalidParameterError: The 'grid' parameter of load_grid must be values nested at most 2 levels deep. Got 3 levels (under 'a').
+    """
+    stack: list[tuple[Any, int, str]] = [(value, 0, "")]
+    while stack:
+        item, depth, where = stack.pop()
+        if depth > limit:
+            raise invalid(
+                name, owner, f"values nested at most {limit} levels deep", f"{depth} levels (under {where!r})"
+            )
+        if isinstance(item, Mapping):
+            stack.extend((v, depth + 1, where or str(k)) for k, v in item.items())
+        elif isinstance(item, list | tuple):
+            stack.extend((v, depth + 1, where) for v in item)
+
+
+#: characters and patterns a class name must not hold: the simulator answers ``Sample_<id>: <class>`` lines
+_BAD_CLASS_NAME = re.compile(r"[\x00-\x1f\x7f,]|sample_\d+\s*:", re.IGNORECASE)
+
+
+def check_class_names(names: Sequence[Any], name: str, owner: str) -> None:
+    """Class names must survive the ``Sample_<id>: <class>`` answer format: non-empty text without control
+    characters (NUL, newline, tab), commas or a ``Sample_<id>:`` pattern, no surrounding spaces, and distinct
+    ignoring case (answers are matched case-insensitively).
+
+    Example:
+        >>> check_class_names(["positive", "negative"], "class_names", "run_grid")
+        >>> check_class_names(["Sample_3: x", "b"], "class_names", "run_grid")
+        Traceback (most recent call last):
+        ...
+        xaimetrics.exceptions.InvalidParameterError: The 'class_names' parameter of run_grid must be ...
+    """
+    expected = (
+        "distinct non-empty names (ignoring case) without control characters (NUL, newline, tab), commas, "
+        "surrounding spaces or a 'Sample_<id>:' pattern, which break the 'Sample_<id>: <class>' answer format"
+    )
+    for class_name in names:
+        text = str(class_name)
+        if not text.strip() or text != text.strip() or _BAD_CLASS_NAME.search(text):
+            raise invalid(
+                name, owner, expected, repr(text), "Rename the class (e.g. in the dataset's label names)."
+            )
+    folded = [str(n).casefold() for n in names]
+    if len(set(folded)) != len(folded):
+        raise invalid(name, owner, expected, list(names), "Rename the classes so that they differ.")
+
+
 def _choices(name: str, values: Sequence[str], valid: Sequence[str]) -> None:
     for value in values:
         if value not in valid:
@@ -610,11 +708,16 @@ def load_grid(path: str | Path, **extra: Any) -> Grid:
             f"The grid file '{path}' is not valid TOML: {error}. Fix the syntax there (strings in double quotes, "
             'lists in brackets: datasets = ["tweets.csv"]; tables such as n_concepts = { NMF = 10 }).'
         ) from None
+    except RecursionError as error:
+        raise invalid(
+            "path", "load_grid", f"a TOML file nested at most {MAX_DEPTH} levels deep", f"{path}: deeper"
+        ) from error
     return grid_from_dict(data, **extra)
 
 
 def grid_from_dict(data: Mapping[str, Any], **extra: Any) -> Grid:
     """Build a :class:`Grid` from plain data; unknown keys are an error naming the valid ones."""
+    check_depth(data, "grid", "load_grid")
     valid = [f.name for f in dataclasses.fields(Grid) if f.repr]
     unknown = sorted(set(data) - set(valid))
     if unknown:

@@ -14,6 +14,7 @@ with ``ray.init(address=...)`` (and a ``runtime_env`` that can import your provi
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -85,9 +86,15 @@ def run_groups_on_ray(
         task.remote(artefacts.grid, artefacts.providers, artefacts.directory, group, cache, make_simulator)
         for group in groups
     ]
-    while pending:
-        done, pending = ray.wait(pending, num_returns=1)
-        for setting, result, ok, row, payload in ray.get(done[0]):
-            if ok:
-                store.add(setting.key, row, payload)
-            bar.done(result, ok, setting)
+    try:
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            for setting, result, ok, row, payload in ray.get(done[0]):
+                if ok:
+                    store.add(setting.key, row, payload)
+                bar.done(result, ok, setting)
+    except BaseException:  # Ctrl-C or a failed write: no group starts after it, the running ones are stopped
+        for ref in pending:
+            with contextlib.suppress(Exception):  # a task that already ended cannot be cancelled
+                ray.cancel(ref)
+        raise

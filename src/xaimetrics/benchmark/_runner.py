@@ -29,13 +29,15 @@ from typing import Any
 
 from xaimetrics._validation import invalid
 from xaimetrics.benchmark._artefacts import Artefacts, Providers
-from xaimetrics.benchmark._grid import Grid, Setting
+from xaimetrics.benchmark._grid import Grid, Setting, check_class_names
 from xaimetrics.benchmark._group import ask, build_group_prompts, register_prompts, setting_row
+from xaimetrics.benchmark._lock import StoreLock
 from xaimetrics.benchmark._store import ResultsStore
+from xaimetrics.exceptions import StoreError
 from xaimetrics.simulators import Usage
 from xaimetrics.simulators._usage import UsageView
 
-__all__ = ["RunSummary", "build_group_prompts", "make_simulator", "run_grid", "setting_row"]
+__all__ = ["RunInterrupted", "RunSummary", "build_group_prompts", "make_simulator", "run_grid", "setting_row"]
 
 
 @dataclass
@@ -137,6 +139,7 @@ def run_grid(
     progress: bool = True,
     on_result: Callable[[Setting, Any], None] | None = None,
     artefacts: Artefacts | None = None,
+    wait: bool = False,
 ) -> RunSummary:
     """Run every setting of ``grid`` not yet in ``store``; return what was done.
 
@@ -150,21 +153,33 @@ def run_grid(
         progress: show a progress bar with ETA and running token / cost totals.
         on_result: called with each finished ``(setting, ConSimResult)`` (local backend).
         artefacts: an :class:`Artefacts` to share with the caller (default: a new one on ``artefact_dir``).
+        wait: when another process runs on the same store, wait for it to finish instead of raising.
 
     Returns:
         A :class:`RunSummary`.
+
+    Raises:
+        StoreError: another run holds the store (its lock file ``<store>.lock`` says which), the store cannot be
+            used, or a row could not be written (the run stops before another call; the message names the cause).
+        RunInterrupted: Ctrl-C (a :class:`KeyboardInterrupt`): no call started after it.
     """
     started = time.perf_counter()
     providers = providers or Providers()
     if backend not in ("local", "ray"):
         raise invalid("backend", "run_grid", "'local' or 'ray'", backend)
     owned = not isinstance(store, ResultsStore)
-    results = ResultsStore(store) if owned else store
+    lock = StoreLock(store.path if isinstance(store, ResultsStore) else Path(store), wait=wait)
+    try:
+        results = ResultsStore(store) if owned else store
+    except BaseException:
+        lock.release()
+        raise
     summary = RunSummary()
     try:
         results.set_meta("grid", grid.to_dict())
         if artefacts is None:
             artefacts = Artefacts(grid, providers, artefact_dir)
+        _preflight(grid, artefacts)
         cache = None if response_cache is None else Path(response_cache)
         chosen: dict[tuple[str, str, str], int] = {}
         if grid.needs_validation:
@@ -179,7 +194,17 @@ def run_grid(
         summary.wall_time_s = time.perf_counter() - started
         if owned:
             results.close()
+        lock.release()
     return summary
+
+
+def _preflight(grid: Grid, artefacts: Artefacts) -> None:
+    """What can only be checked on loaded data, before the first call: every dataset loads, and its class
+    names survive the ``Sample_<id>: <class>`` answer format."""
+    for dataset in grid.datasets:
+        fit, pool = artefacts.data(dataset)
+        for texts in (fit, pool):
+            check_class_names(list(texts.class_names), f"{dataset}.class_names", "run_grid")
 
 
 def _run_phase(
@@ -210,6 +235,37 @@ def _run_phase(
         bar.close()
 
 
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped :func:`run_grid`: no call started after it; ``summary`` says what was stored.
+
+    A :class:`KeyboardInterrupt`, so that code that does not know it stops as on any Ctrl-C. After the first
+    interrupt the calls already in flight finish and are stored (``immediate`` is ``False``); a second one
+    stops at once (``immediate``: the calls still in flight are abandoned, and rerun by the next run).
+    """
+
+    def __init__(self, summary: RunSummary, stored: int, immediate: bool) -> None:
+        super().__init__(f"{stored} settings stored" + (" (stopped at once)" if immediate else ""))
+        self.summary = summary
+        self.stored = stored
+        self.immediate = immediate
+
+
+class _Stop:
+    """Why a run stops before its end: Ctrl-C, or a failed write. Workers check it before each call."""
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+        self.error: BaseException | None = None
+
+    def set(self, error: BaseException | None = None) -> None:
+        if error is not None and self.error is None:
+            self.error = error
+        self.event.set()
+
+    def __bool__(self) -> bool:
+        return self.event.is_set()
+
+
 def _run_local(
     pending: list[Setting],
     artefacts: Artefacts,
@@ -218,11 +274,19 @@ def _run_local(
     bar: _Progress,
     on_result: Callable[[Setting, Any], None] | None,
 ) -> None:
+    """Ask every pending setting; stop starting calls at the first Ctrl-C or failed write.
+
+    On a ``KeyboardInterrupt`` in the main thread (prompt building or waiting), the queued calls are cancelled,
+    the calls in flight finish and are stored, then :class:`RunInterrupted` is raised; a second one while
+    waiting raises it at once. A write that fails stops the run the same way and is raised after the calls in
+    flight (whose rows may be lost with it: they are rerun by the next run).
+    """
     grid = artefacts.grid
     simulators = {
         name: make_simulator(name, grid, artefacts.providers, cache)
         for name in sorted({s.simulator for s in pending})
     }
+    stop = _Stop()
 
     # One writer thread stores the rows in order of completion, so that a worker starts its next call while
     # the previous row is fsynced (synchronous=FULL): the calls never wait for the disk.
@@ -239,29 +303,72 @@ def _run_local(
                 bar.done(result, ok, setting)
                 if on_result is not None:
                     on_result(setting, result)
-            except BaseException as error:  # surfaced by the main thread after the run
+            except BaseException as error:  # surfaced by the main thread; no call starts after it
                 failures.append(error)
+                stop.set(error)
 
     def work(setting: Setting, prompt: Any) -> None:
+        if stop:  # queued before the stop: never started
+            return
         result, ok = ask(simulators[setting.simulator], setting, prompt)
         finished.put((setting, result, ok))
 
     writer = threading.Thread(target=write, name="xaimetrics-results-writer", daemon=True)
     writer.start()
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=grid.concurrency)
+    futures: list[concurrent.futures.Future[None]] = []
+    immediate = False
     try:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=grid.concurrency) as pool:
-            futures = []
+        try:
             for group in _groups(pending):
+                if stop:
+                    break
                 prompts = build_group_prompts(artefacts, group, simulators)
                 register_prompts(simulators, prompts)
                 futures.extend(pool.submit(work, setting, prompt) for setting, prompt in prompts)
-            for future in futures:
-                future.result()
+            _wait(futures, stop)
+        except BaseException as error:  # Ctrl-C, or a failure while building prompts (e.g. a full disk)
+            stop.set(None if isinstance(error, KeyboardInterrupt) else error)
+            pool.shutdown(wait=False, cancel_futures=True)
+            try:
+                _wait(futures, None)  # the calls in flight finish and are stored
+            except KeyboardInterrupt:  # Ctrl-C (again): stop at once
+                immediate = True
+                raise
+            raise
+    except KeyboardInterrupt:
+        if not immediate:
+            finished.put(None)
+            writer.join()
+        try:
+            stored = len(store)
+        except StoreError:
+            stored = bar.summary.skipped + bar.summary.completed
+        raise RunInterrupted(bar.summary, stored, immediate) from None
     finally:
-        finished.put(None)
-        writer.join()
+        pool.shutdown(wait=False, cancel_futures=True)
+        if not immediate:
+            finished.put(None)
+            writer.join()
     if failures:
         raise failures[0]
+
+
+def _wait(futures: list[concurrent.futures.Future[None]], stop: _Stop | None) -> None:
+    """Wait for ``futures`` (in short slices, so that Ctrl-C is seen at once); when ``stop`` is set, cancel the
+    ones not started and wait only for the calls in flight. A cancelled future counts as done (one cancelled by
+    ``shutdown(cancel_futures=True)`` never reaches ``concurrent.futures.wait``'s notion of done)."""
+    remaining = {future for future in futures if not future.cancelled()}
+    while remaining:
+        done, remaining = concurrent.futures.wait(remaining, timeout=0.1)
+        for future in done:
+            if not future.cancelled():
+                future.result()
+        if stop:
+            for future in remaining:
+                future.cancel()
+            stop = None  # then wait for the ones already running
+        remaining = {future for future in remaining if not future.cancelled()}
 
 
 def choose_n_concepts(frame: Any, grid: Grid) -> dict[tuple[str, str, str], int]:

@@ -27,6 +27,7 @@ import pandas as pd
 
 from xaimetrics._sqlite import SQLiteFile
 from xaimetrics._validation import invalid
+from xaimetrics._writes import is_write_failure, write_failure_cause
 from xaimetrics.exceptions import StoreError
 
 __all__ = ["ResultsStore", "setting_key"]
@@ -94,6 +95,8 @@ class ResultsStore(SQLiteFile):
 
     Args:
         path: the database file (created with its folder if needed).
+        read_only: open an existing store without writing anything to it or beside it (reports and exports of
+            an archived, read-only folder).
 
     Example:
         >>> import tempfile, os
@@ -106,13 +109,30 @@ class ResultsStore(SQLiteFile):
         ({'k1'}, [0.75])
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
         self.path = Path(path)
+        self.read_only = bool(read_only)
         existed = self.path.exists()
         if existed:
             _check_file(self.path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        elif read_only:
+            raise StoreError(
+                f"The results store {self.path} does not exist. Pass the path of a results.sqlite file."
+            )
         self._lock = threading.Lock()
+        if read_only:
+            self._connection = self._open_read_only()
+            try:
+                with self._guard():
+                    self._check_contents()
+            except StoreError:
+                self._connection.close()
+                raise
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise _write_error(self.path, error) from error
         with self._guard():
             self._connection = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         try:
@@ -129,6 +149,23 @@ class ResultsStore(SQLiteFile):
         except StoreError:
             self._connection.close()
             raise
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        """A connection that writes nothing: ``mode=ro``, or ``immutable=1`` when SQLite cannot even create the
+        shared-memory file of a WAL store beside it (a read-only folder; then the store must not change while
+        it is read, which holds for an archived folder)."""
+        uri = self.path.resolve().as_uri()
+        try:
+            connection = sqlite3.connect(f"{uri}?mode=ro", uri=True, check_same_thread=False)
+            connection.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            return connection
+        except sqlite3.DatabaseError as error:
+            if not is_write_failure(error):
+                raise self._error(error) from error
+        with self._guard():
+            connection = sqlite3.connect(f"{uri}?immutable=1", uri=True, check_same_thread=False)
+            connection.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            return connection
 
     def _error(self, error: sqlite3.DatabaseError) -> StoreError:
         return _store_error(self.path, error)
@@ -180,6 +217,7 @@ class ResultsStore(SQLiteFile):
         values = [_to_sql(row.get(c)) for c in COLUMNS]
         text = json.dumps(dict(payload or {}), default=str, ensure_ascii=False)
         placeholders = ", ".join("?" for _ in range(len(COLUMNS) + 2))
+        self._check_writable()
         with self._lock, self._guard():
             cursor = self._connection.execute(
                 f"INSERT OR IGNORE INTO results (key, {', '.join(COLUMNS)}, payload) VALUES ({placeholders})",
@@ -208,18 +246,36 @@ class ResultsStore(SQLiteFile):
         return frame.sort_values("key", kind="stable").reset_index(drop=True)
 
     def export(self, path: str | Path) -> Path:
-        """Write the rows to ``.csv`` or ``.parquet`` (needs ``pyarrow``), chosen by the suffix."""
+        """Write the rows to ``.csv`` or ``.parquet`` (needs ``pyarrow``), chosen by the suffix.
+
+        Raises:
+            StoreError: the file cannot be written (the message names the cause: a full disk, a read-only
+                folder, missing permission, a folder path through a file).
+        """
         path = Path(path)
-        frame = self.to_frame()
-        if path.suffix == ".csv":
-            frame.to_csv(path, index=False)
-        elif path.suffix == ".parquet":
-            frame.to_parquet(path, index=False)
-        else:
+        if path.suffix not in (".csv", ".parquet"):
             raise invalid("path", "ResultsStore.export", "a file ending in .csv or .parquet", str(path))
+        frame = self.to_frame()
+        try:
+            if path.suffix == ".csv":
+                frame.to_csv(path, index=False)
+            else:
+                frame.to_parquet(path, index=False)
+        except OSError as error:
+            raise StoreError(
+                f"The export to {path} failed: {write_failure_cause(path, error)}. The results store was not "
+                "changed."
+            ) from error
         return path
 
+    def _check_writable(self) -> None:
+        if self.read_only:
+            raise StoreError(
+                f"The results store {self.path} was opened read-only; nothing can be added to it."
+            )
+
     def set_meta(self, name: str, value: Any) -> None:
+        self._check_writable()
         with self._lock, self._guard():
             self._connection.execute(
                 "INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)",
@@ -255,6 +311,15 @@ def _check_file(path: Path) -> None:
         time.sleep(0.05)
 
 
+def _write_error(path: Path, error: BaseException) -> StoreError:
+    """A failed write: the store is intact up to its last committed row (each row is one transaction)."""
+    return StoreError(
+        f"Could not write to the results store {path}: {write_failure_cause(path, error)}. The store is "
+        "intact: every row stored before was committed, the failed one rolled back, and the run stopped before "
+        f"another call. Rerun the same command to resume. ({type(error).__name__}: {error})"
+    )
+
+
 def _store_error(path: Path, error: sqlite3.DatabaseError) -> StoreError:
     message = str(error)
     if isinstance(error, sqlite3.OperationalError) and ("locked" in message or "busy" in message):
@@ -262,6 +327,8 @@ def _store_error(path: Path, error: sqlite3.DatabaseError) -> StoreError:
             f"The results store {path} is locked by another process (sqlite: {message}). Wait for it to "
             "finish, or use another store."
         )
+    if is_write_failure(error):
+        return _write_error(path, error)
     return StoreError(
         f"The results store {path} cannot be read (sqlite: {message}): it is corrupted or truncated, or "
         "not an SQLite file (an interrupted copy, a full disk?). Nothing was written to it. Restore it from "

@@ -110,7 +110,9 @@ def fine_tune(
     checkpoint = None if checkpoint_dir is None else Path(checkpoint_dir) / CHECKPOINT_FILE
     elapsed = 0.0
     if checkpoint is not None and checkpoint.is_file():
-        state = torch.load(checkpoint, map_location=classifier.device, weights_only=False)
+        state = torch.load(
+            checkpoint, map_location=classifier.device, weights_only=True
+        )  # never unpickle code
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import dataclasses
+import logging
 import os
 import threading
 import time
@@ -13,7 +15,7 @@ from typing import Any, Literal
 
 from xaimetrics._optional import import_optional
 from xaimetrics._urls import public_url as _public_url
-from xaimetrics._urls import scrub_url
+from xaimetrics._urls import scrub_url, split_credentials
 from xaimetrics._validation import check_positive_int, invalid
 from xaimetrics.simulators._base import AnswerSchema, BaseSimulator, ChatMessage, SimulatorResponse
 from xaimetrics.simulators._grammar import answer_grammar
@@ -299,18 +301,31 @@ class OpenAICompatibleSimulator(BaseSimulator):
         return identity
 
     # -- clients ---------------------------------------------------------------------------------------------
+    def _client_arguments(self) -> dict[str, Any]:
+        """The client's URL *without* the credentials it may carry (``http://user:KEY@host/v1``): they are sent
+        as the ``Authorization: Basic`` header the HTTP library builds from such a URL (the same request on the
+        wire), so that no log line of the HTTP library or openai (they print the request URL, at INFO and
+        DEBUG) ever holds them."""
+        arguments: dict[str, Any] = {
+            "base_url": self.base_url, "api_key": self._key.reveal(), "timeout": self.timeout, "max_retries": 0,
+        }  # fmt: skip
+        bare, credentials = split_credentials(self.base_url)
+        if bare != _public_url(bare) or credentials is not None:
+            _SCRUB.add(self.base_url)
+        if credentials is not None:
+            token = base64.b64encode(":".join(credentials).encode("utf-8")).decode("ascii")
+            arguments["base_url"] = bare
+            arguments["default_headers"] = {"Authorization": f"Basic {token}"}
+        return arguments
+
     def _sync_client(self) -> Any:
         with self._client_lock:
             if self._client is None:
-                self._client = self._openai.OpenAI(
-                    base_url=self.base_url, api_key=self._key.reveal(), timeout=self.timeout, max_retries=0
-                )
+                self._client = self._openai.OpenAI(**self._client_arguments())
             return self._client
 
     def _new_async_client(self) -> Any:
-        return self._openai.AsyncOpenAI(
-            base_url=self.base_url, api_key=self._key.reveal(), timeout=self.timeout, max_retries=0
-        )
+        return self._openai.AsyncOpenAI(**self._client_arguments())
 
     async def _aopen_loop_resources(self) -> None:
         # one pooled async client per batch (its connections belong to this event loop)
@@ -546,3 +561,36 @@ class _Call:
             self.attempts, self.started, completion=completion, error=error
         )
         return None if final is None else self.simulator._with_probabilities(final, completion, self.schema)
+
+
+class _ScrubCredentials(logging.Filter):
+    """Defence in depth for the client libraries' loggers (``httpx``, ``openai``): a record quoting a base URL
+    with secrets (a query ``?api_key=...``; credentials before ``@`` never reach them, see
+    ``_client_arguments``) is rewritten with the URL's public form."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.urls: set[str] = set()
+        self._installed = False
+
+    def add(self, url: str) -> None:
+        self.urls.add(url)
+        if not self._installed:
+            for name in ("httpx", "httpx2", "httpcore", "httpcore2", "openai", "openai._base_client"):
+                logging.getLogger(name).addFilter(self)
+            self._installed = True
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except (TypeError, ValueError):  # a record that cannot format: left alone
+            return True
+        scrubbed = message
+        for url in tuple(self.urls):
+            scrubbed = scrub_url(scrubbed, url)
+        if scrubbed != message:
+            record.msg, record.args = scrubbed, ()
+        return True
+
+
+_SCRUB = _ScrubCredentials()

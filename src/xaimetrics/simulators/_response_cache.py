@@ -1,10 +1,20 @@
-"""A persistent SQLite response cache in front of any simulator."""
+"""A persistent SQLite response cache in front of any simulator.
+
+The cache holds copies of answers, nothing else: it is checked when it is opened, and a file that cannot be
+trusted is refused with a :class:`~xaimetrics.exceptions.StoreError` naming it and the way out (move it away,
+or run without the cache) — a directory or another file at its path, a truncated or corrupted database
+(``PRAGMA quick_check``), a ``responses`` table of another layout, a folder that cannot be written. It is
+never deleted or "repaired" here: the answers in it were paid for. Should it fail *during* a run (a disk that
+fills up, a file damaged by another program), the cache is bypassed for the rest of the run with one warning
+naming the file: the calls go on, and their answers are simply not cached.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
 import json
+import logging
 import os
 import sqlite3
 import threading
@@ -13,9 +23,16 @@ from pathlib import Path
 from typing import Any
 
 from xaimetrics._validation import invalid
+from xaimetrics._writes import is_write_failure, write_failure_cause
+from xaimetrics.exceptions import StoreError
 from xaimetrics.simulators._base import AnswerSchema, BaseSimulator, ChatMessage, Simulator, SimulatorResponse
 
 __all__ = ["CachedSimulator", "cache_key"]
+
+_LOG = logging.getLogger("xaimetrics.simulators")
+#: the columns of the ``responses`` table (``probabilities`` was added later: an older cache gets it)
+_COLUMNS = ("key", "identity", "text", "model", "prompt_tokens", "completion_tokens", "latency_s", "cost_usd",
+            "created_at")  # fmt: skip
 
 _SCHEMA_VERSION = 1
 _CREATE = """
@@ -94,18 +111,76 @@ class CachedSimulator(BaseSimulator):
         self.name = f"cached:{getattr(inner, 'name', type(inner).__name__)}"
         self.max_concurrency = int(getattr(inner, "max_concurrency", 1) or 1)
         self.supports_probabilities = bool(getattr(inner, "supports_probabilities", False))
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._connection = sqlite3.connect(
-            self.path, timeout=60.0, check_same_thread=False, isolation_level=None
+        self._broken = False  # set when the cache fails mid-run: bypassed from then on
+        if self.path.exists() and not self.path.is_file():
+            raise self._refuse("is not a file (a folder or a device is at its path)")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise self._refuse(f"cannot be created: {write_failure_cause(self.path, error)}") from error
+        try:
+            self._connection = sqlite3.connect(
+                self.path, timeout=60.0, check_same_thread=False, isolation_level=None
+            )
+        except sqlite3.DatabaseError as error:
+            raise self._refuse_error(error) from error
+        try:
+            with self._lock:
+                self._open()
+        except StoreError:
+            self._connection.close()
+            raise
+        except sqlite3.DatabaseError as error:
+            self._connection.close()
+            raise self._refuse_error(error) from error
+
+    def _open(self) -> None:
+        """Check the file, then create or migrate the table (nothing is written to a file that fails)."""
+        connection = self._connection
+        check = connection.execute("PRAGMA quick_check(1)").fetchone()
+        if check is None or check[0] != "ok":
+            found = " ".join(str(check[0]).split()) if check else "no answer"  # one line
+            raise self._refuse(f"is damaged (sqlite quick_check: {found[:200]})")
+        columns = {row[1] for row in connection.execute("PRAGMA table_info(responses)")}
+        if columns and not set(_COLUMNS) <= columns:
+            raise self._refuse(
+                f"has a 'responses' table of another layout (columns {sorted(columns)}): it was not written by "
+                "this version of xaimetrics"
+            )
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("PRAGMA synchronous=NORMAL")
+        connection.execute(_CREATE)
+        if columns and "probabilities" not in columns:  # a cache written before class probabilities existed
+            connection.execute("ALTER TABLE responses ADD COLUMN probabilities TEXT")
+
+    def _refuse(self, problem: str) -> StoreError:
+        return StoreError(
+            f"The response cache {self.path} {problem}. Nothing was written to it. Move it away (its answers are "
+            "then asked again and cached in a new file), point XAIMETRICS_CACHE_DIR elsewhere, or run with "
+            "--no-cache (CachedSimulator: another path)."
         )
-        with self._lock:
-            self._connection.execute("PRAGMA journal_mode=WAL")
-            self._connection.execute("PRAGMA synchronous=NORMAL")
-            self._connection.execute(_CREATE)
-            columns = {row[1] for row in self._connection.execute("PRAGMA table_info(responses)")}
-            if "probabilities" not in columns:  # a cache written before class probabilities existed
-                self._connection.execute("ALTER TABLE responses ADD COLUMN probabilities TEXT")
+
+    def _refuse_error(self, error: sqlite3.DatabaseError) -> StoreError:
+        if is_write_failure(error):
+            return StoreError(
+                f"The response cache {self.path} cannot be written: {write_failure_cause(self.path, error)}. Or "
+                f"run with --no-cache. (sqlite: {error})"
+            )
+        return self._refuse(
+            f"cannot be read as a cache (sqlite: {error}): it is truncated, damaged or not SQLite"
+        )
+
+    def _bypass(self, error: sqlite3.DatabaseError) -> None:
+        """A cache that fails mid-run is bypassed (the calls go on, uncached), with one warning."""
+        if not self._broken:
+            self._broken = True
+            cause = write_failure_cause(self.path, error) if is_write_failure(error) else f"sqlite: {error}"
+            _LOG.warning(
+                "The response cache %s failed (%s); it is bypassed for the rest of this run: answers are asked "
+                "and not cached. Check the file (move it away if it is damaged), or run with --no-cache.",
+                self.path, cause,
+            )  # fmt: skip
 
     def __repr__(self) -> str:
         return f"CachedSimulator({self.inner!r}, path={str(self.path)!r})"
@@ -135,15 +210,30 @@ class CachedSimulator(BaseSimulator):
         started = time.perf_counter()
         identity = _identity(self.inner)
         key = cache_key(identity, messages, answer_schema)
-        with self._lock:
-            row = self._connection.execute(
-                "SELECT text, model, prompt_tokens, completion_tokens, latency_s, cost_usd, probabilities "
-                "FROM responses WHERE key=?",
-                (key,),
-            ).fetchone()
+        if self._broken:
+            return key, identity, None
+        try:
+            with self._lock:
+                row = self._connection.execute(
+                    "SELECT text, model, prompt_tokens, completion_tokens, latency_s, cost_usd, probabilities "
+                    "FROM responses WHERE key=?",
+                    (key,),
+                ).fetchone()
+        except sqlite3.DatabaseError as error:
+            self._bypass(error)
+            return key, identity, None
         if row is None:
             return key, identity, None
         text, model, prompt_tokens, completion_tokens, latency_s, cost_usd, probabilities = row
+        try:
+            stored = (
+                None if probabilities is None else {i: tuple(p) for i, p in json.loads(probabilities).items()}
+            )
+        except (ValueError, TypeError, AttributeError):
+            stored = None
+            text = None  # a row another program wrote: a miss, overwritten by the fresh answer
+        if not isinstance(text, str) or not isinstance(model, str):
+            return key, identity, None
         hit = SimulatorResponse(
             text=text,
             model=model,
@@ -154,15 +244,19 @@ class CachedSimulator(BaseSimulator):
             cached=True,
             attempts=0,
             metadata={"original_latency_s": latency_s, "original_cost_usd": cost_usd, "cache_key": key},
-            probabilities=None
-            if probabilities is None
-            else {i: tuple(p) for i, p in json.loads(probabilities).items()},
+            probabilities=stored,
         )
         return key, identity, hit
 
     def _store(self, key: str, identity: dict[str, Any], response: SimulatorResponse) -> None:
-        if response.error is not None or response.cached:
+        if response.error is not None or response.cached or self._broken:
             return
+        try:
+            self._insert(key, identity, response)
+        except sqlite3.DatabaseError as error:
+            self._bypass(error)
+
+    def _insert(self, key: str, identity: dict[str, Any], response: SimulatorResponse) -> None:
         with self._lock:
             self._connection.execute(
                 "INSERT OR REPLACE INTO responses (key, identity, text, model, prompt_tokens, completion_tokens, "

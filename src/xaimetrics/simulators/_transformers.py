@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 from typing import Any
 
@@ -137,7 +138,7 @@ class TransformersChatSimulator(LocalModelSimulator):
         self.device = resolve_device(device, _OWNER)
         self.torch_dtype = torch_dtype
         self.prefix_reuse = bool(prefix_reuse)
-        self._prefix_state: tuple[list[int], Any] | None = None  # (tokens, their past_key_values)
+        self._prefix_state: tuple[list[int], Any] | None = None  # (tokens, their DynamicCache)
         self._model_obj = model
         self._tokenizer = tokenizer
         if self.model_name_or_path is not None:
@@ -225,7 +226,7 @@ class TransformersChatSimulator(LocalModelSimulator):
         import torch
 
         input_ids = torch.tensor([tokens], dtype=torch.long, device=self.device)
-        output = model(input_ids=input_ids, past_key_values=cache, use_cache=cache is not None)
+        output = model(input_ids=input_ids, use_cache=cache is not None, **{_cache_keyword(model): cache})
         return log_softmax(output.logits[0, -1].float().cpu().numpy())
 
     def _class_probabilities(
@@ -288,6 +289,16 @@ class TransformersChatSimulator(LocalModelSimulator):
             schema, probabilities, model=self.name, computed=computed, conditioned=computed + reused,
             prefix_reuse=self.prefix_reuse,
         )  # fmt: skip
+
+
+def _cache_keyword(model: Any) -> str:
+    """The forward argument taking the :class:`~transformers.DynamicCache`: ``cache`` (transformers ≥ 5.2x;
+    ``past_key_values`` is deprecated there and removed in 5.40), else ``past_key_values`` (transformers 4)."""
+    try:
+        parameters = inspect.signature(model.forward).parameters
+    except (TypeError, ValueError):  # pragma: no cover - a forward without a signature
+        return "past_key_values"
+    return "cache" if "cache" in parameters else "past_key_values"
 
 
 def _new_cache(model: Any) -> Any:

@@ -9,13 +9,15 @@ them: an undefined metric is simply absent).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from xaimetrics._optional import import_optional
+from xaimetrics.exceptions import TrackingError, XaimetricsError
 
 __all__ = ["MLflowTracker", "Tracker", "WandbTracker", "finite"]
 
@@ -82,6 +84,10 @@ class Tracker(ABC):
     def end(self) -> None:
         """Close the run."""
 
+    def check(self) -> None:  # noqa: B027 - an optional hook: trackers without a check need nothing
+        """Fail now (:class:`~xaimetrics.exceptions.TrackingError`, or ``MissingDependencyError``), before any
+        paid work, when this tracker cannot log; the default checks nothing."""
+
     def run(
         self, run_name: str, params: Mapping[str, Any] | None = None, tags: Mapping[str, str] | None = None
     ) -> _Run:
@@ -129,36 +135,65 @@ class MLflowTracker(Tracker):
     def _mlflow(self) -> Any:
         return import_optional("mlflow", extra="tracking", caller="MLflowTracker")
 
+    @contextlib.contextmanager
+    def _calling(self, what: str) -> Iterator[None]:
+        """MLflow's own errors (a bad URI, a server that does not answer) as one :class:`TrackingError`."""
+        try:
+            yield
+        except (XaimetricsError, KeyboardInterrupt):
+            raise
+        except Exception as error:
+            first = (str(error).strip().splitlines() or [""])[0][:300]
+            raise TrackingError(
+                f"MLflow could not {what} at the tracking URI {self.tracking_uri or '(MLflow default)'!r} "
+                f"({type(error).__name__}: {first}). Check --mlflow-uri (e.g. 'file:///path/mlruns', "
+                "'sqlite:///mlflow.db' or a running server's http:// URL)."
+            ) from error
+
+    def _connect(self) -> Any:
+        mlflow = self._mlflow()
+        with self._calling("open the experiment"):
+            if self.tracking_uri is not None:
+                mlflow.set_tracking_uri(self.tracking_uri)
+            mlflow.set_experiment(self.experiment)
+        return mlflow
+
+    def check(self) -> None:
+        """Open the tracking URI and the experiment now (the server is asked once)."""
+        self._connect()
+
     def start(
         self, run_name: str, params: Mapping[str, Any] | None = None, tags: Mapping[str, str] | None = None
     ) -> str:
-        mlflow = self._mlflow()
-        if self.tracking_uri is not None:
-            mlflow.set_tracking_uri(self.tracking_uri)
-        mlflow.set_experiment(self.experiment)
-        self._run = mlflow.start_run(run_name=run_name)
-        self.run_id = str(self._run.info.run_id)
-        if tags:
-            mlflow.set_tags(dict(tags))
+        mlflow = self._connect()
+        with self._calling("start a run"):
+            self._run = mlflow.start_run(run_name=run_name)
+            self.run_id = str(self._run.info.run_id)
+            if tags:
+                mlflow.set_tags(dict(tags))
         if params:
             self.log_params(params)
         return self.run_id
 
     def log_params(self, params: Mapping[str, Any]) -> None:
-        self._mlflow().log_params({str(k): _short(v) for k, v in params.items()})
+        with self._calling("log parameters"):
+            self._mlflow().log_params({str(k): _short(v) for k, v in params.items()})
 
     def log_metrics(self, metrics: Mapping[str, Any], step: int | None = None) -> None:
         values = finite(metrics)
         if values:
-            self._mlflow().log_metrics(values, step=step)
+            with self._calling("log metrics"):
+                self._mlflow().log_metrics(values, step=step)
 
     def log_artifact(self, path: str | os.PathLike[str]) -> None:
-        self._mlflow().log_artifact(os.fspath(path))
+        with self._calling("log a file"):
+            self._mlflow().log_artifact(os.fspath(path))
 
     def end(self) -> None:
         if self._run is not None:
-            self._mlflow().end_run()
             self._run = None
+            with self._calling("end the run"):
+                self._mlflow().end_run()
 
 
 class WandbTracker(Tracker):
@@ -180,6 +215,10 @@ class WandbTracker(Tracker):
         self.mode = mode
         self.directory = directory
         self._run: Any = None
+
+    def check(self) -> None:
+        """Whether ``wandb`` is installed (``MissingDependencyError`` naming the extra otherwise)."""
+        import_optional("wandb", extra="tracking", caller="WandbTracker")
 
     def start(
         self, run_name: str, params: Mapping[str, Any] | None = None, tags: Mapping[str, str] | None = None
