@@ -7,6 +7,10 @@ rankings with paired t-tests, Spearman correlations with the concept metrics, an
 - :func:`ranking_frame`, :func:`rankings_by`, :func:`rank_methods`, :func:`win_matrix`,
   :func:`pairwise_differences`, :func:`spearman_with_metrics` — the statistics, for any grid axis
   (``ranking_frame(results, axis="interpretation")``);
+- :func:`assess` — what the results support: statistics on independent units (one per seed,
+  :func:`unit_scores`), exact sign-flip tests, t-intervals, Holm's correction, the controls' pre-stated tests
+  (equivalence for the negative one), a best method only after corrected pairwise tests, and :func:`plan`
+  (minimum detectable difference, seeds needed);
 - :func:`write_report` — the report.
 
 Example:
@@ -18,6 +22,7 @@ Example:
 
 from xaimetrics.benchmark._analysis import (
     RANKING_KEYS,
+    UNIT_KEYS,
     parse_statistics,
     prompt_type_comparison,
     ranking_frame,
@@ -25,8 +30,10 @@ from xaimetrics.benchmark._analysis import (
     setting_columns,
     spearman_with_metrics,
     subset_rankings,
+    unit_scores,
 )
 from xaimetrics.benchmark._artefacts import Artefacts, Providers, make_extractor
+from xaimetrics.benchmark._assessment import Assessment, assess
 from xaimetrics.benchmark._grid import (
     BASELINE_METHOD,
     CONCEPT_METHODS,
@@ -47,27 +54,49 @@ from xaimetrics.benchmark._ranking import (
 from xaimetrics.benchmark._report import markdown_table, report_section, write_report
 from xaimetrics.benchmark._runner import RunSummary, choose_n_concepts, run_grid
 from xaimetrics.benchmark._store import ResultsStore, setting_key
+from xaimetrics.benchmark._uncertainty import (
+    DEFAULT_MARGIN,
+    baseline_comparison,
+    best_method,
+    control_verdict,
+    equivalence_test,
+    minimum_pvalue,
+    pairwise_comparison,
+    plan,
+    sign_flip_test,
+)
 
 __all__ = [
     "BASELINE_METHOD",
     "CONCEPT_METHODS",
+    "DEFAULT_MARGIN",
     "RANKING_KEYS",
+    "UNIT_KEYS",
     "Artefacts",
+    "Assessment",
     "Grid",
     "PairwiseDifferences",
     "Providers",
     "ResultsStore",
     "RunSummary",
     "Setting",
+    "assess",
+    "baseline_comparison",
+    "best_method",
     "choose_n_concepts",
+    "control_verdict",
     "copeland_ranks",
+    "equivalence_test",
     "grid_from_dict",
     "load_grid",
     "make_extractor",
     "markdown_table",
+    "minimum_pvalue",
+    "pairwise_comparison",
     "pairwise_differences",
     "parse_statistics",
     "pivot_scores",
+    "plan",
     "prompt_type_comparison",
     "rank_methods",
     "ranking_frame",
@@ -77,8 +106,10 @@ __all__ = [
     "run_grid",
     "setting_columns",
     "setting_key",
+    "sign_flip_test",
     "spearman_with_metrics",
     "subset_rankings",
+    "unit_scores",
     "win_matrix",
     "write_report",
 ]

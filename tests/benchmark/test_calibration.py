@@ -1,0 +1,67 @@
+"""Calibration of ``assess`` on simulated grids (issue #21, acceptance): under the null, the share of grids where
+it calls something significant, the intervals' miss rate and the share where the controls pass; under a known
+effect, the power against the planner's prediction. Seeded, so each number is fixed; benchmarks/
+bench_calibration.py runs the same checks with many more grids."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from xaimetrics.benchmark import assess, plan
+from xaimetrics.benchmark._simulation import simulate_results
+
+#: the simulation's unit-difference SD with one arm per method: √(2·0.03² + 2·0.04²)
+UNIT_SD = math.sqrt(2 * 0.03**2 + 2 * 0.04**2)
+
+
+def _null_grids(n_grids: int, n_seeds: int) -> dict[str, float]:
+    misses = intervals = any_significant = controls_pass = 0
+    for g in range(n_grids):
+        result = assess(simulate_results(n_seeds=n_seeds, random_state=10_000 * n_seeds + g))
+        comparison = result.comparison
+        misses += int(((comparison["ci_low"] > 0) | (comparison["ci_high"] < 0)).sum())
+        intervals += len(comparison)
+        any_significant += bool(comparison.loc[comparison["role"] == "method", "significant"].any())
+        controls_pass += bool(result.verdict["detects"])
+    return {
+        "miss": misses / intervals,
+        "fwer": any_significant / n_grids,
+        "controls": controls_pass / n_grids,
+    }
+
+
+def test_null_grids_of_5_seeds_6_methods_and_2_controls() -> None:
+    rates = _null_grids(150, 5)
+    assert rates["miss"] <= 0.08 and rates["fwer"] <= 0.10 and rates["controls"] <= 0.08, rates
+
+
+@pytest.mark.slow
+def test_null_grids_of_10_seeds() -> None:
+    """At 10 seeds Holm's level is reachable (2/2¹⁰ < 0.05/6), so the family-wise rate is tested, not implied."""
+    rates = _null_grids(150, 10)
+    assert rates["miss"] <= 0.08 and rates["fwer"] <= 0.10 and rates["controls"] <= 0.08, rates
+
+
+@pytest.mark.slow
+def test_power_of_the_positive_control_matches_the_planner() -> None:
+    """An effect of exactly the planner's minimum detectable difference (10 seeds, one-sided α = 0.05, power 0.8)
+    is detected in about 80 % of grids: 120 grids give a Monte-Carlo SD of 0.037; the sign-flip test is a
+    little less powerful than the t-test the planner solves, so the band is 0.8 − 0.15 … 0.8 + 0.1."""
+    mdd = plan(UNIT_SD, n_units=10, alternative="greater")["mdd"]
+    detected = 0
+    n_grids = 120
+    for g in range(n_grids):
+        frame = simulate_results(
+            n_seeds=10, methods=("NMF",), effects={"SurrogateWords": mdd}, random_state=g
+        )
+        detected += assess(frame).verdict["positive"]["SurrogateWords"] == "pass"
+    assert 0.65 <= detected / n_grids <= 0.9, detected / n_grids
+
+
+def test_unit_sd_of_the_simulation_is_what_the_planner_is_given() -> None:
+    frame = simulate_results(n_seeds=400, methods=("NMF",), controls=(), random_state=1)
+    units = assess(frame).units
+    assert np.std(units["NMF"] - units["NoExplanation"], ddof=1) == pytest.approx(UNIT_SD, rel=0.1)
