@@ -1,5 +1,6 @@
 """The ConSim evaluation framework (paper §4.3, §5, App. B–D): grids of settings, a resumable runner, Copeland
-rankings with paired t-tests, Spearman correlations with the concept metrics, and an HTML/Markdown report.
+rankings with exact sign-flip tests on seed-level units, Spearman correlations with the concept metrics, and an
+HTML/Markdown report.
 
 - :class:`Grid` / :func:`load_grid` — which settings to run (Python or TOML);
 - :func:`run_grid` — computes each artefact once, calls simulators concurrently, stores every finished setting
