@@ -65,3 +65,40 @@ def test_unit_sd_of_the_simulation_is_what_the_planner_is_given() -> None:
     frame = simulate_results(n_seeds=400, methods=("NMF",), controls=(), random_state=1)
     units = assess(frame).units
     assert np.std(units["NMF"] - units["NoExplanation"], ddof=1) == pytest.approx(UNIT_SD, rel=0.1)
+
+
+def test_sequential_design_spends_exactly_alpha_and_names_its_errors() -> None:
+    from xaimetrics.benchmark import SequentialDesign
+    from xaimetrics.exceptions import InvalidParameterError
+
+    design = SequentialDesign(max_seeds=16, start=6, step=3, rho=2.0)
+    assert design.looks() == [6, 9, 12, 15, 16]
+    assert sum(design.level(n) for n in design.looks()) == pytest.approx(0.05)
+    with pytest.raises(InvalidParameterError, match="'start' parameter of SequentialDesign"):
+        SequentialDesign(max_seeds=4, start=5)
+    with pytest.raises(InvalidParameterError, match=r"'n_seeds' parameter of SequentialDesign\.level"):
+        design.level(7)
+
+
+def test_sequential_design_stops_on_the_token_budget_and_says_so() -> None:
+    from xaimetrics.benchmark import SequentialDesign, until_decided
+
+    frame = simulate_results(n_seeds=12, methods=("NMF",), random_state=3).assign(prompt_tokens=100)
+    design = SequentialDesign(max_seeds=12, start=6, max_tokens=3_000)
+    result = until_decided(lambda seeds: frame[frame["seed"].isin(seeds)], design)
+    assert result.stopped == "tokens" and result.looks[-1]["tokens"] >= 3_000
+    assert "the token budget was spent with a control still undecided" in result.sentence
+
+
+@pytest.mark.slow
+def test_sequential_looks_keep_the_false_pass_rate_under_alpha() -> None:
+    """Under the null, "controls pass" at any of the looks (6…16 seeds) stays ≤ 0.08 over 100 sequences."""
+    from xaimetrics.benchmark import SequentialDesign, until_decided
+
+    design = SequentialDesign(max_seeds=16, start=6, step=2)
+    passed = 0
+    for g in range(100):
+        frame = simulate_results(n_seeds=16, methods=("NMF",), random_state=50_000 + g)
+        result = until_decided(lambda seeds, f=frame: f[f["seed"].isin(seeds)], design)
+        passed += any(look["detects"] for look in result.looks)
+    assert passed / 100 <= 0.08

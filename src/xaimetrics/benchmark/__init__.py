@@ -11,7 +11,9 @@ HTML/Markdown report.
 - :func:`assess` — what the results support: statistics on independent units (one per seed,
   :func:`unit_scores`), exact sign-flip tests, t-intervals, Holm's correction, the controls' pre-stated tests
   (equivalence for the negative one), a best method only after corrected pairwise tests, and :func:`plan`
-  (minimum detectable difference, seeds needed);
+  (minimum detectable difference, seeds needed); :func:`until_decided` adds seeds until the controls are
+  decided (α spent over the looks, :class:`SequentialDesign`); :func:`simulate_results` makes grids with known
+  effects, to calibrate or plan;
 - :func:`write_report` — the report.
 
 Example:
@@ -54,6 +56,8 @@ from xaimetrics.benchmark._ranking import (
 )
 from xaimetrics.benchmark._report import markdown_table, report_section, write_report
 from xaimetrics.benchmark._runner import RunSummary, choose_n_concepts, run_grid
+from xaimetrics.benchmark._sequential import SequentialDesign, SequentialResult, until_decided
+from xaimetrics.benchmark._simulation import simulate_results
 from xaimetrics.benchmark._store import ResultsStore, setting_key
 from xaimetrics.benchmark._uncertainty import (
     DEFAULT_MARGIN,
@@ -80,6 +84,8 @@ __all__ = [
     "Providers",
     "ResultsStore",
     "RunSummary",
+    "SequentialDesign",
+    "SequentialResult",
     "Setting",
     "assess",
     "baseline_comparison",
@@ -108,9 +114,11 @@ __all__ = [
     "setting_columns",
     "setting_key",
     "sign_flip_test",
+    "simulate_results",
     "spearman_with_metrics",
     "subset_rankings",
     "unit_scores",
+    "until_decided",
     "win_matrix",
     "write_report",
 ]
