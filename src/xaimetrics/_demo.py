@@ -114,6 +114,14 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "reader of the explanation's words (default: the main grid's seeds, so that both are judged at the same "
         "size; 0: skip)",
     )
+    parser.add_argument(
+        "--until-decided",
+        type=int,
+        default=None,
+        metavar="MAX_SEEDS",
+        help="a sequential design: start with --seeds seeds (0, 1, …) and add one seed per look until both "
+        "controls are decided or MAX_SEEDS are spent, α spent over the looks (docs/benchmark.md)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_tracking_arguments(parser)
     parser.set_defaults(func=run)
@@ -254,22 +262,29 @@ def _run(args: argparse.Namespace) -> int:
         f"{'class probabilities' if grid.scoring == 'probability' else 'answer accuracy'}..."
     )
     store_path = output / "results.sqlite"
-    summary = run_grid(
-        grid, store_path, providers=providers, artefacts=artefacts,
-        response_cache=response_cache(args),  # oracles such as 'perfect' are never cached
-        progress=not args.no_progress,
-    )  # fmt: skip
+    sequential = None
+    if args.until_decided is not None:
+        grid, summary, sequential = _run_until_decided(args, grid, store_path, providers, artefacts)
+    else:
+        summary = run_grid(
+            grid, store_path, providers=providers, artefacts=artefacts,
+            response_cache=response_cache(args),  # oracles such as 'perfect' are never cached
+            progress=not args.no_progress,
+        )  # fmt: skip
     with ResultsStore(store_path) as store:
         frame = store.to_frame()
         store.export(output / "results.csv")
-    assessment = assess(frame)
+    alpha = 0.05 if sequential is None else sequential.looks[-1]["level"]
+    assessment = assess(frame, alpha=alpha)
     overlap = selection_overlap([artefacts.samples(dataset, model_name, seed) for seed in grid.seeds],
                                 pool_size=len(artefacts.data(dataset)[1].texts))  # fmt: skip
     check = _instrument_check(args, grid, artefacts, output, assessment)
     summary.wall_time_s = time.perf_counter() - started
     sections = [report_section("Data design: do the seeds share samples?", overlap["sentence"])]
+    if sequential is not None:
+        sections.insert(0, report_section("Sequential design", sequential.sentence, sequential.table))
     paths = write_report(frame, output, grid=grid.to_dict(), run=summary.as_dict(), concept_metrics=metrics,
-                         title=f"xaimetrics demo — ConSim on {dataset}",
+                         title=f"xaimetrics demo — ConSim on {dataset}", alpha=alpha,
                          sections=[*sections, *([check["section"]] if check else [])])  # fmt: skip
     print(f"\nControls (score: {assessment.metric}; settings averaged within each seed; exact sign-flip tests in "
           "the pre-stated direction: positive control one-sided, negative control equivalence within "
@@ -297,10 +312,47 @@ def _run(args: argparse.Namespace) -> int:
     )
     print(f"Report: {paths['report_html']}  ({paths['report_md'].name} beside it)")
     track_grid(args, frame, grid.to_dict(), [paths["report_html"], paths["report_md"]], output)
+    if sequential is not None:
+        print("\n" + sequential.sentence)
     print("\nConclusion: " + assessment.summary)
     if check:
         print("\nInstrument check: " + check["sentence"])
     return 0 if summary.failed == 0 and (not check or check["failed"] == 0) else 1
+
+
+def _run_until_decided(
+    args: argparse.Namespace, grid: Any, store_path: Path, providers: Any, artefacts: Any
+) -> tuple[Any, Any, Any]:
+    """``--until-decided``: grow the grid one seed per look (:func:`~xaimetrics.benchmark.until_decided`);
+    the store resumes, so each look runs only the new seed. Returns the final grid, a run summary over all
+    looks and the :class:`~xaimetrics.benchmark.SequentialResult`."""
+    import dataclasses
+
+    from xaimetrics.benchmark import ResultsStore, SequentialDesign, run_grid, until_decided
+
+    start = len(grid.seeds)
+    if args.until_decided < start:
+        raise invalid(
+            "--until-decided", "xaimetrics demo", f"a seed budget ≥ the {start} starting seed(s) of --seeds",
+            args.until_decided,
+        )  # fmt: skip
+    design = SequentialDesign(max_seeds=args.until_decided, start=start)
+    summaries: list[Any] = []
+
+    def run_seeds(seeds: Any) -> Any:
+        look = dataclasses.replace(grid, seeds=tuple(seeds))
+        _say(f"Sequential design: look at {len(seeds)} seeds (level {design.level(len(seeds)):.4g})...")
+        summaries.append(run_grid(look, store_path, providers=providers, artefacts=artefacts,
+                                  response_cache=response_cache(args), progress=not args.no_progress))  # fmt: skip
+        with ResultsStore(store_path) as store:
+            return store.to_frame()
+
+    result = until_decided(run_seeds, design)
+    summary = summaries[-1]
+    summary.completed = sum(s.completed for s in summaries)
+    summary.failed = sum(s.failed for s in summaries)
+    final = dataclasses.replace(grid, seeds=tuple(range(result.looks[-1]["n_seeds"])))
+    return final, summary, result
 
 
 def _instrument_check(

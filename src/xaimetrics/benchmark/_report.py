@@ -85,6 +85,7 @@ def write_report(
     metric: str = "auto",
     axes: Sequence[str] | None = None,
     sections: Sequence[Mapping[str, str]] = (),
+    alpha: float = 0.05,
 ) -> dict[str, Path]:
     """Write ``report.html``, ``report.md`` and the PNG figures into ``output``; return their paths.
 
@@ -104,6 +105,8 @@ def write_report(
         sections: extra sections appended before the totals, each ``{"md": ..., "html": ...}`` (the HTML
             already escaped by its producer), e.g. :func:`xaimetrics.studies.agreement_section` when the
             results hold human rows.
+        alpha: the level of every test (:func:`~xaimetrics.benchmark.assess`); a sequential run passes its
+            last look's level.
     """
     jinja2 = import_optional("jinja2", extra="report", caller="write_report")
     import markupsafe
@@ -113,7 +116,7 @@ def write_report(
     from xaimetrics.benchmark._assessment import assess
     from xaimetrics.benchmark._grid import CONTROL_METHODS
 
-    assessment = assess(results, metric=metric)
+    assessment = assess(results, metric=metric, alpha=alpha)
     long = assessment.long[~assessment.long["method"].isin(CONTROL_METHODS)]
     if long["method"].nunique() < 2:  # only controls and one method: rank them all rather than nothing
         long = assessment.long
