@@ -178,7 +178,7 @@ def test_best_method_needs_corrected_pairwise_wins() -> None:
     clear = simulate_results(n_seeds=12, methods=("NMF", "PCA"), effects={"NMF": 0.4}, random_state=5)
     result = assess(clear)
     assert result.best["method"] == "NMF" and result.best["established"]
-    assert "NMF beats every other method in Holm-corrected pairwise tests" in result.summary
+    assert "NMF beats every other concept method in Holm-corrected pairwise tests" in result.summary
 
 
 def test_the_summary_says_when_the_grid_cannot_reach_significance() -> None:

@@ -135,9 +135,7 @@ def setting_columns(axis: str = "method") -> list[str]:
     return [c for c in (*RANKING_KEYS, "method") if c != axis]
 
 
-def ranking_frame(
-    results: pd.DataFrame, *, axis: str = "method", metric: str = "score", exclude_degenerate: bool = False
-) -> pd.DataFrame:
+def ranking_frame(results: pd.DataFrame, *, axis: str = "method", metric: str = "score") -> pd.DataFrame:
     """The long table the rankings take: one row per ranking setting × competitor, baselines spread out.
 
     Args:
@@ -146,7 +144,6 @@ def ranking_frame(
             ``"interpretation"``, or another column of ``results`` (e.g. ``"importance"``).
         metric: the column that becomes ``score``: ``"score"`` (eq. 5), ``"expected_accuracy"`` or ``"auto"``
             (:func:`choose_metric`).
-        exclude_degenerate: leave out the settings whose simulator did not tell the samples apart.
 
     Returns:
         Columns :func:`setting_columns` + ``axis`` + ``score``.
@@ -177,8 +174,8 @@ def ranking_frame(
         )  # fmt: skip
     keys = setting_columns(axis)
     rows = results[(results["phase"] == "evaluation") & (results["is_upper_bound"].astype(int) == 0)]
-    if exclude_degenerate and "degenerate" in rows.columns:
-        rows = rows[rows["degenerate"].fillna(0).astype(int) == 0]
+    # degenerate settings are kept: leaving out settings chosen from a method's own answers selects on the
+    # outcome; assess(...).sensitivity drops whole seeds for every method instead
     rows = rows[rows["score"].notna() & rows[metric].notna()].copy()
     rows["score"] = rows[metric].astype(float)
     rows["anonymized"] = rows["anonymized"].astype(bool)

@@ -246,7 +246,10 @@ def _best_text(best: Mapping[str, Any]) -> str:
     if not best or best.get("method") is None:
         return "fewer than two concept methods: no best method to name."
     if best.get("established"):
-        return f"{best['method']} beats every other method in Holm-corrected pairwise sign-flip tests."
+        return (
+            f"{best['method']} beats every other concept method in Holm-corrected pairwise sign-flip tests (whether "
+            "it beats NoExplanation is the comparison above)."
+        )
     return (
         f"{best['method']} has the highest mean, but no method beats every other one in Holm-corrected pairwise "
         "tests: the order is not evidence of a best method."

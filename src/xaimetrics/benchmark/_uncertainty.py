@@ -647,7 +647,9 @@ def conclusion(
     if best and best.get("method") is not None:
         if best.get("established"):
             sentences.append(
-                f"{best['method']} beats every other method in Holm-corrected pairwise tests: the best here."
+                f"{best['method']} beats every other concept method in Holm-corrected pairwise tests: the best of "
+                "the methods here"
+                + ("." if len(winners) else " (though no method is shown to beat NoExplanation).")
             )
         else:
             sentences.append(
