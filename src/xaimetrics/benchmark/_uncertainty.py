@@ -78,7 +78,8 @@ def _values(values: Any) -> np.ndarray:
 
 def minimum_pvalue(n_units: int, alternative: Alternative = "two-sided") -> float:
     """The smallest p-value :func:`sign_flip_test` can give with ``n_units`` units: ``2/2ⁿ`` two-sided, ``1/2ⁿ``
-    one-sided (every difference of one sign), never below ``1/(9,999 + 1)`` beyond :data:`EXACT_UNITS`.
+    one-sided (every difference of one sign); beyond :data:`EXACT_UNITS` the random flips cannot go below
+    ``2/(9,999 + 1)`` two-sided (``1/10,000`` one-sided).
 
     Example:
         >>> minimum_pvalue(5), minimum_pvalue(5, "greater"), minimum_pvalue(3, "greater")
@@ -88,7 +89,7 @@ def minimum_pvalue(n_units: int, alternative: Alternative = "two-sided") -> floa
         return 1.0
     sides = 2.0 if alternative == "two-sided" else 1.0
     exact = min(1.0, sides / 2.0**n_units)
-    return exact if n_units <= EXACT_UNITS else max(exact, 1.0 / (_RESAMPLES + 1))
+    return exact if n_units <= EXACT_UNITS else max(exact, sides / (_RESAMPLES + 1))
 
 
 def sign_flip_test(differences: Any, *, alternative: Alternative = "two-sided", seed: int = 0) -> float:
