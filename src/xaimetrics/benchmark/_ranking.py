@@ -111,7 +111,9 @@ def win_matrix(scores: pd.DataFrame) -> pd.DataFrame:
     a = values[:, :, None]
     b = values[:, None, :]
     both = ~np.isnan(a) & ~np.isnan(b)
-    points = np.where(both, np.sign(np.nan_to_num(a) - np.nan_to_num(b)) + 1, 0).sum(axis=0)
+    gap = np.nan_to_num(a) - np.nan_to_num(b)
+    gap[np.abs(gap) <= 1e-12] = 0.0  # means of the same scores summed in another order tie, as they should
+    points = np.where(both, np.sign(gap) + 1, 0).sum(axis=0)
     duels = both.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         normalised = np.where(duels > 0, 100.0 * points / (2.0 * duels), np.nan)
