@@ -447,9 +447,14 @@ def _describe(method: str, row: Mapping[str, Any]) -> str:
         if row["role"] == "positive"
         else f"within ±{_margin(row['test'])} of NoExplanation?"
     )
+    interval = (
+        f"95% CI [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]"
+        if math.isfinite(row["ci_low"])
+        else "no interval from one seed"
+    )
     return (
-        f"{method} ({row['role']} control, {test}) {what}: {row['difference']:+.3f}, "
-        f"95% CI [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}], {p} over {row['n_units']} seeds"
+        f"{method} ({row['role']} control, {test}) {what}: {row['difference']:+.3f}, {interval}, {p} over "
+        f"{row['n_units']} seeds"
     )
 
 
