@@ -17,7 +17,7 @@ import contextlib
 import sys
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +30,9 @@ from xaimetrics._arguments import (
 )
 from xaimetrics._validation import invalid
 
-__all__ = ["demo_grid", "demo_methods", "each_warning_once", "register", "run"]
+__all__ = ["demo_grid", "demo_methods", "each_warning_once", "register", "run", "selection_overlap"]
 
-#: seeds of the instrument check (the lexical reference simulator passes its controls at 5, not at 3)
-REFERENCE_SEEDS = 5
+#: the instrument check's simulator: a literal reader of the prompt's words (it runs on the main grid's seeds)
 REFERENCE_SIMULATOR = "lexical"
 #: the demo's task and simulator (docs/consim.md, "The demo's task", gives the measurements behind the choice)
 DEMO_DATASET = "bbc_news"
@@ -110,9 +109,18 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--reference-seeds",
         type=int,
-        default=REFERENCE_SEEDS,
-        help="seeds of the instrument check: the same grid read by the lexical reference simulator, which "
-        "certainly uses the explanation's words (0: skip; default: %(default)s)",
+        default=None,
+        help="seeds of the instrument check: the same grid read by the lexical reference simulator, a literal "
+        "reader of the explanation's words (default: the main grid's seeds, so that both are judged at the same "
+        "size; 0: skip)",
+    )
+    parser.add_argument(
+        "--until-decided",
+        type=int,
+        default=None,
+        metavar="MAX_SEEDS",
+        help="a sequential design: start with --seeds seeds (0, 1, …) and add one seed per look until both "
+        "controls are decided or MAX_SEEDS are spent, α spent over the looks (docs/benchmark.md)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_tracking_arguments(parser)
@@ -206,12 +214,19 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from xaimetrics.benchmark import Artefacts, Providers, ResultsStore, run_grid, write_report
+    from xaimetrics.benchmark import (
+        Artefacts,
+        Providers,
+        ResultsStore,
+        report_section,
+        run_grid,
+        write_report,
+    )
     from xaimetrics.benchmark._analysis import spearman_with_metrics
     from xaimetrics.benchmark._assessment import assess
 
     started = time.perf_counter()
-    if args.reference_seeds < 0:
+    if args.reference_seeds is not None and args.reference_seeds < 0:
         raise invalid(
             "--reference-seeds", "xaimetrics demo", "an integer ≥ 0 (0 skips the check)", args.reference_seeds
         )
@@ -247,32 +262,48 @@ def _run(args: argparse.Namespace) -> int:
         f"{'class probabilities' if grid.scoring == 'probability' else 'answer accuracy'}..."
     )
     store_path = output / "results.sqlite"
-    summary = run_grid(
-        grid, store_path, providers=providers, artefacts=artefacts,
-        response_cache=response_cache(args),  # oracles such as 'perfect' are never cached
-        progress=not args.no_progress,
-    )  # fmt: skip
+    sequential = None
+    if args.until_decided is not None:
+        grid, summary, sequential = _run_until_decided(args, grid, store_path, providers, artefacts)
+    else:
+        summary = run_grid(
+            grid, store_path, providers=providers, artefacts=artefacts,
+            response_cache=response_cache(args),  # oracles such as 'perfect' are never cached
+            progress=not args.no_progress,
+        )  # fmt: skip
     with ResultsStore(store_path) as store:
         frame = store.to_frame()
         store.export(output / "results.csv")
-    assessment = assess(frame)
+    alpha = 0.05 if sequential is None else sequential.looks[-1]["level"]
+    assessment = assess(frame, alpha=alpha)
+    overlap = selection_overlap([artefacts.samples(dataset, model_name, seed) for seed in grid.seeds],
+                                pool_size=len(artefacts.data(dataset)[1].texts))  # fmt: skip
     check = _instrument_check(args, grid, artefacts, output, assessment)
     summary.wall_time_s = time.perf_counter() - started
+    sections = [report_section("Data design: do the seeds share samples?", overlap["sentence"])]
+    if sequential is not None:
+        sections.insert(0, report_section("Sequential design", sequential.sentence, sequential.table))
     paths = write_report(frame, output, grid=grid.to_dict(), run=summary.as_dict(), concept_metrics=metrics,
-                         title=f"xaimetrics demo — ConSim on {dataset}",
-                         sections=[check["section"]] if check else [])  # fmt: skip
-    print(f"\nSimulatability against NoExplanation (score: {assessment.metric}; 95% bootstrap intervals; "
-          "paired t-tests; mdd = smallest difference this grid detects)")  # fmt: skip
-    print(assessment.comparison.to_string(float_format=_three_digits))
+                         title=f"xaimetrics demo — ConSim on {dataset}", alpha=alpha,
+                         sections=[*sections, *([check["section"]] if check else [])])  # fmt: skip
+    print(f"\nControls (score: {assessment.metric}; settings averaged within each seed; exact sign-flip tests in "
+          "the pre-stated direction: positive control one-sided, negative control equivalence within "
+          f"±{assessment.verdict['margin']:g} by TOST)")  # fmt: skip
+    print(assessment.controls.to_string(float_format=_three_digits))
+    print("\nConcept methods against NoExplanation (95% t-intervals over seeds; exact sign-flip p, Holm-adjusted "
+          "across the methods; mdd = smallest difference detected with power 0.8 at the Holm level)")  # fmt: skip
+    methods = assessment.comparison[assessment.comparison["role"] == "method"]
+    print(methods.drop(columns="role").to_string(float_format=_three_digits))
     if len(assessment.ranking):
-        print(
-            "\nSimulatability ranking of the concept methods (Copeland over all settings; controls left out)"
-        )
+        print("\nSimulatability ranking of the concept methods (Copeland over seed means; controls left out)")
         print(assessment.ranking.to_string(float_format=_three_digits))
     if len(metrics) >= 3 and len(assessment.ranking):
         rho = spearman_with_metrics(assessment.ranking, metrics)
-        print("\nSpearman correlation with simulatability (win share; p-values beside)")
-        print(rho.to_string(formatters={"rho": "{:+.3f}".format, "pvalue": "{:.3f}".format}))
+        print(f"\nSpearman correlation with simulatability (win share over {len(assessment.ranking)} methods; "
+              f"p-values Holm-adjusted over the {len(rho)} metrics)")  # fmt: skip
+        print(rho.to_string(formatters={"rho": "{:+.3f}".format, "pvalue": "{:.3f}".format,
+                                        "pvalue_adjusted": "{:.3f}".format}))  # fmt: skip
+    print("\nData design: " + overlap["sentence"])
     summary.wall_time_s = time.perf_counter() - started
     print(
         f"\n{summary.completed} settings run, {summary.skipped} already stored, {summary.failed} failed; "
@@ -281,61 +312,159 @@ def _run(args: argparse.Namespace) -> int:
     )
     print(f"Report: {paths['report_html']}  ({paths['report_md'].name} beside it)")
     track_grid(args, frame, grid.to_dict(), [paths["report_html"], paths["report_md"]], output)
+    if sequential is not None:
+        print("\n" + sequential.sentence)
     print("\nConclusion: " + assessment.summary)
     if check:
         print("\nInstrument check: " + check["sentence"])
     return 0 if summary.failed == 0 and (not check or check["failed"] == 0) else 1
 
 
+def _run_until_decided(
+    args: argparse.Namespace, grid: Any, store_path: Path, providers: Any, artefacts: Any
+) -> tuple[Any, Any, Any]:
+    """``--until-decided``: grow the grid one seed per look (:func:`~xaimetrics.benchmark.until_decided`);
+    the store resumes, so each look runs only the new seed. Returns the final grid, a run summary over all
+    looks and the :class:`~xaimetrics.benchmark.SequentialResult`."""
+    import dataclasses
+
+    from xaimetrics.benchmark import ResultsStore, SequentialDesign, run_grid, until_decided
+
+    start = len(grid.seeds)
+    if args.until_decided < start:
+        raise invalid(
+            "--until-decided", "xaimetrics demo", f"a seed budget ≥ the {start} starting seed(s) of --seeds",
+            args.until_decided,
+        )  # fmt: skip
+    design = SequentialDesign(max_seeds=args.until_decided, start=start)
+    summaries: list[Any] = []
+
+    def run_seeds(seeds: Any) -> Any:
+        look = dataclasses.replace(grid, seeds=tuple(seeds))
+        _say(f"Sequential design: look at {len(seeds)} seeds (level {design.level(len(seeds)):.4g})...")
+        summaries.append(run_grid(look, store_path, providers=providers, artefacts=artefacts,
+                                  response_cache=response_cache(args), progress=not args.no_progress))  # fmt: skip
+        with ResultsStore(store_path) as store:
+            return store.to_frame()
+
+    result = until_decided(run_seeds, design)
+    summary = summaries[-1]
+    summary.completed = sum(s.completed for s in summaries)
+    summary.failed = sum(s.failed for s in summaries)
+    final = dataclasses.replace(grid, seeds=tuple(range(result.looks[-1]["n_seeds"])))
+    return final, summary, result
+
+
 def _instrument_check(
     args: argparse.Namespace, grid: Any, artefacts: Any, output: Path, main: Any
 ) -> dict[str, Any] | None:
-    """Run the same grid with the lexical reference simulator (a literal reader that certainly uses the
-    explanation's words) to show whether the grid *can* detect explanation quality, whatever the simulator.
+    """Run the same grid, on the same seeds, with the lexical reference simulator (a literal reader of the
+    prompt's words) to show whether the grid's design *at this size* can detect a word-level signal.
 
-    Returns the printed sentence, a report section and the number of failed settings (``None`` when skipped:
-    ``--reference-seeds 0``, or the demo's simulator is already the reference).
+    The claim is about the instrument, never about the LLM: the positive control and the lexical reader are
+    both word-presence rules, so a pass shows the grid can detect a signal of that kind and size; it does not
+    show why an LLM gains or does not. Returns the printed sentence, a report section and the number of failed
+    settings (``None`` when skipped: ``--reference-seeds 0``, no controls, or the demo's simulator is the
+    reference).
     """
     import dataclasses
 
     from xaimetrics.benchmark import ResultsStore, report_section, run_grid
-    from xaimetrics.benchmark._assessment import assess
+    from xaimetrics.benchmark._assessment import _planning_sentence, assess
 
-    n_seeds = 0 if args.simulator == REFERENCE_SIMULATOR else int(args.reference_seeds)
-    if args.quick:  # a smoke test of the path, not a measurement
-        n_seeds = min(n_seeds, 2)
-    if n_seeds <= 0 or not grid.controls:
+    seeds = grid.seeds if args.reference_seeds is None else tuple(range(int(args.reference_seeds)))
+    if args.simulator == REFERENCE_SIMULATOR or not seeds or not grid.controls:
         return None
-    reference = dataclasses.replace(grid, simulators=(REFERENCE_SIMULATOR,), seeds=tuple(range(n_seeds)))
+    reference = dataclasses.replace(grid, simulators=(REFERENCE_SIMULATOR,), seeds=seeds)
+    n_seeds = len(seeds)
+    plural = "s" if n_seeds != 1 else ""
     _say(
-        f"Instrument check: the same grid read by the {REFERENCE_SIMULATOR} reference simulator, {n_seeds} seeds..."
+        f"Instrument check: the same grid read by the {REFERENCE_SIMULATOR} reference simulator, {n_seeds} seed{plural}..."
     )
     store_path = output / "reference" / "results.sqlite"
     store_path.parent.mkdir(parents=True, exist_ok=True)
-    summary = run_grid(  # the same artefacts: the reference grid differs only in its simulator and seeds
+    summary = run_grid(  # the same artefacts: the reference grid differs only in its simulator (and seeds if asked)
         reference, store_path, providers=artefacts.providers, artefacts=artefacts,
         response_cache=response_cache(args), progress=not args.no_progress,
     )  # fmt: skip
     with ResultsStore(store_path) as store:
         check = assess(store.to_frame())
-    print(f"\nInstrument check: the same grid with the {REFERENCE_SIMULATOR} reference simulator ({n_seeds} seeds; "
-          "a literal reader of the explanation's words, docs/consim.md), against NoExplanation")  # fmt: skip
-    print(check.comparison.to_string(float_format=_three_digits))
+    same = (
+        "the main grid's seeds" if tuple(seeds) == tuple(grid.seeds) else "seeds other than the main grid's"
+    )
+    print(f"\nInstrument check: the same grid with the {REFERENCE_SIMULATOR} reference simulator ({n_seeds} seed{plural}, "
+          f"{same}; a literal reader of the explanation's words, docs/consim.md): controls")  # fmt: skip
+    print(check.controls.to_string(float_format=_three_digits))
     detects, llm = check.verdict.get("detects"), main.verdict.get("detects")
     sentence = check.verdict["sentence"]
-    if detects and not llm:
+    if detects:
         sentence += (
-            f" So the grid can detect explanation quality, and {args.simulator!r} failing its controls is a "
-            "property of that simulator (it does not use the explanations), not of the instrument."
+            f" So at {n_seeds} seed{plural} this grid can detect a word-level signal of the size the positive "
+            "control gives a literal reader. Both are word-presence rules, so this shows the grid's sensitivity, "
+            "not that the methods' explanations carry such a signal"
         )
-    elif not detects:
         sentence += (
-            " Even a reader that certainly uses the explanations gets no detectable help from them here."
+            f"; {args.simulator!r} not passing its controls on this grid is therefore not a limit of the grid's "
+            "size, though nothing here says why it does not use the explanations."
+            if not llm
+            else "."
         )
+    else:
+        sentence += (
+            f" So at {n_seeds} seed{plural} this grid could not show even a word-level signal to a literal "
+            "reader: a failed or undecided control of the LLM grid at this size says nothing about the LLM."
+        )
+    sentence += " " + _planning_sentence(check.planning)
     section = report_section(
-        f"Instrument check: the {REFERENCE_SIMULATOR} reference simulator", sentence, check.comparison
+        f"Instrument check: the {REFERENCE_SIMULATOR} reference simulator", sentence, check.controls
     )
-    return {"sentence": sentence, "section": section, "failed": summary.failed}
+    return {"sentence": sentence, "section": section, "failed": summary.failed, "assessment": check}
+
+
+def selection_overlap(selections: Sequence[Any], *, pool_size: int) -> dict[str, Any]:
+    """How many evaluation samples two seeds share, against what independent draws would share by chance.
+
+    Two seeds whose EP samples overlap beyond chance are not independent replicates (issue #21, M7: a small pool
+    with few mispredictions puts the same ones in every seed). ``selections`` are the seeds'
+    :class:`~xaimetrics.consim.ConSimSamples`; chance is ``n_ep² / pool_size`` for two uniform draws.
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> seeds = [SimpleNamespace(ep_texts=("a", "b", "c")), SimpleNamespace(ep_texts=("c", "d", "e"))]
+        >>> out = selection_overlap(seeds, pool_size=30)
+        >>> out["mean_shared"], round(out["chance"], 2)
+        (1.0, 0.3)
+    """
+    import itertools
+
+    import numpy as np
+
+    sets = [set(s.ep_texts) for s in selections]
+    n_ep = int(np.mean([len(s) for s in sets])) if sets else 0
+    chance = n_ep**2 / pool_size if pool_size else float("nan")
+    pairs = list(itertools.combinations(sets, 2))
+    shared = [len(a & b) for a, b in pairs]
+    mean = float(np.mean(shared)) if shared else float("nan")
+    if not pairs:
+        sentence = "One seed: no overlap between seeds to measure."
+    else:
+        verdict = (
+            "about what chance gives: the seeds are independent draws"
+            if mean <= 1.5 * chance + 0.5
+            else "more than chance: the seeds are not fully independent replicates, so the intervals and p-values "
+            "above are somewhat optimistic (the units share samples)"
+        )
+        sentence = (
+            f"Two seeds share {mean:.2f} of their {n_ep} evaluation samples on average ({len(pairs)} pairs; "
+            f"max {max(shared)}), against {chance:.2f} for independent draws from the {pool_size}-text pool: "
+            f"{verdict}."
+        )
+    return {
+        "mean_shared": mean,
+        "chance": chance,
+        "max_shared": max(shared) if shared else 0,
+        "sentence": sentence,
+    }
 
 
 def _three_digits(value: float) -> str:

@@ -43,8 +43,11 @@ def test_ranking_frame_pairs_baselines_and_drops_u1_validation_and_missing():
     }  # fmt: skip
     assert set(long["interpretation"]) == {"top_words"}
     ranking = rankings_by(long)[()]
-    # NMF wins E1 and E3, loses E2: 2 wins of 3 duels
-    assert ranking.loc["NMF", "win_share"] == pytest.approx(100 * 2 / 3)
+    # one seed, one unit: NMF's mean (0.70 + 0.55 + 0.75) / 3 beats the baseline's (0.50 + 0.60 + 0.60) / 3
+    assert ranking.loc["NMF", "win_share"] == pytest.approx(100.0)
+    assert (
+        ranking.loc["NMF", "mean_score"] == pytest.approx(2.0 / 3) and ranking.loc["NMF", "n_settings"] == 1
+    )
     assert ranking["rank"].to_dict() == {"NMF": 1, "NoExplanation": 2}
     per_prompt = rankings_by(long, ["prompt_type"])
     assert per_prompt[("E2",)]["rank"].to_dict() == {"NoExplanation": 1, "NMF": 2}
@@ -90,6 +93,9 @@ def test_spearman_matches_scipy_on_asymmetric_values():
         assert table.loc[column, "rho"] == pytest.approx(reference.statistic)
         assert table.loc[column, "pvalue"] == pytest.approx(reference.pvalue)
     assert np.isnan(table.loc["constant", "rho"]) and table.loc["l0", "n_methods"] == 5
+    p = table.loc[["l0", "logits_kl"], "pvalue"]  # Holm over the metrics with a p-value
+    assert table.loc[p.idxmin(), "pvalue_adjusted"] == pytest.approx(min(1.0, 2 * p.min()))
+    assert (table["significant"] == (table["pvalue_adjusted"] < 0.05)).all()
 
 
 def test_parse_statistics_rate():
@@ -131,14 +137,17 @@ def _grid_results(scores: dict, baseline: dict, axis_column: str | None = None) 
 
 
 def _by_hand(scores: dict, baseline: dict, values: list[str]) -> pd.DataFrame:
-    """The paper's manual pivot: one row per (method, prompt, seed), one column per value + NoExplanation."""
+    """The paper's manual pivot (one row per (method, prompt, seed), one column per value + NoExplanation),
+    averaged within each seed: the independent unit the statistics run on."""
     table = {}
     for method, value, prompt, seed in scores:
         base = baseline.get(({"E1": "NE1"}.get(prompt, "NE2"), seed))
-        row = table.setdefault((method, prompt, seed), {v: np.nan for v in [*values, "NoExplanation"]})
+        row = table.setdefault(
+            (method, prompt, seed), {"seed": seed, **{v: np.nan for v in [*values, "NoExplanation"]}}
+        )
         row[value] = scores[(method, value, prompt, seed)]
         row["NoExplanation"] = np.nan if base is None else base
-    return pd.DataFrame(list(table.values()))
+    return pd.DataFrame(list(table.values())).groupby("seed").mean()
 
 
 @settings(max_examples=40, deadline=None)
@@ -176,10 +185,11 @@ def test_interpretation_axis_keeps_methods_apart_and_method_axis_is_unchanged() 
     results = _grid_results(scores, {("NE2", 0): 0.3})
     by_interpretation = ranking_frame(results, axis="interpretation")
     assert sorted(by_interpretation["method"].unique()) == ["NMF", "PCA"]
-    # top_words beats llm_labels on NMF, loses on PCA: a tie; both beat the baseline once of twice
+    # one unit: top_words (0.9 + 0.2) / 2 = 0.55 and llm_labels (0.5 + 0.4) / 2 = 0.45 both beat the baseline 0.3
     ranking = rankings_by(by_interpretation)[()]
     assert ranking.index.name == "interpretation"
-    assert ranking.loc["top_words", "win_share"] == pytest.approx(50.0)
+    assert ranking.loc["top_words", "win_share"] == pytest.approx(100.0)
+    assert ranking.loc["llm_labels", "win_share"] == pytest.approx(50.0)
     by_method = ranking_frame(results)
     assert list(by_method.columns) == ["dataset", "model", "simulator", "interpretation", "prompt_type",
                                        "anonymized", "seed", "method", "score"]  # fmt: skip

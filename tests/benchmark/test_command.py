@@ -120,7 +120,7 @@ def test_demo_quick_writes_a_report(tmp_path, capsys):
     assert (out / "report.html").is_file() and (out / "results.csv").is_file()
     assert "| method | rank |" in (out / "report.md").read_text()
     # the instrument check: the same grid read by the lexical reference simulator, in the output and the report
-    assert "Instrument check: the same grid with the lexical reference simulator (2 seeds" in printed
+    assert "Instrument check: the same grid with the lexical reference simulator (1 seed," in printed
     assert "## Instrument check: the lexical reference simulator" in (out / "report.md").read_text()
     assert (out / "reference" / "results.sqlite").is_file()
     if available():  # the demo report opens in headless Chromium without errors
@@ -145,7 +145,7 @@ def test_rank_any_axis_from_the_cli_and_the_report(tmp_path, capsys):
     assert printed.startswith("| interpretation | rank | win_share | mean_score | n_settings |")
     for name in ("top_words", "llm_labels", "NoExplanation"):
         assert f"| {name} |" in printed
-    assert "| pair | mean_difference | p_value | significant | n_settings |" in printed
+    assert "| pair | mean_difference | p_value | p_adjusted | significant | n_units |" in printed
     assert benchmark_main(["benchmark", "rank", "--output", str(out)]) == 0  # the methods, by default
     assert "| method | rank |" in capsys.readouterr().out
     assert benchmark_main(["benchmark", "rank", "--by", "seed", "--output", str(out)]) == 1

@@ -1,5 +1,6 @@
 """The ConSim evaluation framework (paper §4.3, §5, App. B–D): grids of settings, a resumable runner, Copeland
-rankings with paired t-tests, Spearman correlations with the concept metrics, and an HTML/Markdown report.
+rankings with exact sign-flip tests on seed-level units, Spearman correlations with the concept metrics, and an
+HTML/Markdown report.
 
 - :class:`Grid` / :func:`load_grid` — which settings to run (Python or TOML);
 - :func:`run_grid` — computes each artefact once, calls simulators concurrently, stores every finished setting
@@ -7,6 +8,12 @@ rankings with paired t-tests, Spearman correlations with the concept metrics, an
 - :func:`ranking_frame`, :func:`rankings_by`, :func:`rank_methods`, :func:`win_matrix`,
   :func:`pairwise_differences`, :func:`spearman_with_metrics` — the statistics, for any grid axis
   (``ranking_frame(results, axis="interpretation")``);
+- :func:`assess` — what the results support: statistics on independent units (one per seed,
+  :func:`unit_scores`), exact sign-flip tests, t-intervals, Holm's correction, the controls' pre-stated tests
+  (equivalence for the negative one), a best method only after corrected pairwise tests, and :func:`plan`
+  (minimum detectable difference, seeds needed); :func:`until_decided` adds seeds until the controls are
+  decided (α spent over the looks, :class:`SequentialDesign`); :func:`simulate_results` makes grids with known
+  effects, to calibrate or plan;
 - :func:`write_report` — the report.
 
 Example:
@@ -18,6 +25,7 @@ Example:
 
 from xaimetrics.benchmark._analysis import (
     RANKING_KEYS,
+    UNIT_KEYS,
     parse_statistics,
     prompt_type_comparison,
     ranking_frame,
@@ -25,8 +33,10 @@ from xaimetrics.benchmark._analysis import (
     setting_columns,
     spearman_with_metrics,
     subset_rankings,
+    unit_scores,
 )
 from xaimetrics.benchmark._artefacts import Artefacts, Providers, make_extractor
+from xaimetrics.benchmark._assessment import Assessment, assess
 from xaimetrics.benchmark._grid import (
     BASELINE_METHOD,
     CONCEPT_METHODS,
@@ -46,29 +56,55 @@ from xaimetrics.benchmark._ranking import (
 )
 from xaimetrics.benchmark._report import markdown_table, report_section, write_report
 from xaimetrics.benchmark._runner import RunInterrupted, RunSummary, choose_n_concepts, run_grid
+from xaimetrics.benchmark._sequential import SequentialDesign, SequentialResult, until_decided
+from xaimetrics.benchmark._simulation import simulate_results
 from xaimetrics.benchmark._store import ResultsStore, setting_key
+from xaimetrics.benchmark._uncertainty import (
+    DEFAULT_MARGIN,
+    baseline_comparison,
+    best_method,
+    control_verdict,
+    equivalence_test,
+    minimum_pvalue,
+    pairwise_comparison,
+    plan,
+    sign_flip_test,
+)
 
 __all__ = [
     "BASELINE_METHOD",
     "CONCEPT_METHODS",
+    "DEFAULT_MARGIN",
     "RANKING_KEYS",
+    "UNIT_KEYS",
     "Artefacts",
+    "Assessment",
     "Grid",
     "PairwiseDifferences",
     "Providers",
     "ResultsStore",
     "RunInterrupted",
     "RunSummary",
+    "SequentialDesign",
+    "SequentialResult",
     "Setting",
+    "assess",
+    "baseline_comparison",
+    "best_method",
     "choose_n_concepts",
+    "control_verdict",
     "copeland_ranks",
+    "equivalence_test",
     "grid_from_dict",
     "load_grid",
     "make_extractor",
     "markdown_table",
+    "minimum_pvalue",
+    "pairwise_comparison",
     "pairwise_differences",
     "parse_statistics",
     "pivot_scores",
+    "plan",
     "prompt_type_comparison",
     "rank_methods",
     "ranking_frame",
@@ -78,8 +114,12 @@ __all__ = [
     "run_grid",
     "setting_columns",
     "setting_key",
+    "sign_flip_test",
+    "simulate_results",
     "spearman_with_metrics",
     "subset_rankings",
+    "unit_scores",
+    "until_decided",
     "win_matrix",
     "write_report",
 ]

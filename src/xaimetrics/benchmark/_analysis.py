@@ -6,13 +6,18 @@ baseline enters with the score of its baseline prompt (NE1 for E1, NE2 for E2 an
 dataset, model and simulator — one baseline row therefore votes in several settings, as in the paper's
 Fig. 4. U1 rows (upper bounds) and validation-phase rows never enter a ranking.
 
-**Any grid axis can be ranked** with the same Copeland / t-test machinery (``axis=``): ``"method"`` (concept
+**Any grid axis can be ranked** with the same Copeland / sign-flip machinery (``axis=``): ``"method"`` (concept
 extraction, the default), ``"interpretation"`` (CMAW vs o1CA, paper Tab. 2 right and Tab. 3) or any other
 column of the results, such as an ``"importance"`` column in results that carry one. The competitors are the
 axis values plus ``NoExplanation``; a ranking setting is then every other axis, the extraction method
 included (:func:`setting_columns`). The baseline row is spread over every value of the axes it does not
 have (its prompt type's targets, the methods, the interpretations), so it meets each competitor in each
 setting once.
+
+**Statistics run on independent units** (:func:`unit_scores`): a seed of a (dataset, model, simulator) draws
+the samples that all its settings share, so the settings are averaged within each unit before any test,
+interval or ranking statistic — the baseline spread over several settings and a control repeated per
+interpretation then count once, and copies of a measurement never change a p-value.
 """
 
 from __future__ import annotations
@@ -29,13 +34,13 @@ from xaimetrics.benchmark._grid import BASELINE_METHOD, ranking_prompt
 from xaimetrics.benchmark._ranking import (
     PairwiseDifferences,
     pairwise_differences,
-    pivot_scores,
     rank_methods,
 )
 from xaimetrics.consim import PROMPT_TYPES, prompt_label
 
 __all__ = [
     "RANKING_KEYS",
+    "UNIT_KEYS",
     "choose_metric",
     "prompt_labels",
     "prompt_type_comparison",
@@ -44,12 +49,42 @@ __all__ = [
     "setting_columns",
     "spearman_with_metrics",
     "subset_rankings",
+    "unit_scores",
 ]
 
 #: the columns that identify a ranking setting
 RANKING_KEYS: tuple[str, ...] = (
     "dataset", "model", "simulator", "interpretation", "prompt_type", "anonymized", "seed",
 )  # fmt: skip
+
+
+#: the columns that identify an independent unit: one seed's samples, shared by every arm of that seed
+UNIT_KEYS: tuple[str, ...] = ("dataset", "model", "simulator", "seed")
+
+
+def unit_scores(long: pd.DataFrame, *, axis: str | None = None) -> pd.DataFrame:
+    """Units × competitors: the mean score of each competitor over the settings of each independent unit.
+
+    ``long`` is a :func:`ranking_frame` table; its settings are averaged within :data:`UNIT_KEYS` (the keys
+    it has), so any number of copies of a setting (a baseline spread over prompt types, a control repeated per
+    interpretation) weighs as one measurement of its unit.
+
+    Example:
+        >>> long = pd.DataFrame({"seed": [0, 0, 0, 0, 1, 1], "prompt_type": ["E2", "E3"] * 3,
+        ...     "method": ["NMF", "NMF", "NoExplanation", "NoExplanation", "NMF", "NoExplanation"],
+        ...     "score": [0.8, 0.6, 0.5, 0.5, 0.9, 0.4]})
+        >>> unit_scores(long).round(2).values.tolist()
+        [[0.7, 0.5], [0.9, 0.4]]
+    """
+    axis = _axis_of(long, axis)
+    keys = [k for k in UNIT_KEYS if k in long.columns and k != axis]
+    if not keys:
+        raise invalid(
+            "long", "unit_scores", f"a ranking table with the columns {list(UNIT_KEYS)}", list(long.columns)
+        )
+    wide = long.groupby([*keys, axis], dropna=False)["score"].mean().unstack(axis)
+    wide.columns.name = axis
+    return wide.astype(float)
 
 
 #: the scores a ranking can use: eq. 5's accuracy, or the probabilistic expected accuracy
@@ -100,9 +135,7 @@ def setting_columns(axis: str = "method") -> list[str]:
     return [c for c in (*RANKING_KEYS, "method") if c != axis]
 
 
-def ranking_frame(
-    results: pd.DataFrame, *, axis: str = "method", metric: str = "score", exclude_degenerate: bool = False
-) -> pd.DataFrame:
+def ranking_frame(results: pd.DataFrame, *, axis: str = "method", metric: str = "score") -> pd.DataFrame:
     """The long table the rankings take: one row per ranking setting × competitor, baselines spread out.
 
     Args:
@@ -111,7 +144,6 @@ def ranking_frame(
             ``"interpretation"``, or another column of ``results`` (e.g. ``"importance"``).
         metric: the column that becomes ``score``: ``"score"`` (eq. 5), ``"expected_accuracy"`` or ``"auto"``
             (:func:`choose_metric`).
-        exclude_degenerate: leave out the settings whose simulator did not tell the samples apart.
 
     Returns:
         Columns :func:`setting_columns` + ``axis`` + ``score``.
@@ -142,8 +174,8 @@ def ranking_frame(
         )  # fmt: skip
     keys = setting_columns(axis)
     rows = results[(results["phase"] == "evaluation") & (results["is_upper_bound"].astype(int) == 0)]
-    if exclude_degenerate and "degenerate" in rows.columns:
-        rows = rows[rows["degenerate"].fillna(0).astype(int) == 0]
+    # degenerate settings are kept: leaving out settings chosen from a method's own answers selects on the
+    # outcome; assess(...).sensitivity drops whole seeds for every method instead
     rows = rows[rows["score"].notna() & rows[metric].notna()].copy()
     rows["score"] = rows[metric].astype(float)
     rows["anonymized"] = rows["anonymized"].astype(bool)
@@ -195,19 +227,19 @@ def _axis_of(long: pd.DataFrame, axis: str | None) -> str:
 def rankings_by(
     long: pd.DataFrame, by: Sequence[str] = (), *, axis: str | None = None
 ) -> dict[tuple[Any, ...], pd.DataFrame]:
-    """Copeland rankings (eq. 6–7, :func:`rank_methods`) of every subset defined by the ``by`` columns.
+    """Copeland rankings (eq. 6–7, :func:`rank_methods`) of every subset defined by the ``by`` columns, over
+    the subset's independent units (:func:`unit_scores`; ``n_settings`` then counts units).
 
     The key is the tuple of ``by`` values (``()`` for all settings). Subsets with fewer than two competitors
     are left out. ``axis`` is the competing column of ``long`` (default: the one :func:`ranking_frame` ranked,
     the column before ``score``).
     """
     axis = _axis_of(long, axis)
-    keys = setting_columns(axis)
     out: dict[tuple[Any, ...], pd.DataFrame] = {}
     groups = [((), long)] if not by else list(long.groupby(list(by), sort=True))
     for key, part in groups:
         key = key if isinstance(key, tuple) else (key,)
-        wide = pivot_scores(part, method=axis, setting=keys)
+        wide = unit_scores(part, axis=axis)
         if wide.shape[1] >= 2:
             table = rank_methods(wide)
             table.index.name = axis
@@ -233,25 +265,30 @@ def subset_rankings(
 def overall_statistics(
     long: pd.DataFrame, *, alpha: float = 0.05, axis: str | None = None
 ) -> tuple[pd.DataFrame, PairwiseDifferences]:
-    """The win matrix (eq. 6, 0–100) and the differences with paired t-tests (eq. 8) over all settings."""
+    """The win matrix (eq. 6, 0–100) and the differences with sign-flip tests, Holm-adjusted (eq. 8), over the
+    independent units (:func:`unit_scores`)."""
     from xaimetrics.benchmark._ranking import win_matrix
 
     axis = _axis_of(long, axis)
-    wide = pivot_scores(long, method=axis, setting=setting_columns(axis))
+    wide = unit_scores(long, axis=axis)
     order = rank_methods(wide).index
     wide = wide[order]
     return win_matrix(wide), pairwise_differences(wide, alpha=alpha)
 
 
-def prompt_type_comparison(results: pd.DataFrame) -> pd.DataFrame:
+def prompt_type_comparison(results: pd.DataFrame, *, metric: str = "score") -> pd.DataFrame:
     """Mean score (± std, count) per method and prompt type label (``E2-a``…), U1 as an upper bound.
 
     Also the mean gain of each explanation prompt over its baseline on the same seed and setting
-    (``gain_vs_baseline``), the quantity the paper's simulatability measures.
+    (``gain_vs_baseline``), the quantity the paper's simulatability measures. ``metric`` is the score shown
+    (``"score"``, ``"expected_accuracy"`` or ``"auto"``, :func:`choose_metric`): the report passes the one its
+    other tables use, so that one report never mixes two scores.
     """
+    metric = choose_metric(results, metric)
     rows = results[(results["phase"] == "evaluation") & results["score"].notna()].copy()
     if rows.empty:
         return pd.DataFrame(columns=["method", "prompt", "mean", "std", "n", "gain_vs_baseline"])
+    rows["score"] = pd.to_numeric(rows[metric], errors="coerce")
     rows["prompt"] = prompt_labels(rows)
     table = rows.groupby(["method", "prompt"])["score"].agg(["mean", "std", "count"]).reset_index()
     table = table.rename(columns={"count": "n"})
@@ -279,6 +316,8 @@ def spearman_with_metrics(
 
     Simulatability is the Copeland win share (higher is better); a positive ρ means the metric grows with
     simulatability. Methods missing from either side are left out; metrics constant across methods get NaN.
+    ``pvalue_adjusted`` is Holm's correction over the metrics (``significant`` uses it): with a dozen metrics,
+    one uncorrected ``p < 0.05`` is expected by chance.
 
     Args:
         ranking: a table of :func:`rank_methods` (index = method, column ``win_share``).
@@ -291,6 +330,8 @@ def spearman_with_metrics(
         [-1.0, -0.5]
     """
     from scipy import stats
+
+    from xaimetrics.benchmark._uncertainty import holm
 
     table = pd.DataFrame(metrics) if isinstance(metrics, Mapping) else metrics
     if isinstance(metrics, Mapping):
@@ -307,7 +348,10 @@ def spearman_with_metrics(
             result = stats.spearmanr(share[ok], values[ok])
             rho, p = float(result.statistic), float(result.pvalue)
         out.append({"metric": column, "rho": rho, "pvalue": p, "n_methods": int(ok.sum())})
-    return pd.DataFrame(out).set_index("metric")
+    table = pd.DataFrame(out, columns=["metric", "rho", "pvalue", "n_methods"]).set_index("metric")
+    table["pvalue_adjusted"] = holm(table["pvalue"].tolist()) if len(table) else []
+    table["significant"] = (table["pvalue_adjusted"] < 0.05).fillna(False).astype(bool)
+    return table
 
 
 def parse_statistics(results: pd.DataFrame) -> pd.DataFrame:

@@ -1,28 +1,39 @@
 """One call from stored results to "what can we conclude, and how sure are we": :func:`assess`.
 
-It picks the score (expected accuracy when every setting has class probabilities, else eq. 5's accuracy),
-leaves degenerate settings out of the comparisons (and counts them), splits the controls from the methods,
-and gathers the intervals, baseline tests, power, split-half stability, control verdict, the U1 ceiling, the
-empty-explanation flags and the plain-language conclusion that the report and the demo print.
+It picks the score (expected accuracy when every setting has class probabilities, else eq. 5's accuracy) and
+uses it for every number; averages the settings within each independent unit (a seed of a dataset, model and
+simulator, :func:`~xaimetrics.benchmark.unit_scores`); tests the controls alone in their pre-stated directions
+(positive: one-sided superiority; negative: equivalence within a margin) and the methods against
+NoExplanation with Holm's correction; names a best method only after corrected pairwise tests; keeps every
+setting in the primary analysis (degenerate ones are flagged, and dropping their seeds for every method is a
+labelled sensitivity analysis); and states what the grid's size can and cannot show (:func:`~xaimetrics.
+benchmark.plan`). docs/benchmark.md, "Statistics", gives the rules and the calibration measured for them.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from xaimetrics._validation import invalid
-from xaimetrics.benchmark._analysis import RANKING_KEYS, choose_metric, ranking_frame
+from xaimetrics._validation import check_in_range, invalid
+from xaimetrics.benchmark._analysis import UNIT_KEYS, choose_metric, ranking_frame, unit_scores
 from xaimetrics.benchmark._grid import BASELINE_METHOD, CONTROL_METHODS
-from xaimetrics.benchmark._ranking import pivot_scores, rank_methods
+from xaimetrics.benchmark._ranking import rank_methods
 from xaimetrics.benchmark._uncertainty import (
+    DEFAULT_MARGIN,
     baseline_comparison,
-    bootstrap_intervals,
+    best_method,
     conclusion,
     control_verdict,
+    minimum_pvalue,
+    p_phrase,
+    plan,
     split_half_stability,
+    t_interval,
 )
 from xaimetrics.consim import PROMPT_TYPES
 
@@ -34,34 +45,54 @@ class Assessment:
     """What a grid's results support (see :func:`assess`).
 
     Attributes:
-        metric: the score compared (``"expected_accuracy"`` or ``"score"``).
-        ranking: Copeland ranking of the concept methods and the baseline (controls left out), with the
-            mean score, its 95 % bootstrap interval, and the difference with NoExplanation and its p-value.
-        controls: the controls' rows of the baseline comparison, with their role.
-        comparison: every method and control against NoExplanation (:func:`baseline_comparison`).
-        verdict: :func:`control_verdict`; stability: :func:`split_half_stability` (methods only).
-        degenerate: per simulator × method, settings and degenerate settings (left out of the comparisons).
+        metric: the score every number uses (``"expected_accuracy"`` or ``"score"``).
+        units: independent units × competitors, the mean score of each competitor within each unit.
+        ranking: Copeland ranking (over units) of the concept methods and the baseline (controls left out),
+            with the mean score, its 95 % t-interval over units, the difference with NoExplanation, its
+            unadjusted and Holm-adjusted p-values.
+        controls: each control's pre-stated test, its difference, interval, p-value and verdict
+            (``"pass"``, ``"fail"`` or ``"undecided"``).
+        comparison: every method and control against NoExplanation (:func:`~xaimetrics.benchmark.
+            baseline_comparison`; Holm over the concept methods, the controls keep their own two-sided p).
+        verdict: :func:`~xaimetrics.benchmark.control_verdict`; ``verdict["detects"]`` is true only when the
+            positive control beats the baseline and the negative control is shown equivalent to it.
+        best: :func:`~xaimetrics.benchmark.best_method` over the concept methods.
+        stability: split-half Kendall's τ over units (methods only).
+        planning: what this size can detect (:func:`~xaimetrics.benchmark.plan` from this grid's spread): the
+            minimum p, the minimum detectable difference of the methods (Holm level) and of the positive
+            control, and the seeds needed for a difference of ``margin``.
+        degenerate: per simulator × method, settings and degenerate settings (flagged, kept).
+        sensitivity: the comparison without the seeds that hold a degenerate setting (every method loses the
+            same seeds), or ``None`` when no setting is degenerate. Not the primary analysis.
         empty: per concept method, the share of its explanation settings that showed no concept at all.
-        ceiling: the U1 upper bound (mean and interval) when U1 was run, else ``None``.
+        ceiling: the U1 upper bound (mean and t-interval over units) when U1 was run, else ``None``.
         summary: the conclusion in plain sentences.
         long: the ranking frame the numbers were computed on (:func:`ranking_frame`, controls included).
     """
 
     metric: str
+    units: pd.DataFrame
     ranking: pd.DataFrame
     controls: pd.DataFrame
     comparison: pd.DataFrame
     verdict: dict[str, Any]
+    best: dict[str, Any]
     stability: dict[str, Any]
+    planning: dict[str, Any]
     degenerate: pd.DataFrame
+    sensitivity: pd.DataFrame | None
     empty: pd.DataFrame
     ceiling: dict[str, float] | None
     summary: str
     long: pd.DataFrame
 
 
+def _evaluation(results: pd.DataFrame) -> pd.DataFrame:
+    return results[(results["phase"] == "evaluation") & results["score"].notna()]
+
+
 def _degenerate_table(results: pd.DataFrame) -> pd.DataFrame:
-    rows = results[(results["phase"] == "evaluation") & results["score"].notna()]
+    rows = _evaluation(results)
     if "degenerate" not in rows.columns or rows.empty:
         return pd.DataFrame(columns=["simulator", "method", "settings", "degenerate", "share"])
     flags = rows.assign(degenerate=rows["degenerate"].fillna(0).astype(int))
@@ -70,12 +101,17 @@ def _degenerate_table(results: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index()
 
 
+def _degenerate_units(results: pd.DataFrame) -> set[tuple[Any, ...]]:
+    rows = _evaluation(results)
+    if "degenerate" not in rows.columns:
+        return set()
+    flagged = rows[rows["degenerate"].fillna(0).astype(int) == 1]
+    return {tuple(v) for v in flagged[list(UNIT_KEYS)].itertuples(index=False)}
+
+
 def _empty_table(results: pd.DataFrame) -> pd.DataFrame:
-    rows = results[
-        (results["phase"] == "evaluation")
-        & results["score"].notna()
-        & results["prompt_type"].isin(PROMPT_TYPES.explanations())
-    ]
+    rows = _evaluation(results)
+    rows = rows[rows["prompt_type"].isin(PROMPT_TYPES.explanations())]
     if "n_concepts_shown" not in rows.columns or rows.empty:
         return pd.DataFrame(columns=["method", "settings", "empty", "share"])
     shown = pd.to_numeric(rows["n_concepts_shown"], errors="coerce")
@@ -88,68 +124,174 @@ def _empty_table(results: pd.DataFrame) -> pd.DataFrame:
 def _ceiling(results: pd.DataFrame, metric: str) -> dict[str, float] | None:
     rows = results[(results["phase"] == "evaluation") & (results["is_upper_bound"].astype(int) == 1)]
     column = metric if metric in rows.columns and rows[metric].notna().any() else "score"
-    values = rows[column].dropna().astype(float)
-    if values.empty:
+    rows = rows[rows[column].notna()]
+    if rows.empty:
         return None
-    interval = bootstrap_intervals(pd.DataFrame({"U1": values.to_numpy()})).loc["U1"]
-    return {"mean": float(interval["mean"]), "ci_low": float(interval["ci_low"]),
-            "ci_high": float(interval["ci_high"]), "n_settings": int(interval["n_settings"])}  # fmt: skip
+    per_unit = rows.groupby(list(UNIT_KEYS))[column].mean().astype(float)
+    mean, low, high = t_interval(per_unit.to_numpy())
+    return {"mean": mean, "ci_low": low, "ci_high": high, "n_units": len(per_unit)}
+
+
+def _planning(
+    units: pd.DataFrame,
+    methods: list[str],
+    roles: dict[str, str],
+    *,
+    alpha: float,
+    power: float,
+    margin: float,
+) -> dict[str, Any]:
+    """What this grid's size can detect, from the spread of its own unit differences (a pilot of itself)."""
+    n = len(units)
+    out: dict[str, Any] = {
+        "n_units": n, "alpha": alpha, "power": power, "target": margin,
+        "min_pvalue_two_sided": minimum_pvalue(n), "min_pvalue_one_sided": minimum_pvalue(n, "greater"),
+        "sd": math.nan, "methods": None, "positive": None,
+    }  # fmt: skip
+    if BASELINE_METHOD not in units.columns or n < 2:
+        return out
+    competitors = [m for m in units.columns if m != BASELINE_METHOD]
+    differences = units[competitors].sub(units[BASELINE_METHOD], axis=0)
+    variances = differences.var(ddof=1).dropna()
+    if variances.empty:
+        return out
+    sd = float(math.sqrt(variances.mean()))  # pooled over the competitors
+    out["sd"] = sd
+    out["methods"] = plan(
+        sd, n_units=n, target=margin, alpha=alpha, power=power, n_comparisons=max(1, len(methods))
+    )
+    if any(r == "positive" for r in roles.values()):
+        out["positive"] = plan(sd, n_units=n, target=margin, alpha=alpha, power=power, alternative="greater")
+    return out
+
+
+def _planning_sentence(planning: dict[str, Any]) -> str:
+    n = planning["n_units"]
+    methods, positive = planning.get("methods"), planning.get("positive")
+    parts = [
+        (
+            f"At {n} seed(s) the exact tests cannot go below p = {planning['min_pvalue_two_sided']:.4g} "
+            f"two-sided ({planning['min_pvalue_one_sided']:.4g} one-sided)."
+        )
+    ]
+    if methods is None:
+        return parts[0]
+    for name, p in (
+        ("a method against NoExplanation (Holm level)", methods),
+        ("the positive control", positive),
+    ):
+        if p is None:
+            continue
+        mdd = (
+            "nothing, whatever the effect" if p["mdd"] == math.inf
+            else f"a difference of {p['mdd']:.3f}" if math.isfinite(p["mdd"]) else "n/a"
+        )  # fmt: skip
+        needed = p["units_needed"]
+        parts.append(
+            f"For {name}, α = {p['level']:.3g}, power {p['power']:.0%}: it detects {mdd}; a difference of "
+            f"{p['target']:.3f} needs {needed if needed is not None else 'more than 1000'} seeds "
+            f"(unit SD {p['sd']:.3f})."
+        )
+    return " ".join(parts)
 
 
 def assess(
-    results: pd.DataFrame, *, metric: str = "auto", alpha: float = 0.05, exclude_degenerate: bool = True
+    results: pd.DataFrame,
+    *,
+    metric: str = "auto",
+    alpha: float = 0.05,
+    margin: float = DEFAULT_MARGIN,
+    power: float = 0.8,
 ) -> Assessment:
     """Everything the report says about a grid's results, with how sure each number is.
 
     Args:
         results: the store's rows (:meth:`~xaimetrics.benchmark.ResultsStore.to_frame`).
         metric: ``"auto"`` (:func:`~xaimetrics.benchmark.choose_metric`), ``"score"`` or ``"expected_accuracy"``.
-        alpha: the significance level of the paired tests.
-        exclude_degenerate: leave settings with degenerate answers out of the comparisons.
+        alpha: the level of every test (family-wise for the methods, per control).
+        margin: the negative control's equivalence margin, and the target difference of the planning.
+        power: the power the minimum detectable differences and the seed counts are computed for.
+
+    Raises:
+        InvalidParameterError: fewer than two competitors with scores, or bad levels.
+
+    Example:
+        >>> rows = [{"dataset": "d", "model": "m", "simulator": "s", "seed": seed, "phase": "evaluation",
+        ...          "is_upper_bound": 0, "anonymized": 1, "interpretation": "" if m == "NoExplanation" else "w",
+        ...          "method": m, "prompt_type": "NE2" if m == "NoExplanation" else "E2",
+        ...          "score": 0.5 + 0.1 * (m == "NMF") + 0.01 * seed}
+        ...         for seed in range(6) for m in ("NoExplanation", "NMF", "PCA")]
+        >>> result = assess(pd.DataFrame(rows))
+        >>> result.comparison.loc["NMF", ["pvalue", "pvalue_adjusted", "n_units"]].tolist()
+        [0.03125, 0.0625, 6.0]
     """
+    alpha = check_in_range(alpha, "alpha", "assess", 0.0, 1.0)
+    power = check_in_range(power, "power", "assess", 0.0, 1.0)
+    if not margin > 0:
+        raise invalid("margin", "assess", "a number > 0 (the equivalence margin, in score units)", margin)
     metric = choose_metric(results, metric)
-    long = ranking_frame(results, metric=metric, exclude_degenerate=exclude_degenerate)
-    all_degenerate = exclude_degenerate and long["method"].nunique() < 2
-    if all_degenerate:  # nothing left to compare: keep them, and say so in the summary
-        long = ranking_frame(results, metric=metric, exclude_degenerate=False)
+    long = ranking_frame(results, metric=metric)
     if long["method"].nunique() < 2:
         raise invalid(
             "results", "assess", "scores of at least two methods in shared settings",
             f"{long['method'].nunique()} method(s)", "Run more of the grid first.",
         )  # fmt: skip
-    wide = pivot_scores(long, setting=list(RANKING_KEYS))
-    roles = {m: role for m, role in _roles().items() if m in wide.columns}
-    methods = [m for m in wide.columns if m not in roles]
-    intervals = bootstrap_intervals(wide)
-    if BASELINE_METHOD in wide.columns:
-        comparison = baseline_comparison(wide, alpha=alpha)
+    units = unit_scores(long, axis="method")
+    roles = {m: role for m, role in _roles().items() if m in units.columns}
+    methods = [m for m in units.columns if m not in roles and m != BASELINE_METHOD]
+    if BASELINE_METHOD in units.columns:
+        comparison = baseline_comparison(units, alpha=alpha, power=power, family=methods)
     else:
-        comparison = pd.DataFrame(
-            columns=["difference", "ci_low", "ci_high", "pvalue", "significant", "mdd", "n_settings"]
+        comparison = baseline_comparison(
+            units.assign(**{BASELINE_METHOD: np.nan}), alpha=alpha, family=methods
         )
-    ranking = rank_methods(wide[methods]) if len(methods) >= 2 else pd.DataFrame()
+    comparison.insert(
+        0, "role", ["method" if m in methods else f"{roles[m]} control" for m in comparison.index]
+    )
+    ranked = [*methods, *([BASELINE_METHOD] if BASELINE_METHOD in units.columns else [])]
+    ranking = rank_methods(units[ranked]) if len(ranked) >= 2 else pd.DataFrame()
     if len(ranking):
-        ranking = ranking.join(intervals[["ci_low", "ci_high"]])
+        bounds = {m: t_interval(units[m].to_numpy()) for m in ranking.index}
+        ranking["ci_low"] = [bounds[m][1] for m in ranking.index]
+        ranking["ci_high"] = [bounds[m][2] for m in ranking.index]
+        ranking = ranking.rename(columns={"n_settings": "n_units"})
         ranking = ranking.join(
-            comparison[["difference", "pvalue"]].rename(columns={"difference": "vs_baseline"})
+            comparison[["difference", "pvalue", "pvalue_adjusted"]].rename(
+                columns={"difference": "vs_baseline"}
+            )
         )
-    controls = comparison.loc[[m for m in comparison.index if m in roles]].copy()
-    controls.insert(0, "role", [roles[m] for m in controls.index])
-    verdict = control_verdict(comparison, roles, alpha=alpha)
-    stability = split_half_stability(long[long["method"].isin(methods)], setting=list(RANKING_KEYS))
-    summary = conclusion(comparison, verdict, stability, metric=metric, roles=roles)
+    verdict = control_verdict(units, roles, alpha=alpha, margin=margin)
+    best = (
+        best_method(units[methods], alpha=alpha)
+        if len(methods) >= 2
+        else {"method": None, "established": False}
+    )
+    stability = split_half_stability(units[methods]) if len(methods) >= 2 else split_half_stability(units[[]])
+    planning = _planning(units, methods, roles, alpha=alpha, power=power, margin=margin)
+    summary = conclusion(
+        comparison[comparison["role"] == "method"], verdict, stability, metric=metric, roles=roles, best=best,
+        alpha=alpha,
+    )  # fmt: skip
+    summary += " " + _planning_sentence(planning)
     degenerate = _degenerate_table(results)
-    if all_degenerate:
-        summary = (
-            "Nearly every setting is degenerate: the simulator gave the same answer (or the same class "
-            "probabilities) to every sample, so it did not use the prompt and nothing below is evidence. Use a "
-            "stronger simulator. " + summary
-        )
-    elif exclude_degenerate and len(degenerate) and degenerate["degenerate"].sum():
+    sensitivity = None
+    flagged = _degenerate_units(results)
+    if flagged:
+        total = int(degenerate["settings"].sum())
+        share = int(degenerate["degenerate"].sum()) / max(1, total)
+        if share > 0.9:
+            summary = (
+                "Nearly every setting is degenerate: the simulator gave the same answer (or the same class "
+                "probabilities) to every sample, so it did not use the prompt and nothing below is evidence. "
+                "Use a stronger simulator. " + summary
+            )
         summary += (
-            f" {int(degenerate['degenerate'].sum())} of {int(degenerate['settings'].sum())} settings had degenerate "
-            "answers (one class for nearly every sample) and were left out."
+            f" {int(degenerate['degenerate'].sum())} of {total} settings had degenerate answers (one class for "
+            "nearly every sample); they are kept in the analysis above."
         )
+        sensitivity = _sensitivity(units, flagged, methods, alpha=alpha, power=power)
+        if sensitivity is not None:
+            summary += " " + _sensitivity_sentence(sensitivity, len(units), len(flagged & set(units.index)))
     empty = _empty_table(results)
     if len(empty) and empty["empty"].sum():
         names = ", ".join(empty.loc[empty["empty"] > 0, "method"])
@@ -157,10 +299,36 @@ def assess(
             f" Some explanations showed no concept at all ({names}): their prompts only differ in wording."
         )
     return Assessment(
-        metric=metric, ranking=ranking, controls=controls, comparison=comparison, verdict=verdict,
-        stability=stability, degenerate=degenerate, empty=empty, ceiling=_ceiling(results, metric),
-        summary=summary, long=long,
+        metric=metric, units=units, ranking=ranking, controls=verdict["table"], comparison=comparison,
+        verdict=verdict, best=best, stability=stability, planning=planning, degenerate=degenerate,
+        sensitivity=sensitivity, empty=empty, ceiling=_ceiling(results, metric), summary=summary, long=long,
     )  # fmt: skip
+
+
+def _sensitivity(
+    units: pd.DataFrame, flagged: set[tuple[Any, ...]], methods: list[str], *, alpha: float, power: float
+) -> pd.DataFrame | None:
+    """The methods' comparison without every seed that holds a degenerate setting (for every method alike)."""
+    keep = [i for i in units.index if (i if isinstance(i, tuple) else (i,)) not in flagged]
+    if len(keep) < 2 or BASELINE_METHOD not in units.columns or not methods:
+        return None
+    table = baseline_comparison(units.loc[keep], alpha=alpha, power=power, family=methods)
+    return table.loc[[m for m in methods if m in table.index]]
+
+
+def _sensitivity_sentence(table: pd.DataFrame, n_units: int, n_dropped: int) -> str:
+    winners = table[table["significant"] & (table["difference"] > 0)]
+    listed = (
+        ", ".join(
+            f"{m} ({r['difference']:+.3f}, Holm-adjusted {p_phrase(r['pvalue_adjusted'])})"
+            for m, r in winners.iterrows()
+        )
+        or "none"
+    )
+    return (
+        f"Sensitivity analysis (not the primary result): without the {n_dropped} of {n_units} seeds that hold a "
+        f"degenerate setting, dropped for every method alike, the methods beating NoExplanation are: {listed}."
+    )
 
 
 def _roles() -> dict[str, str]:

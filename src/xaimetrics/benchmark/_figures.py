@@ -66,7 +66,8 @@ def plot_win_matrix(wins: pd.DataFrame, path: str | Path) -> Path:
 
 
 def plot_differences(differences: Any, path: str | Path) -> Path:
-    """Eq. 8 as a heatmap: mean ± std of ``acc_1 − acc_2``; ``*`` marks a paired t-test with p < alpha."""
+    """Eq. 8 as a heatmap: mean ± std over seeds of ``score_1 − score_2``; ``*`` marks a Holm-adjusted sign-flip
+    p < alpha."""
     plt = _pyplot()
     labels = [str(c) for c in differences.mean.columns]
     mean = differences.mean.to_numpy(dtype=float)
@@ -87,16 +88,18 @@ def plot_differences(differences: Any, path: str | Path) -> Path:
             color = "white" if abs(mean[i, j]) > 0.6 * bound else "black"
             ax.text(j, i, f"{mean[i, j]:+.2f}{mark}{spread}", ha="center", va="center", fontsize=7,
                     fontweight=weight, color=color)  # fmt: skip
-    fig.colorbar(image, ax=ax, label="mean accuracy difference")
-    ax.set_title(f"Mean differences (* paired t-test p < {differences.alpha})")
+    fig.colorbar(image, ax=ax, label="mean difference over seeds")
+    ax.set_title(f"Mean differences (* Holm-adjusted sign-flip p < {differences.alpha})")
     return _save(plt, fig, path)
 
 
-def plot_score_distributions(results: pd.DataFrame, path: str | Path) -> Path:
-    """Box plots of the scores per prompt type (one panel per dataset), baselines included, U1 apart."""
+def plot_score_distributions(results: pd.DataFrame, path: str | Path, *, metric: str = "score") -> Path:
+    """Box plots of the scores (``metric``: the report's one score) per prompt type (one panel per dataset),
+    baselines included, U1 apart."""
     plt = _pyplot()
     rows = results[(results["phase"] == "evaluation")].copy()
-    rows["value"] = rows["score"].astype(float)
+    column = metric if metric in rows.columns else "score"
+    rows["value"] = pd.to_numeric(rows[column], errors="coerce").astype(float)
     rows["prompt"] = prompt_labels(rows)
     datasets = sorted(rows["dataset"].unique()) or [""]
     fig, axes = plt.subplots(1, len(datasets), figsize=(6.5 * len(datasets), 4.0), squeeze=False)
@@ -112,7 +115,7 @@ def plot_score_distributions(results: pd.DataFrame, path: str | Path) -> Path:
             ax.set_xticks(range(1, len(prompts) + 1), [p + (" (upper bound)" if upper[p] else "") for p in prompts],
                           rotation=30, ha="right")  # fmt: skip
         ax.set_ylim(-0.05, 1.05)
-        ax.set_ylabel("simulator accuracy vs f (eq. 5)")
+        ax.set_ylabel("simulator accuracy vs f (eq. 5)" if column == "score" else f"{column} vs f")
         ax.set_title(f"Scores per prompt type — {dataset}")
     return _save(plt, fig, path)
 
@@ -125,20 +128,21 @@ def plot_spearman(correlations: pd.DataFrame, path: str | Path) -> Path:
     if len(table):
         colors = ["#2b6cb0" if r > 0 else "#c53030" for r in table["rho"]]
         ax.barh([str(i) for i in table.index], table["rho"], color=colors)
-        for y, (rho, p) in enumerate(zip(table["rho"], table["pvalue"], strict=True)):
+        adjusted = table["pvalue_adjusted"] if "pvalue_adjusted" in table.columns else table["pvalue"]
+        for y, (rho, p) in enumerate(zip(table["rho"], adjusted, strict=True)):
             ax.text(rho, y, f" {rho:+.2f}{'*' if p < 0.05 else ''}", va="center", fontsize=8)
     else:
         ax.text(0.5, 0.5, "not enough methods with metrics", ha="center", va="center", transform=ax.transAxes)
     ax.axvline(0.0, color="black", linewidth=0.8)
     ax.set_xlim(-1.15, 1.15)
-    ax.set_xlabel("Spearman ρ with simulatability (win share); * p < 0.05")
+    ax.set_xlabel("Spearman ρ with simulatability (win share); * Holm-adjusted p < 0.05")
     ax.set_title("Simulatability vs concept metrics (App. D)")
     return _save(plt, fig, path)
 
 
 def plot_baseline_comparison(comparison: pd.DataFrame, path: str | Path) -> Path:
-    """Each method's mean difference with NoExplanation and its 95 % bootstrap interval (a forest plot);
-    filled markers are significant (paired t-test)."""
+    """Each method's mean difference with NoExplanation and its 95 % t-interval over seeds (a forest plot);
+    filled markers are significant (Holm-adjusted sign-flip test for the methods, their own p for controls)."""
     plt = _pyplot()
     table = comparison.dropna(subset=["difference"]).sort_values("difference")
     fig, ax = plt.subplots(figsize=(7.0, 1.2 + 0.45 * max(1, len(table))))
@@ -148,6 +152,6 @@ def plot_baseline_comparison(comparison: pd.DataFrame, path: str | Path) -> Path
         ax.plot([row["difference"]], [y], "o", markerfacecolor=face, markeredgecolor="#2b6cb0", markersize=7)
     ax.axvline(0.0, color="#a0aec0", linestyle="--", linewidth=1)
     ax.set_yticks(range(len(table)), [str(m) for m in table.index])
-    ax.set_xlabel("difference with NoExplanation (95% bootstrap interval; filled: p < 0.05)")
+    ax.set_xlabel("difference with NoExplanation (95% t-interval over seeds; filled: significant)")
     ax.set_title("Does the explanation help the simulator predict the model?")
     return _save(plt, fig, path)

@@ -10,13 +10,14 @@ counts as a win nor a loss.
   itself), so that eq. 7 reads as written.
 - Copeland rank (eq. 7): ``rank(i) = |M| + 1 − #{j ∈ M : P[i, j] ≥ 50}`` with ``j`` running over all
   methods *including* ``i``: a method that beats or ties every other one is ranked 1. Equal counts share a rank.
-- Difference matrix (eq. 8): ``Diff[i, j] = mean_s(acc_i − acc_j)``, with the standard deviation and the
-  two-sided paired Student t-test p-value (``scipy.stats.ttest_rel``) over the same paired settings.
-  **Constant differences** (zero variance, e.g. a method winning by exactly 0.05 in every setting) make the
-  t statistic ``mean / 0``: its limit is ``±∞``, so ``p = 0`` when the constant is not zero (the most
-  consistent win there is; ``ttest_rel`` also gives 0 for it, up to float noise in the differences) and
-  ``p = 1`` when every difference is zero (no difference at all). A NaN would read as "not significant" and
-  hide the clearest wins.
+- Difference matrix (eq. 8): ``Diff[i, j] = mean_s(acc_i − acc_j)``, with the standard deviation, the
+  two-sided **sign-flip permutation** p-value (exact up to 13 rows; :func:`~xaimetrics.benchmark._uncertainty.
+  sign_flip_test`) and the Holm-adjusted p over all pairs. A constant difference over ``n`` rows gets the
+  smallest p the test can give (``2/2ⁿ``), never 0: two seeds that agree are still only two seeds.
+
+The rows should be **independent units** (one per seed: :func:`~xaimetrics.benchmark.unit_scores`); the
+report and :func:`~xaimetrics.benchmark.assess` pass unit tables. Rows that share their samples (prompt types,
+interpretations of one seed) are not independent, and a test over them is pseudo-replicated.
 """
 
 from __future__ import annotations
@@ -110,7 +111,9 @@ def win_matrix(scores: pd.DataFrame) -> pd.DataFrame:
     a = values[:, :, None]
     b = values[:, None, :]
     both = ~np.isnan(a) & ~np.isnan(b)
-    points = np.where(both, np.sign(np.nan_to_num(a) - np.nan_to_num(b)) + 1, 0).sum(axis=0)
+    gap = np.nan_to_num(a) - np.nan_to_num(b)
+    gap[np.abs(gap) <= 1e-12] = 0.0  # means of the same scores summed in another order tie, as they should
+    points = np.where(both, np.sign(gap) + 1, 0).sum(axis=0)
     duels = both.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         normalised = np.where(duels > 0, 100.0 * points / (2.0 * duels), np.nan)
@@ -137,9 +140,9 @@ def copeland_ranks(wins: pd.DataFrame) -> pd.Series:
 class PairwiseDifferences:
     """Eq. 8 with its statistics; every field is a methods × methods DataFrame.
 
-    ``significant`` is ``pvalue < alpha``. Pairs with fewer than two shared settings have a NaN p-value and
-    are never significant; pairs whose differences are all equal (zero variance) get ``p = 0`` (a non-zero
-    constant: the limit of the t-test) or ``p = 1`` (all zero).
+    ``pvalue`` is the unadjusted two-sided sign-flip p-value, ``pvalue_adjusted`` the Holm-adjusted one over
+    all pairs, and ``significant`` is ``pvalue_adjusted < alpha``. Pairs that share no row have NaN p-values and
+    are never significant; differences that are all zero get ``p = 1``.
     """
 
     mean: pd.DataFrame
@@ -147,44 +150,40 @@ class PairwiseDifferences:
     pvalue: pd.DataFrame
     n_settings: pd.DataFrame
     alpha: float
+    pvalue_adjusted: pd.DataFrame | None = None
 
     @property
     def significant(self) -> pd.DataFrame:
-        return self.pvalue < self.alpha
+        adjusted = self.pvalue if self.pvalue_adjusted is None else self.pvalue_adjusted
+        return adjusted < self.alpha
 
 
 def paired_pvalue(differences: np.ndarray) -> float:
-    """Two-sided paired Student t-test p-value of ``acc_i − acc_j`` (``scipy.stats.ttest_rel``).
-
-    Equal differences (up to float noise) have zero variance: ``|t| → ∞`` gives ``p = 0`` unless they are all
-    zero (``p = 1``); fewer than two differences give NaN (module docstring).
+    """Two-sided sign-flip permutation p-value of the paired differences ``acc_i − acc_j`` (exact up to 13).
 
     Example:
         >>> paired_pvalue(np.array([0.05, 0.05, 0.05])), paired_pvalue(np.array([0.0, 0.0]))
-        (0.0, 1.0)
+        (0.25, 1.0)
     """
-    from scipy import stats
+    from xaimetrics.benchmark._uncertainty import sign_flip_test
 
-    if differences.size < 2:
-        return float("nan")
-    tolerance = 1e-12 * max(1.0, float(np.abs(differences).max()))
-    if np.ptp(differences) > tolerance:
-        return float(stats.ttest_1samp(differences, 0.0).pvalue)
-    return 0.0 if abs(float(differences.mean())) > tolerance else 1.0
+    return sign_flip_test(differences)
 
 
 def pairwise_differences(scores: pd.DataFrame, *, alpha: float = 0.05) -> PairwiseDifferences:
-    """Mean and std of ``acc_i − acc_j`` over shared settings, with the paired Student t-test p-value.
+    """Mean and std of ``acc_i − acc_j`` over shared rows, with the sign-flip p-value and its Holm adjustment
+    over every pair (rows: independent units, module docstring).
 
     Example:
-        >>> s = pd.DataFrame({"A": [0.9, 0.8, 0.7, 0.9], "B": [0.5, 0.6, 0.4, 0.5]})
+        >>> s = pd.DataFrame({"A": [0.9, 0.8, 0.7, 0.9, 0.8, 0.9], "B": [0.5, 0.6, 0.4, 0.5, 0.6, 0.5]})
         >>> d = pairwise_differences(s)
-        >>> round(float(d.mean.loc["A", "B"]), 3), bool(d.significant.loc["A", "B"])
-        (0.325, True)
+        >>> round(float(d.mean.loc["A", "B"]), 3), float(d.pvalue.loc["A", "B"]), bool(d.significant.loc["A", "B"])
+        (0.317, 0.03125, True)
         >>> constant = pairwise_differences(pd.DataFrame({"A": [0.85, 0.75, 0.6], "B": [0.8, 0.7, 0.55]}))
         >>> float(constant.pvalue.loc["A", "B"]), bool(constant.significant.loc["A", "B"])
-        (0.0, True)
+        (0.25, False)
     """
+    from xaimetrics.benchmark._uncertainty import holm
 
     values = _check_wide(scores, "pairwise_differences")
     alpha = check_in_range(alpha, "alpha", "pairwise_differences", 0.0, 1.0)
@@ -203,13 +202,18 @@ def pairwise_differences(scores: pd.DataFrame, *, alpha: float = 0.05) -> Pairwi
                 continue
             mean[i, j] = diff.mean()
             std[i, j] = diff.std(ddof=1) if diff.size > 1 else np.nan
-            if i != j:
-                pvalue[i, j] = paired_pvalue(diff)
+            if i < j:  # the test is symmetric: p(i, j) = p(j, i)
+                pvalue[i, j] = pvalue[j, i] = paired_pvalue(diff)
+
+    upper = np.triu_indices(m, k=1)
+    adjusted = np.full((m, m), np.nan)
+    adjusted[upper] = holm(pvalue[upper], alpha=alpha)
+    adjusted.T[upper] = adjusted[upper]
 
     def frame(array: np.ndarray) -> pd.DataFrame:
         return pd.DataFrame(array, index=methods.copy(), columns=methods.copy())
 
-    return PairwiseDifferences(frame(mean), frame(std), frame(pvalue), frame(count), alpha)
+    return PairwiseDifferences(frame(mean), frame(std), frame(pvalue), frame(count), alpha, frame(adjusted))
 
 
 def rank_methods(scores: pd.DataFrame) -> pd.DataFrame:

@@ -85,6 +85,7 @@ def write_report(
     metric: str = "auto",
     axes: Sequence[str] | None = None,
     sections: Sequence[Mapping[str, str]] = (),
+    alpha: float = 0.05,
 ) -> dict[str, Path]:
     """Write ``report.html``, ``report.md`` and the PNG figures into ``output``; return their paths.
 
@@ -97,13 +98,15 @@ def write_report(
         title: the page title.
         metric: the score rankings use: ``"auto"`` (expected accuracy when every setting has class
             probabilities, else eq. 5's accuracy), ``"score"`` or ``"expected_accuracy"``.
-        axes: grid axes ranked in sections of their own, beside the methods (Copeland ranking and paired
-            t-tests, :func:`~xaimetrics.benchmark.ranking_frame`): e.g. ``["interpretation"]`` (CMAW vs o1CA
+        axes: grid axes ranked in sections of their own, beside the methods (Copeland ranking and sign-flip
+            tests over seeds, :func:`~xaimetrics.benchmark.ranking_frame`): e.g. ``["interpretation"]`` (CMAW vs o1CA
             vs NoExplanation, paper Tab. 2 right) or ``["importance"]`` when the results carry that column.
             Default: ``interpretation`` when the results hold two or more interpretations.
         sections: extra sections appended before the totals, each ``{"md": ..., "html": ...}`` (the HTML
             already escaped by its producer), e.g. :func:`xaimetrics.studies.agreement_section` when the
             results hold human rows.
+        alpha: the level of every test (:func:`~xaimetrics.benchmark.assess`); a sequential run passes its
+            last look's level.
     """
     jinja2 = import_optional("jinja2", extra="report", caller="write_report")
     import markupsafe
@@ -113,7 +116,7 @@ def write_report(
     from xaimetrics.benchmark._assessment import assess
     from xaimetrics.benchmark._grid import CONTROL_METHODS
 
-    assessment = assess(results, metric=metric)
+    assessment = assess(results, metric=metric, alpha=alpha)
     long = assessment.long[~assessment.long["method"].isin(CONTROL_METHODS)]
     if long["method"].nunique() < 2:  # only controls and one method: rank them all rather than nothing
         long = assessment.long
@@ -122,7 +125,9 @@ def write_report(
     paths = {
         "wins": figures.plot_win_matrix(wins, output / "win_matrix.png"),
         "differences": figures.plot_differences(differences, output / "differences.png"),
-        "distributions": figures.plot_score_distributions(results, output / "score_distributions.png"),
+        "distributions": figures.plot_score_distributions(
+            results, output / "score_distributions.png", metric=assessment.metric
+        ),
     }
     subsets = []
     for column, tables in analysis.subset_rankings(long).items():
@@ -133,9 +138,7 @@ def write_report(
             subsets.append({"title": f"{column} = {', '.join(map(str, key))}", "html": html, "md": md})
     axis_sections = []
     for axis in _report_axes(results, axes):
-        long_axis = analysis.ranking_frame(
-            results, axis=axis, metric=assessment.metric, exclude_degenerate=True
-        )
+        long_axis = analysis.ranking_frame(results, axis=axis, metric=assessment.metric)
         if long_axis[axis].nunique() < 2:
             continue
         table = analysis.rankings_by(long_axis, axis=axis)[()]
@@ -155,6 +158,10 @@ def write_report(
         "conclusion": assessment.summary,
         "metric": assessment.metric,
         "metric_note": _METRIC_NOTES[assessment.metric],
+        "statistics_note": _STATISTICS_NOTE,
+        "margin": f"{assessment.verdict.get('margin', 0.05):g}",
+        "planning": _planning_text(assessment),
+        "best": _best_text(assessment.best),
         "stability": _stability_text(assessment.stability),
         "ceiling": _ceiling_text(assessment.ceiling, assessment.metric),
         "axes": axis_sections,
@@ -165,9 +172,12 @@ def write_report(
     context["comparison_html"], context["comparison_md"] = _both(assessment.comparison)
     context["controls_html"], context["controls_md"] = _both(assessment.controls)
     context["degenerate_html"], context["degenerate_md"] = _both(assessment.degenerate, index=False)
+    context["sensitivity_html"] = context["sensitivity_md"] = ""
+    if assessment.sensitivity is not None:
+        context["sensitivity_html"], context["sensitivity_md"] = _both(assessment.sensitivity)
     context["empty_html"], context["empty_md"] = _both(assessment.empty, index=False)
     context["overall_html"], context["overall_md"] = _both(overall)
-    prompts = analysis.prompt_type_comparison(results)
+    prompts = analysis.prompt_type_comparison(results, metric=assessment.metric)
     context["prompts_html"], context["prompts_md"] = _both(prompts, index=False)
     context["parse_html"], context["parse_md"] = _both(analysis.parse_statistics(results), index=False)
     totals = analysis.totals(results)
@@ -208,6 +218,12 @@ def write_report(
     return paths
 
 
+_STATISTICS_NOTE = (
+    "Statistics run on independent units: the settings of a seed (prompt types, interpretations, anonymisation) "
+    "share its samples, so they are averaged within each seed first; tests are exact sign-flip tests, intervals "
+    "t-intervals over seeds, and comparisons of several methods are Holm-corrected."
+)
+
 _METRIC_NOTES = {
     "expected_accuracy": (
         "Scores are expected accuracies: the mean probability the simulator gave to the class the model "
@@ -218,6 +234,26 @@ _METRIC_NOTES = {
         "setting's accuracy has a standard deviation of about 0.1, so only large or consistent differences show."
     ),
 }
+
+
+def _planning_text(assessment: Any) -> str:
+    from xaimetrics.benchmark._assessment import _planning_sentence
+
+    return _planning_sentence(assessment.planning)
+
+
+def _best_text(best: Mapping[str, Any]) -> str:
+    if not best or best.get("method") is None:
+        return "fewer than two concept methods: no best method to name."
+    if best.get("established"):
+        return (
+            f"{best['method']} beats every other concept method in Holm-corrected pairwise sign-flip tests (whether "
+            "it beats NoExplanation is the comparison above)."
+        )
+    return (
+        f"{best['method']} has the highest mean, but no method beats every other one in Holm-corrected pairwise "
+        "tests: the order is not evidence of a best method."
+    )
 
 
 def _stability_text(stability: Mapping[str, Any]) -> str:
@@ -237,8 +273,9 @@ def _ceiling_text(ceiling: Mapping[str, float] | None, metric: str) -> str:
     if ceiling is None:
         return "U1 (the upper bound: local explanations shown for the evaluation samples too) was not run."
     return (
-        f"U1 ceiling ({metric}): {ceiling['mean']:.3f}, 95% CI [{ceiling['ci_low']:.3f}, {ceiling['ci_high']:.3f}] "
-        f"over {ceiling['n_settings']} settings. It leaks the model's answers, so it is never ranked."
+        f"U1 ceiling ({metric}): {ceiling['mean']:.3f}, 95% t-interval [{ceiling['ci_low']:.3f}, "
+        f"{ceiling['ci_high']:.3f}] over {ceiling['n_units']} seeds. It leaks the model's answers, so it is never "
+        "ranked."
     )
 
 
@@ -253,18 +290,22 @@ def _report_axes(results: pd.DataFrame, axes: Sequence[str] | None) -> list[str]
 
 
 def _pairs_table(differences: Any, order: list[str]) -> pd.DataFrame:
-    """One row per pair (better-ranked first): mean difference, paired t-test p-value, significance."""
+    """One row per pair (better-ranked first): mean difference over seeds, sign-flip p-value, its Holm
+    adjustment over the pairs, significance (adjusted) and the number of seeds."""
     rows = []
+    adjusted = differences.pvalue if differences.pvalue_adjusted is None else differences.pvalue_adjusted
     for i, first in enumerate(order):
         for second in order[i + 1 :]:
             rows.append({
                 "pair": f"{first} − {second}",
                 "mean_difference": float(differences.mean.loc[first, second]),
                 "p_value": float(differences.pvalue.loc[first, second]),
+                "p_adjusted": float(adjusted.loc[first, second]),
                 "significant": bool(differences.significant.loc[first, second]),
-                "n_settings": int(differences.n_settings.loc[first, second]),
+                "n_units": int(differences.n_settings.loc[first, second]),
             })  # fmt: skip
-    return pd.DataFrame(rows, columns=["pair", "mean_difference", "p_value", "significant", "n_settings"])
+    columns = ["pair", "mean_difference", "p_value", "p_adjusted", "significant", "n_units"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _version() -> str:

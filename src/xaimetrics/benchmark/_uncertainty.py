@@ -1,94 +1,249 @@
-"""How sure is a simulatability ranking? Intervals, paired tests against the baseline, power, stability, controls.
+"""How sure is a simulatability claim? Tests, intervals, multiplicity, equivalence and power on independent units.
 
-Every number the report prints comes with one of these:
+Every function here takes **one value per independent unit** — a seed of a (dataset, model, simulator): the
+seed draws the learning and evaluation samples that every arm of that seed shares, so the settings of one seed
+are not independent replicates (:func:`~xaimetrics.benchmark.unit_scores` averages them first). The rules
+(docs/benchmark.md, "Statistics"):
 
-- :func:`bootstrap_intervals` — per method, the mean score with a 95 % percentile bootstrap interval over
-  settings (resampling whole settings, so the methods' scores stay paired);
-- :func:`baseline_comparison` — per method, the mean paired difference with ``NoExplanation``, its bootstrap
-  interval, the paired Student t-test p-value and the *minimum detectable difference* of this grid
-  (:func:`minimum_detectable_difference`: the true mean difference a two-sided paired t-test at ``alpha`` would
-  detect with probability ``power``, given the observed spread of the differences);
-- :func:`split_half_stability` — Kendall's τ between the method orders computed on disjoint halves of the
-  seeds (1: the same order on both halves; 0: unrelated);
-- :func:`control_verdict` — whether the positive control beats the baseline and the negative control does not:
-  only then can the grid tell a good explanation from an empty one; :func:`conclusion` says it in words.
+- :func:`sign_flip_test` — the exact sign-flip permutation test of a mean difference (``scipy.stats.
+  permutation_test``; every one of the ``2ⁿ`` sign patterns up to 13 units, 9,999 random ones beyond). It needs
+  no normality, and it cannot go below :func:`minimum_pvalue` (``2/2ⁿ`` two-sided: 0.0625 at 5 seeds), which
+  the report states; a Student t-test on 2–5 units can.
+- :func:`t_interval` — Student-t confidence intervals on the unit values, which cover at their nominal level
+  for normal unit means (a percentile bootstrap over 3–5 units covers 75–83 %).
+- :func:`baseline_comparison` — every method against ``NoExplanation``: difference, interval, unadjusted and
+  **Holm-adjusted** p-value over the family of methods (:func:`holm`, equal to statsmodels' ``multipletests``),
+  ``significant`` from the adjusted one, the minimum detectable difference and the number of units.
+- :func:`equivalence_test` — two one-sided sign-flip tests (TOST) against ``±margin``: the negative control
+  *passes* only when it is shown to lie within the margin of the baseline.
+- :func:`control_verdict` — pre-stated directions: positive control one-sided superiority, negative control
+  equivalence; each ``"pass"``, ``"fail"`` or ``"undecided"``. ``detects`` only when both pass.
+- :func:`pairwise_comparison` / :func:`best_method` — a "best method" only when it beats every other one in
+  Holm-corrected pairwise tests.
+- :func:`plan` — the minimum detectable difference at a grid's size and the seeds needed for a target
+  difference (``statsmodels.stats.power.TTestPower``, stated α and power, and never fewer seeds than the exact
+  test needs to reach α at all).
+- :func:`split_half_stability` — Kendall's τ between the method orders on disjoint halves of the seeds.
+- :func:`conclusion` — the plain sentences the report and the demo print.
+
+Nothing is hand-rolled that scipy or statsmodels does: the permutation test, the t quantiles and the power
+solver come from them; Holm's step-down is three lines here (:func:`holm` says why) and is tested against
+statsmodels.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-import warnings
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
-from xaimetrics._validation import invalid
+from xaimetrics._validation import check_in_range, invalid
 from xaimetrics.benchmark._grid import BASELINE_METHOD
-from xaimetrics.benchmark._ranking import paired_pvalue, pivot_scores
 
 __all__ = [
+    "DEFAULT_MARGIN",
+    "EXACT_UNITS",
     "baseline_comparison",
-    "bootstrap_intervals",
+    "best_method",
     "conclusion",
     "control_verdict",
+    "equivalence_test",
     "minimum_detectable_difference",
+    "minimum_pvalue",
+    "pairwise_comparison",
+    "plan",
+    "sign_flip_test",
     "split_half_stability",
+    "t_interval",
 ]
 
+Alternative = Literal["two-sided", "greater", "less"]
 
-def bootstrap_intervals(
-    scores: pd.DataFrame, *, confidence: float = 0.95, n_resamples: int = 2000, seed: int = 0
-) -> pd.DataFrame:
-    """Mean score per method with a percentile bootstrap interval over the settings (rows of ``scores``).
+#: the negative control's equivalence margin: within ±0.05 of the baseline (5 points of accuracy or of expected
+#: accuracy, half the standard deviation of a 20-sample accuracy) counts as "no effect"
+DEFAULT_MARGIN = 0.05
+#: up to this many units the sign-flip test enumerates every sign pattern (2¹³ = 8,192 ≤ 9,999 resamples)
+EXACT_UNITS = 13
+_RESAMPLES = 9_999
+
+
+def _values(values: Any) -> np.ndarray:
+    array = np.asarray(values, dtype=float).ravel()
+    return array[np.isfinite(array)]
+
+
+def minimum_pvalue(n_units: int, alternative: Alternative = "two-sided") -> float:
+    """The smallest p-value :func:`sign_flip_test` can give with ``n_units`` units: ``2/2ⁿ`` two-sided, ``1/2ⁿ``
+    one-sided (every difference of one sign); beyond :data:`EXACT_UNITS` the random flips cannot go below
+    ``2/(9,999 + 1)`` two-sided (``1/10,000`` one-sided).
 
     Example:
-        >>> s = pd.DataFrame({"A": [0.9, 0.8, 0.7, 0.9], "B": [0.5, 0.6, 0.4, 0.5]})
-        >>> table = bootstrap_intervals(s)
-        >>> round(float(table.loc["A", "mean"]), 3), bool(table.loc["A", "ci_low"] > table.loc["B", "ci_high"])
-        (0.825, True)
+        >>> minimum_pvalue(5), minimum_pvalue(5, "greater"), minimum_pvalue(3, "greater")
+        (0.0625, 0.03125, 0.125)
     """
-    values = scores.to_numpy(dtype=float)
-    n = len(values)
-    if n == 0:
-        raise invalid("scores", "bootstrap_intervals", "at least one setting (row)", "none")
-    rng = np.random.default_rng(seed)
-    draws = values[rng.integers(0, n, size=(n_resamples, n))]
-    with warnings.catch_warnings():  # a method absent from a resample gives NaN, not a warning
-        warnings.simplefilter("ignore", RuntimeWarning)
-        means = np.nanmean(draws, axis=1)
-    tail = (1.0 - confidence) / 2.0
-    return pd.DataFrame(
-        {
-            "mean": np.nanmean(values, axis=0),
-            "ci_low": np.nanquantile(means, tail, axis=0),
-            "ci_high": np.nanquantile(means, 1.0 - tail, axis=0),
-            "n_settings": np.isfinite(values).sum(axis=0).astype(int),
-        },
-        index=pd.Index(scores.columns, name="method"),
-    )
+    if n_units < 1:
+        return 1.0
+    sides = 2.0 if alternative == "two-sided" else 1.0
+    exact = min(1.0, sides / 2.0**n_units)
+    return exact if n_units <= EXACT_UNITS else max(exact, sides / (_RESAMPLES + 1))
 
 
-def minimum_detectable_difference(differences: Any, *, alpha: float = 0.05, power: float = 0.8) -> float:
-    """``(t_{1−α/2, n−1} + t_{power, n−1}) · sd(d) / √n``: the smallest true mean of the paired differences ``d``
-    that a two-sided paired t-test at ``alpha`` detects with probability ``power`` (normal approximation of the
-    non-central t). ``nan`` with fewer than two differences.
+def sign_flip_test(differences: Any, *, alternative: Alternative = "two-sided", seed: int = 0) -> float:
+    """p-value of the sign-flip permutation test that the unit differences have mean 0 (symmetric under H0).
+
+    ``scipy.stats.permutation_test`` with one sample flips the signs: exact up to :data:`EXACT_UNITS` units,
+    9,999 seeded random flips beyond. Differences that are all zero give 1; fewer than one unit gives NaN.
+    A constant non-zero difference over ``n`` units gives :func:`minimum_pvalue`, not 0.
 
     Example:
-        >>> round(minimum_detectable_difference([0.1, -0.1, 0.05, 0.0, 0.02, -0.04]), 3)
-        0.099
+        >>> sign_flip_test([0.1, 0.1]), sign_flip_test([0.1, 0.2, 0.05, 0.3, 0.1], alternative="greater")
+        (0.5, 0.03125)
     """
     from scipy import stats
 
-    d = np.asarray(differences, dtype=float)
-    d = d[np.isfinite(d)]
+    d = _values(differences)
+    if d.size == 0:
+        return math.nan
+    if not np.any(np.abs(d) > 1e-12):
+        return 1.0
+    if d.size == 1:  # two sign patterns (scipy wants two observations): the observed one and its flip
+        agrees = {"two-sided": False, "greater": d[0] > 0, "less": d[0] < 0}[alternative]
+        return 0.5 if agrees else 1.0
+    result = stats.permutation_test(
+        (d,), np.mean, permutation_type="samples", alternative=alternative, vectorized=True,
+        n_resamples=_RESAMPLES, rng=np.random.default_rng(seed),
+    )  # fmt: skip
+    return float(min(1.0, result.pvalue))
+
+
+def t_interval(values: Any, *, confidence: float = 0.95) -> tuple[float, float, float]:
+    """``(mean, low, high)``: the Student-t interval ``mean ± t_{(1+c)/2, n−1} · sd/√n`` over the unit values.
+
+    NaN bounds with fewer than two units.
+
+    Example:
+        >>> [round(v, 3) for v in t_interval([0.1, 0.2, 0.3])]
+        [0.2, -0.048, 0.448]
+    """
+    from scipy import stats
+
+    x = _values(values)
+    if x.size == 0:
+        return math.nan, math.nan, math.nan
+    mean = float(x.mean())
+    if x.size < 2:
+        return mean, math.nan, math.nan
+    half = float(stats.t.ppf(0.5 + confidence / 2.0, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
+    return mean, mean - half, mean + half
+
+
+def minimum_detectable_difference(
+    differences: Any, *, alpha: float = 0.05, power: float = 0.8, alternative: Alternative = "two-sided"
+) -> float:
+    """The smallest true mean difference a test at ``alpha`` detects with probability ``power`` given the
+    spread of the unit ``differences`` (:func:`plan` with their standard deviation); ``inf`` when the exact test
+    cannot reach ``alpha`` at this many units, NaN with fewer than two.
+
+    Example:
+        >>> round(minimum_detectable_difference([0.1, -0.1, 0.05, 0.0, 0.02, -0.04]), 3)
+        0.1
+        >>> minimum_detectable_difference([0.1, 0.2, 0.1])
+        inf
+    """
+    d = _values(differences)
     if d.size < 2:
         return math.nan
-    df = d.size - 1
-    factor = stats.t.ppf(1.0 - alpha / 2.0, df) + stats.t.ppf(power, df)
-    return float(factor * d.std(ddof=1) / math.sqrt(d.size))
+    return plan(float(d.std(ddof=1)), n_units=d.size, alpha=alpha, power=power, alternative=alternative)[
+        "mdd"
+    ]
+
+
+def plan(
+    sd: float,
+    *,
+    n_units: int | None = None,
+    target: float | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    alternative: Alternative = "two-sided",
+    n_comparisons: int = 1,
+    max_units: int = 1000,
+) -> dict[str, Any]:
+    """Plan a grid from the standard deviation ``sd`` of the unit differences (a pilot's, or a stated one).
+
+    The level is ``alpha / n_comparisons`` (Holm's first step: the most any one comparison of a family gets).
+    Power is that of the one-sample t-test on the unit differences (``statsmodels.stats.power.TTestPower``),
+    which the sign-flip test approaches; a size at which the exact test cannot reach the level at all
+    (:func:`minimum_pvalue`) has no power, whatever the effect.
+
+    Returns:
+        ``{"alpha", "power", "level", "sd", "n_units", "min_pvalue", "reachable", "mdd", "target",
+        "units_needed"}``: ``mdd`` the minimum detectable difference at ``n_units`` (``inf`` when not
+        reachable), ``units_needed`` the seeds for ``target`` (``None`` above ``max_units``).
+
+    Example:
+        >>> p = plan(0.05, n_units=10, target=0.05)
+        >>> round(p["mdd"], 3), p["units_needed"], plan(0.05, n_units=4)["reachable"]
+        (0.05, 10, False)
+    """
+    from statsmodels.stats.power import TTestPower
+
+    level = alpha / max(1, n_comparisons)
+    side = "two-sided" if alternative == "two-sided" else "larger"
+    smallest = next(n for n in range(1, 64) if minimum_pvalue(n, alternative) <= level)
+    out: dict[str, Any] = {
+        "alpha": alpha, "power": power, "level": level, "sd": float(sd), "n_units": n_units,
+        "min_pvalue": math.nan, "reachable": None, "mdd": math.nan, "target": target, "units_needed": None,
+    }  # fmt: skip
+    solver = TTestPower()
+    if n_units is not None:
+        out["min_pvalue"] = minimum_pvalue(n_units, alternative)
+        out["reachable"] = bool(out["min_pvalue"] <= level)
+        if not out["reachable"]:
+            out["mdd"] = math.inf
+        elif n_units >= 2 and math.isfinite(sd):
+            effect = solver.solve_power(nobs=n_units, alpha=level, power=power, alternative=side)
+            out["mdd"] = float(effect * sd)
+    if target is not None and math.isfinite(sd):
+        if sd == 0:
+            out["units_needed"] = max(2, smallest)
+        else:
+            for n in range(max(2, smallest), max_units + 1):
+                if solver.power(effect_size=abs(target) / sd, nobs=n, alpha=level, alternative=side) >= power:
+                    out["units_needed"] = n
+                    break
+    return out
+
+
+def holm(pvalues: Sequence[float], *, alpha: float = 0.05) -> np.ndarray:
+    """Holm-adjusted p-values ``max_{j ≤ i} min(1, (m − j + 1) · p_(j))``; NaN stays NaN.
+
+    The same numbers as ``statsmodels.stats.multitest.multipletests(p, method="holm")`` (the tests compare
+    them), written out because that function calls ``gc.collect()`` on every call (~40 ms in a process that
+    holds a model), which the calibration's thousands of assessments cannot afford. ``alpha`` is unused (the
+    adjusted p does not depend on it); it is kept for the statsmodels signature.
+
+    Example:
+        >>> holm([0.01, 0.04, float("nan"), 0.03]).round(2).tolist()
+        [0.03, 0.06, nan, 0.06]
+    """
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(np.isfinite(p))
+    if ok.size:
+        order = ok[np.argsort(p[ok], kind="stable")]
+        scaled = p[order] * np.arange(ok.size, 0, -1)
+        out[order] = np.minimum(1.0, np.maximum.accumulate(scaled))
+    return out
+
+
+_COMPARISON_COLUMNS = [
+    "difference", "ci_low", "ci_high", "pvalue", "pvalue_adjusted", "significant", "mdd", "n_units",
+]  # fmt: skip
 
 
 def baseline_comparison(
@@ -98,90 +253,312 @@ def baseline_comparison(
     alpha: float = 0.05,
     power: float = 0.8,
     confidence: float = 0.95,
-    n_resamples: int = 2000,
-    seed: int = 0,
+    family: Sequence[str] | None = None,
+    alternative: Alternative = "two-sided",
 ) -> pd.DataFrame:
-    """Every method against ``baseline`` on their shared settings: the paired difference and how sure it is.
+    """Every method against ``baseline`` on their shared units (rows of ``scores``: one per independent unit).
 
-    Columns: ``difference`` (mean of method − baseline), ``ci_low``/``ci_high`` (bootstrap), ``pvalue``
-    (paired t-test; constant non-zero differences give 0, as :func:`scipy.stats.ttest_rel` does),
-    ``significant`` (``pvalue < alpha``), ``mdd`` (:func:`minimum_detectable_difference`), ``n_settings``.
+    Columns: ``difference`` (mean of method − baseline over units), ``ci_low``/``ci_high`` (:func:`t_interval`),
+    ``pvalue`` (:func:`sign_flip_test`, unadjusted), ``pvalue_adjusted`` (Holm over ``family``; the other rows
+    keep their own p), ``significant`` (adjusted ``p < alpha``), ``mdd`` (:func:`minimum_detectable_difference`
+    at the family's Holm level) and ``n_units``.
+
+    Args:
+        scores: units × methods, one row per independent unit (:func:`~xaimetrics.benchmark.unit_scores`).
+        baseline: the column every method is compared with.
+        family: the methods corrected together (default: every column but the baseline).
+        alternative: the direction tested.
 
     Example:
-        >>> s = pd.DataFrame({"NoExplanation": [0.5, 0.6, 0.5, 0.55], "A": [0.7, 0.75, 0.68, 0.72]})
-        >>> row = baseline_comparison(s).loc["A"]
-        >>> round(float(row["difference"]), 3), bool(row["significant"])
-        (0.175, True)
+        >>> s = pd.DataFrame({"NoExplanation": [0.5, 0.6, 0.5, 0.55, 0.5, 0.6],
+        ...                   "A": [0.7, 0.75, 0.68, 0.72, 0.7, 0.71], "B": [0.5, 0.62, 0.5, 0.56, 0.5, 0.6]})
+        >>> table = baseline_comparison(s)
+        >>> round(float(table.loc["A", "difference"]), 3), float(table.loc["A", "pvalue"]), bool(table.loc["A", "significant"])
+        (0.168, 0.03125, False)
     """
     if baseline not in scores.columns:
         raise invalid(
             "baseline", "baseline_comparison", f"a column of scores {list(scores.columns)}", baseline
         )
-    rng = np.random.default_rng(seed)
-    tail = (1.0 - confidence) / 2.0
-    rows = {}
+    alpha = check_in_range(alpha, "alpha", "baseline_comparison", 0.0, 1.0)
+    methods = [m for m in scores.columns if m != baseline]
+    family = [m for m in (methods if family is None else family) if m in methods]
     base = scores[baseline].to_numpy(dtype=float)
-    for method in scores.columns:
-        if method == baseline:
+    rows: dict[str, dict[str, Any]] = {}
+    for method in methods:
+        mine = scores[method].to_numpy(dtype=float)
+        shared = np.isfinite(mine) & np.isfinite(base)
+        d = mine[shared] - base[shared]
+        mean, low, high = t_interval(d, confidence=confidence)
+        rows[method] = {
+            "difference": mean, "ci_low": low, "ci_high": high,
+            "pvalue": sign_flip_test(d, alternative=alternative), "pvalue_adjusted": math.nan,
+            "significant": False, "n_units": int(d.size),
+            "mdd": minimum_detectable_difference(
+                d, alpha=alpha / max(1, len(family)) if method in family else alpha, power=power,
+                alternative=alternative,
+            ),
+        }  # fmt: skip
+    table = pd.DataFrame.from_dict(rows, orient="index", columns=_COMPARISON_COLUMNS)
+    table.index.name = "method"
+    if len(table):
+        table["pvalue_adjusted"] = table["pvalue"].astype(float)
+        members = [m for m in family if m in table.index]
+        if members:
+            table.loc[members, "pvalue_adjusted"] = holm(table.loc[members, "pvalue"].tolist(), alpha=alpha)
+        table["significant"] = (table["pvalue_adjusted"] < alpha).fillna(False).astype(bool)
+        table["n_units"] = table["n_units"].astype(int)
+    return table
+
+
+def equivalence_test(differences: Any, margin: float = DEFAULT_MARGIN) -> float:
+    """TOST p-value that the unit differences' mean lies within ``(−margin, +margin)``: the larger of the two
+    one-sided sign-flip tests of ``d + margin > 0`` and ``d − margin < 0``. Small: shown equivalent.
+
+    Example:
+        >>> equivalence_test([0.01, -0.02, 0.0, 0.01, -0.01]), equivalence_test([0.01, -0.02, 0.0])
+        (0.03125, 0.125)
+    """
+    d = _values(differences)
+    if d.size == 0:
+        return math.nan
+    if not margin > 0:
+        raise invalid("margin", "equivalence_test", "a number > 0", margin)
+    lower = sign_flip_test(d + margin, alternative="greater")
+    upper = sign_flip_test(d - margin, alternative="less")
+    return float(max(lower, upper))
+
+
+def control_verdict(
+    scores: pd.DataFrame,
+    roles: Mapping[str, str],
+    *,
+    baseline: str = BASELINE_METHOD,
+    alpha: float = 0.05,
+    margin: float = DEFAULT_MARGIN,
+    confidence: float = 0.95,
+) -> dict[str, Any]:
+    """Did the instrument pass its controls? Each is tested alone, in the direction stated before the grid ran.
+
+    - a **positive** control passes when it beats the baseline (one-sided sign-flip ``p < alpha``); it fails
+      when it is shown to stay below ``margin`` (one-sided ``p < alpha`` that the difference is < margin);
+      else it is undecided;
+    - a **negative** control passes when it is shown equivalent to the baseline within ``±margin``
+      (:func:`equivalence_test` ``p < alpha``); it fails when it differs from the baseline (two-sided
+      ``p < alpha``); else it is undecided ("not significant" is not "no effect").
+
+    Returns ``{"ran", "detects", "decided", "positive": {m: verdict}, "negative": {...}, "table", "margin",
+    "sentence"}``; ``detects`` is true only when every positive control and every negative control passes,
+    ``None`` when no positive control ran. ``table`` holds each control's difference, interval, test p and
+    verdict.
+
+    Example:
+        >>> s = pd.DataFrame({"NoExplanation": [0.5, 0.6, 0.5, 0.55, 0.5, 0.6],
+        ...                   "SurrogateWords": [0.7, 0.75, 0.68, 0.72, 0.7, 0.71],
+        ...                   "RandomWords": [0.51, 0.59, 0.5, 0.56, 0.49, 0.6]})
+        >>> v = control_verdict(s, {"SurrogateWords": "positive", "RandomWords": "negative"})
+        >>> v["positive"], v["negative"], v["detects"]
+        ({'SurrogateWords': 'pass'}, {'RandomWords': 'pass'}, True)
+    """
+    rows = {}
+    base = scores[baseline].to_numpy(dtype=float) if baseline in scores.columns else None
+    for method, role in roles.items():
+        if base is None or method not in scores.columns:
             continue
         mine = scores[method].to_numpy(dtype=float)
         shared = np.isfinite(mine) & np.isfinite(base)
         d = mine[shared] - base[shared]
-        if d.size == 0:
-            rows[method] = {"difference": math.nan, "ci_low": math.nan, "ci_high": math.nan,
-                            "pvalue": math.nan, "significant": False, "mdd": math.nan, "n_settings": 0}  # fmt: skip
-            continue
-        boot = d[rng.integers(0, d.size, size=(n_resamples, d.size))].mean(axis=1)
-        pvalue = paired_pvalue(d)
-        rows[method] = {
-            "difference": float(d.mean()),
-            "ci_low": float(np.quantile(boot, tail)),
-            "ci_high": float(np.quantile(boot, 1.0 - tail)),
-            "pvalue": pvalue,
-            "significant": bool(pvalue < alpha) if math.isfinite(pvalue) else False,
-            "mdd": minimum_detectable_difference(d, alpha=alpha, power=power),
-            "n_settings": int(d.size),
-        }
-    table = pd.DataFrame.from_dict(rows, orient="index")
+        mean, low, high = t_interval(d, confidence=confidence)
+        if role == "positive":
+            p = sign_flip_test(d, alternative="greater")
+            below = sign_flip_test(d - margin, alternative="less")
+            test = "one-sided superiority"
+            verdict = "pass" if p < alpha else "fail" if below < alpha else "undecided"
+            floor = minimum_pvalue(d.size, "greater")
+        else:
+            p = equivalence_test(d, margin) if d.size else math.nan
+            differs = sign_flip_test(d)
+            test = f"equivalence within ±{margin:g} (TOST)"
+            verdict = "pass" if p < alpha else "fail" if differs < alpha else "undecided"
+            floor = minimum_pvalue(d.size, "greater")
+        rows[method] = {"role": role, "difference": mean, "ci_low": low, "ci_high": high, "test": test,
+                        "pvalue": p, "min_pvalue": floor, "verdict": verdict, "n_units": int(d.size)}  # fmt: skip
+    table = pd.DataFrame.from_dict(
+        rows, orient="index",
+        columns=["role", "difference", "ci_low", "ci_high", "test", "pvalue", "min_pvalue", "verdict", "n_units"],
+    )  # fmt: skip
     table.index.name = "method"
+    positive = {m: r["verdict"] for m, r in rows.items() if r["role"] == "positive"}
+    negative = {m: r["verdict"] for m, r in rows.items() if r["role"] == "negative"}
+    out: dict[str, Any] = {
+        "ran": bool(rows), "positive": positive, "negative": negative, "table": table, "margin": margin,
+        "alpha": alpha,
+    }  # fmt: skip
+    verdicts = [*positive.values(), *negative.values()]
+    out["decided"] = bool(verdicts) and "undecided" not in verdicts
+    if not positive:
+        out["detects"] = None
+        out["sentence"] = (
+            "No positive control was run, so nothing shows that this grid can detect a helpful explanation; "
+            "run it with controls (Grid(controls=True)) before reading the ranking as a finding."
+        )
+        return out
+    out["detects"] = all(v == "pass" for v in verdicts)
+    parts = [_describe(m, r) for m, r in rows.items()]
+    n = int(table["n_units"].max()) if len(table) else 0
+    if out["detects"]:
+        out["sentence"] = (
+            "The controls pass: " + "; ".join(parts) + ". This grid can tell an informative explanation from "
+            "an uninformative one."
+        )
+    elif any(v == "fail" for v in positive.values()):
+        out["sentence"] = (
+            "The controls fail: " + "; ".join(parts) + ". This simulator and grid did not detect an "
+            "informative explanation, so the ranking below is not evidence about the methods."
+        )
+    elif any(v == "fail" for v in negative.values()):
+        out["sentence"] = (
+            "The controls fail: "
+            + "; ".join(parts)
+            + ". An explanation that carries no information about the "
+            "model differs from the baseline, so differences with the baseline may come from the prompt's "
+            "form, not its content."
+        )
+    else:
+        floor = minimum_pvalue(n, "greater")
+        reach = (
+            f" With {n} seed(s) the smallest possible one-sided p is {_p(floor)}, so no control can be decided "
+            f"at α = {alpha:g}; run more seeds."
+            if floor >= alpha
+            else " Run more seeds to decide them."
+        )
+        out["sentence"] = (
+            "The controls are undecided: " + "; ".join(parts) + "." + reach + " Until they pass, the ranking "
+            "below is not evidence about the methods."
+        )
+    return out
+
+
+def _describe(method: str, row: Mapping[str, Any]) -> str:
+    what = {"pass": "passes", "fail": "fails", "undecided": "is undecided"}[row["verdict"]]
+    p = p_phrase(row["pvalue"])
+    test = (
+        "beats NoExplanation?"
+        if row["role"] == "positive"
+        else f"within ±{_margin(row['test'])} of NoExplanation?"
+    )
+    interval = (
+        f"95% CI [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]"
+        if math.isfinite(row["ci_low"])
+        else "no interval from one seed"
+    )
+    return (
+        f"{method} ({row['role']} control, {test}) {what}: {row['difference']:+.3f}, {interval}, {p} over "
+        f"{row['n_units']} seeds"
+    )
+
+
+def _margin(test: str) -> str:
+    return test.split("±", 1)[1].split(" ", 1)[0] if "±" in test else "?"
+
+
+def _p(value: float) -> str:
+    """``"0.031"``, ``"< 0.001"`` or ``"n/a"``, to follow ``"p = "`` or ``"p "`` as a phrase.
+
+    Example:
+        >>> _p(0.0312), _p(0.0004), _p(float("nan"))
+        ('0.031', '< 0.001', 'n/a')
+    """
+    if not math.isfinite(value):
+        return "n/a"
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def p_phrase(value: float) -> str:
+    """``"p = 0.031"`` or ``"p < 0.001"`` (never ``"p = < 0.001"``).
+
+    Example:
+        >>> p_phrase(0.0004), p_phrase(0.5)
+        ('p < 0.001', 'p = 0.500')
+    """
+    text = _p(value)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
+
+
+def pairwise_comparison(scores: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
+    """Every pair of methods (columns of the units × methods ``scores``): the mean difference over shared
+    units, its sign-flip p-value, and the Holm-adjusted p over all pairs.
+
+    Example:
+        >>> s = pd.DataFrame({"A": [0.9, 0.8, 0.7, 0.9, 0.8, 0.85], "B": [0.5, 0.6, 0.4, 0.5, 0.5, 0.6],
+        ...                   "C": [0.5, 0.61, 0.41, 0.5, 0.49, 0.6]})
+        >>> pairwise_comparison(s)[["first", "second", "pvalue", "pvalue_adjusted"]].values.tolist()[0]
+        ['A', 'B', 0.03125, 0.09375]
+    """
+    rows = []
+    for first, second in itertools.combinations(scores.columns, 2):
+        a, b = scores[first].to_numpy(dtype=float), scores[second].to_numpy(dtype=float)
+        shared = np.isfinite(a) & np.isfinite(b)
+        d = a[shared] - b[shared]
+        rows.append({"first": first, "second": second, "difference": float(d.mean()) if d.size else math.nan,
+                     "pvalue": sign_flip_test(d), "n_units": int(d.size)})  # fmt: skip
+    table = pd.DataFrame(rows, columns=["first", "second", "difference", "pvalue", "n_units"])
+    table["pvalue_adjusted"] = holm(table["pvalue"].tolist(), alpha=alpha) if len(table) else []
+    table["significant"] = (table["pvalue_adjusted"] < alpha).fillna(False).astype(bool)
     return table
 
 
-def split_half_stability(
-    long: pd.DataFrame, *, setting: list[str] | None = None, max_splits: int = 50, seed: int = 0
-) -> dict[str, Any]:
-    """Kendall's τ between the method orders (by mean score) on two disjoint halves of the seeds.
-
-    Every split of the seeds into two halves (or ``max_splits`` random ones) gives one τ; returns their mean,
-    min and max, the number of splits and of seeds. Fewer than two seeds: ``tau_mean`` is ``nan``.
+def best_method(scores: pd.DataFrame, *, alpha: float = 0.05) -> dict[str, Any]:
+    """The method with the highest mean over units, and whether it beats **every** other one in the
+    Holm-corrected pairwise tests (:func:`pairwise_comparison`); only then may a report call it the best.
 
     Example:
-        >>> long = pd.DataFrame({"seed": [0, 0, 1, 1, 2, 2, 3, 3], "method": ["A", "B"] * 4,
-        ...                      "score": [0.9, 0.5, 0.8, 0.6, 0.7, 0.4, 0.9, 0.5]})
-        >>> split_half_stability(long, setting=["seed"])["tau_mean"]
+        >>> s = pd.DataFrame({"A": [0.9, 0.8, 0.7, 0.9, 0.8, 0.85], "B": [0.5, 0.6, 0.4, 0.5, 0.5, 0.6]})
+        >>> best_method(s)["method"], best_method(s)["established"]
+        ('A', True)
+    """
+    if scores.shape[1] < 2:
+        return {"method": None, "established": False, "pairs": pd.DataFrame()}
+    top = str(scores.mean(axis=0).idxmax())
+    pairs = pairwise_comparison(scores, alpha=alpha)
+    mine = pairs[(pairs["first"] == top) | (pairs["second"] == top)]
+    signs = np.where(mine["first"] == top, 1.0, -1.0) * mine["difference"].to_numpy(dtype=float)
+    established = bool(len(mine) and mine["significant"].all() and (signs > 0).all())
+    return {"method": top, "established": established, "pairs": pairs}
+
+
+def split_half_stability(scores: pd.DataFrame, *, max_splits: int = 50, seed: int = 0) -> dict[str, Any]:
+    """Kendall's τ between the method orders (by mean) on two disjoint halves of the units (rows of the
+    units × methods ``scores``).
+
+    Every split of the units into two halves (or ``max_splits`` random ones) gives one τ; returns their mean,
+    min and max, the number of splits and of units (``n_seeds``). Fewer than two units: ``tau_mean`` is NaN.
+
+    Example:
+        >>> s = pd.DataFrame({"A": [0.9, 0.8, 0.7, 0.9], "B": [0.5, 0.6, 0.4, 0.5]})
+        >>> split_half_stability(s)["tau_mean"]
         1.0
     """
     from scipy import stats
 
-    keys = setting if setting is not None else [c for c in long.columns if c not in ("method", "score")]
-    seeds = sorted(long["seed"].unique().tolist())
+    n = len(scores)
     out: dict[str, Any] = {"tau_mean": math.nan, "tau_min": math.nan, "tau_max": math.nan,
-                           "n_splits": 0, "n_seeds": len(seeds)}  # fmt: skip
-    if len(seeds) < 2 or long["method"].nunique() < 2:
+                           "n_splits": 0, "n_seeds": n}  # fmt: skip
+    if n < 2 or scores.shape[1] < 2:
         return out
-    half = len(seeds) // 2
-    splits = [c for c in itertools.combinations(seeds, half) if seeds[0] in c or 2 * half != len(seeds)]
+    rows = list(range(n))
+    half = n // 2
+    splits = [c for c in itertools.combinations(rows, half) if 0 in c or 2 * half != n]
     if len(splits) > max_splits:
         rng = np.random.default_rng(seed)
         splits = [splits[i] for i in sorted(rng.choice(len(splits), size=max_splits, replace=False))]
-    wide = pivot_scores(long, setting=keys)
-    seed_of = wide.index.get_level_values("seed") if "seed" in wide.index.names else None
-    if seed_of is None:
-        raise invalid("setting", "split_half_stability", "columns including 'seed'", keys)
+    values = scores.to_numpy(dtype=float)
     taus = []
     for first in splits:
-        mask = np.isin(seed_of, first)
-        a, b = wide[mask].mean(axis=0), wide[~mask].mean(axis=0)
+        mask = np.isin(rows, first)
+        with np.errstate(all="ignore"):
+            a = pd.Series(np.nanmean(values[mask], axis=0))
+            b = pd.Series(np.nanmean(values[~mask], axis=0))
         ok = a.notna() & b.notna()
         if ok.sum() < 2:
             continue
@@ -193,78 +570,6 @@ def split_half_stability(
     return out
 
 
-def control_verdict(
-    comparison: pd.DataFrame, roles: Mapping[str, str], *, alpha: float = 0.05
-) -> dict[str, Any]:
-    """Did the instrument pass its controls? Positive controls must beat the baseline (significantly, with a
-    positive difference), negative controls must not.
-
-    Returns ``{"ran": bool, "detects": bool | None, "positive": {...}, "negative": {...}, "sentence": str}``;
-    ``detects`` is ``None`` when no positive control was run.
-
-    Example:
-        >>> comparison = pd.DataFrame({"difference": [0.1, 0.0], "pvalue": [0.001, 0.9]},
-        ...                           index=["SurrogateWords", "RandomWords"])
-        >>> control_verdict(comparison, {"SurrogateWords": "positive", "RandomWords": "negative"})["detects"]
-        True
-    """
-    positive = {m: comparison.loc[m] for m, r in roles.items() if r == "positive" and m in comparison.index}
-    negative = {m: comparison.loc[m] for m, r in roles.items() if r == "negative" and m in comparison.index}
-
-    def beats(row: Any) -> bool:
-        return bool(math.isfinite(row["pvalue"]) and row["pvalue"] < alpha and row["difference"] > 0)
-
-    out: dict[str, Any] = {
-        "ran": bool(positive or negative),
-        "positive": {m: beats(r) for m, r in positive.items()},
-        "negative": {m: beats(r) for m, r in negative.items()},
-    }
-    if not positive:
-        out["detects"] = None
-        out["sentence"] = (
-            "No positive control was run, so nothing shows that this grid can detect a helpful explanation; "
-            "run it with controls (Grid(controls=True)) before reading the ranking as a finding."
-        )
-        return out
-    detects = all(out["positive"].values()) and not any(out["negative"].values())
-    out["detects"] = detects
-    parts = [_describe(m, r, "beats" if beats(r) else "does not beat") for m, r in positive.items()]
-    parts += [_describe(m, r, "beats" if beats(r) else "does not beat") for m, r in negative.items()]
-    if detects:
-        out["sentence"] = (
-            "The controls pass: "
-            + "; ".join(parts)
-            + ". This grid can tell an informative explanation from an "
-            "uninformative one."
-        )
-    elif not all(out["positive"].values()):
-        out["sentence"] = (
-            "The controls fail: " + "; ".join(parts) + ". This simulator and grid cannot detect explanation "
-            "quality, so the ranking below is not evidence about the methods."
-        )
-    else:
-        out["sentence"] = (
-            "The controls fail: "
-            + "; ".join(parts)
-            + ". An explanation that carries no information about the "
-            "model beats the baseline, so gains over the baseline may come from the prompt's form, not its content."
-        )
-    return out
-
-
-def _describe(method: str, row: Any, verb: str) -> str:
-    return (
-        f"{method} {verb} NoExplanation ({row['difference']:+.3f}, "
-        f"95% CI [{row.get('ci_low', math.nan):+.3f}, {row.get('ci_high', math.nan):+.3f}], p = {_p(row['pvalue'])})"
-    )
-
-
-def _p(value: float) -> str:
-    if not math.isfinite(value):
-        return "n/a"
-    return "< 0.001" if value < 0.001 else f"{value:.3f}"
-
-
 def conclusion(
     comparison: pd.DataFrame,
     verdict: Mapping[str, Any],
@@ -272,45 +577,70 @@ def conclusion(
     *,
     metric: str,
     roles: Mapping[str, str],
+    best: Mapping[str, Any] | None = None,
+    alpha: float = 0.05,
 ) -> str:
-    """The report's answer in two or three plain sentences: controls, what beat the baseline, how stable.
+    """The report's answer in plain sentences: the controls, what beat the baseline after Holm's correction,
+    whether the grid could reach significance at all, the best method (only when established), stability.
 
     Example:
-        >>> comparison = pd.DataFrame({"difference": [0.1, 0.02], "ci_low": [0.05, -0.01], "ci_high": [0.15, 0.05],
-        ...     "pvalue": [0.001, 0.3], "significant": [True, False], "mdd": [0.04, 0.04]}, index=["SurrogateWords", "NMF"])
-        >>> verdict = control_verdict(comparison, {"SurrogateWords": "positive"})
+        >>> comparison = pd.DataFrame({"difference": [0.02], "ci_low": [-0.01], "ci_high": [0.05],
+        ...     "pvalue": [0.3], "pvalue_adjusted": [0.3], "significant": [False], "mdd": [0.04], "n_units": [8]},
+        ...     index=["NMF"])
+        >>> verdict = {"sentence": "No positive control was run."}
         >>> print(conclusion(comparison, verdict, {"tau_mean": 0.5, "n_splits": 3}, metric="expected_accuracy",  # doctest: +NORMALIZE_WHITESPACE
-        ...                  roles={"SurrogateWords": "positive"}))
-        The controls pass: SurrogateWords beats NoExplanation (+0.100, 95% CI [+0.050, +0.150], p = 0.001). This
-        grid can tell an informative explanation from an uninformative one. No concept method beats NoExplanation
-        significantly (scored by expected_accuracy; this grid detects differences of about 0.040 and larger).
-        NMF: +0.020 (p = 0.300). Ranking stability across halves of the seeds: Kendall's τ = 0.50 (3 splits).
+        ...                  roles={}))
+        No positive control was run. Score: expected_accuracy, averaged within each seed (8 independent units).
+        No concept method beats NoExplanation significantly (sign-flip tests, Holm-corrected over 1 method(s),
+        α = 0.05; this grid detects differences of about 0.040 and larger). NMF: +0.020 (p = 0.300). Ranking
+        stability across halves of the seeds: Kendall's τ = 0.50 (3 splits).
     """
     methods = comparison[[m not in roles for m in comparison.index]]
+    n = int(comparison["n_units"].max()) if len(comparison) else 0
+    sentences = [
+        verdict.get("sentence", ""),
+        f"Score: {metric}, averaged within each seed ({n} independent units).",
+    ]
+    family = len(methods)
+    floor = minimum_pvalue(n)
+    if family and floor * 1.0 >= alpha / family:
+        sentences.append(
+            f"With {n} seed(s) the smallest possible two-sided p is {_p(floor)} (exact sign-flip test), above the "
+            f"Holm level α/{family} = {alpha / family:.3f}: no method can be shown to beat NoExplanation at this "
+            "size, whatever the data."
+        )
     winners = methods[methods["significant"] & (methods["difference"] > 0)]
     losers = methods[methods["significant"] & (methods["difference"] < 0)]
-    finite = comparison["mdd"].to_numpy(dtype=float) if len(comparison) else np.array([])
-    finite = finite[np.isfinite(finite)]
+    finite = methods["mdd"].to_numpy(dtype=float) if len(methods) else np.array([])
+    finite = finite[~np.isnan(finite)]
     mdd = float(np.median(finite)) if finite.size else math.nan
-    sentences = [verdict.get("sentence", "")]
     if len(winners):
         listed = ", ".join(
-            f"{m} ({r['difference']:+.3f}, p = {_p(r['pvalue'])})" for m, r in winners.iterrows()
+            f"{m} ({r['difference']:+.3f}, Holm-adjusted {p_phrase(r['pvalue_adjusted'])})"
+            for m, r in winners.iterrows()
         )
-        sentences.append(f"Beating NoExplanation significantly (scored by {metric}): {listed}.")
-    else:
+        sentences.append(
+            f"Beating NoExplanation significantly (Holm-corrected over {family} methods): {listed}."
+        )
+    elif family:
         power = (
             f"this grid detects differences of about {mdd:.3f} and larger"
             if math.isfinite(mdd)
-            else "too few shared settings to estimate what this grid can detect"
+            else "no difference is detectable at this size"
+            if mdd == math.inf
+            else "too few seeds to estimate what this grid can detect"
         )
         sentences.append(
-            f"No concept method beats NoExplanation significantly (scored by {metric}; {power})."
+            f"No concept method beats NoExplanation significantly (sign-flip tests, Holm-corrected over {family} "
+            f"method(s), α = {alpha:g}; {power})."
         )
     if len(losers):
         sentences.append(
             "Significantly below NoExplanation: "
-            + ", ".join(f"{m} ({r['difference']:+.3f}, p = {_p(r['pvalue'])})" for m, r in losers.iterrows())
+            + ", ".join(
+                f"{m} ({r['difference']:+.3f}, Holm-adjusted {p_phrase(r['pvalue_adjusted'])})"
+                for m, r in losers.iterrows()
+            )
             + "."
         )
     rest = methods.drop(index=[*winners.index, *losers.index])
@@ -318,8 +648,20 @@ def conclusion(
         sentences.append("Not distinguishable from NoExplanation: " + ", ".join(rest.index) + ".")
     elif len(rest):
         sentences.append(
-            " ".join(f"{m}: {r['difference']:+.3f} (p = {_p(r['pvalue'])})." for m, r in rest.iterrows())
+            " ".join(f"{m}: {r['difference']:+.3f} ({p_phrase(r['pvalue'])})." for m, r in rest.iterrows())
         )
+    if best and best.get("method") is not None:
+        if best.get("established"):
+            sentences.append(
+                f"{best['method']} beats every other concept method in Holm-corrected pairwise tests: the best of "
+                "the methods here"
+                + ("." if len(winners) else " (though no method is shown to beat NoExplanation).")
+            )
+        else:
+            sentences.append(
+                f"No method is established as the best ({best['method']} has the highest mean, but does not beat "
+                "every other one in Holm-corrected pairwise tests)."
+            )
     tau = stability.get("tau_mean", math.nan)
     if isinstance(tau, float) and math.isfinite(tau):
         sentences.append(

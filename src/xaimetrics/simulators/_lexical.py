@@ -13,7 +13,9 @@ f's class for every evaluation sample by counting words. Its rule, in full:
    learning-phase text of another class.
 3. **Combination**: ``s(k) = s_E(k) + s_LP(k)``; probabilities ``softmax(s / temperature)``. With no
    evidence at all every class gets ``1 / n_classes`` (never a fixed class). The answer line of a sample is
-   its most probable class (the first listed on a tie).
+   its most probable class; on a tie, one of the tied classes picked by a hash of the sample's text
+   (deterministic, and spread over the classes across samples: a tie never answers a fixed class, which eq. 5's
+   accuracy would reward whenever f predicts that class).
 
 Words are those of :class:`~xaimetrics._words.WordTokenizer` (the tokenizer that made the concepts' top
 words), presence is binary, and a multi-word entry is present when all its words are. Local contributions
@@ -27,6 +29,7 @@ from __future__ import annotations
 import ast
 import re
 import time
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -149,6 +152,17 @@ def _top_level_parts(text: str) -> list[str]:
     return [part for part in parts if part]
 
 
+def _answer(probabilities: np.ndarray, text: str) -> int:
+    """The most probable class; on a tie, the tied class a hash of the sample's text picks (module docstring).
+
+    Example:
+        >>> _answer(np.array([0.2, 0.8]), "x"), sorted({_answer(np.array([0.5, 0.5]), t) for t in "abcdefgh"})
+        (1, [0, 1])
+    """
+    tied = np.flatnonzero(probabilities >= probabilities.max() - 1e-12)
+    return int(tied[zlib.crc32(text.encode("utf-8")) % tied.size])
+
+
 class LexicalSimulator(BaseSimulator):
     """A deterministic literal reader of the ConSim prompt (see the module docstring for its whole rule).
 
@@ -181,7 +195,7 @@ class LexicalSimulator(BaseSimulator):
         self._stop_words = stop_word_set("english", "LexicalSimulator")
 
     def cache_identity(self) -> dict[str, Any]:
-        return {"simulator": "lexical", "rule": 1, "temperature": self.temperature}
+        return {"simulator": "lexical", "rule": 2, "temperature": self.temperature}
 
     def scores(self, read: ReadPrompt, classes: Sequence[str], text: str) -> np.ndarray:
         """``s_E(k) + s_LP(k)`` of one sample text for each class (the module docstring's rule)."""
@@ -226,7 +240,9 @@ class LexicalSimulator(BaseSimulator):
                 "", model=self.name, error="not a ConSim prompt: no class list or no sample to classify"
             )
         probabilities = {i: self.probabilities(read, classes, read.ep.get(i, "")) for i in sample_ids}
-        text = "\n".join(f"Sample_{i}: {classes[int(np.argmax(p))]}" for i, p in probabilities.items())
+        text = "\n".join(
+            f"Sample_{i}: {classes[_answer(p, read.ep.get(i, ''))]}" for i, p in probabilities.items()
+        )
         asked = answer_schema is not None and answer_schema.probabilities
         return SimulatorResponse(
             text,

@@ -1,0 +1,104 @@
+"""Calibration of ``assess`` on simulated grids (issue #21, acceptance): under the null, the share of grids where
+it calls something significant, the intervals' miss rate and the share where the controls pass; under a known
+effect, the power against the planner's prediction. Seeded, so each number is fixed; benchmarks/
+bench_calibration.py runs the same checks with many more grids."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from xaimetrics.benchmark import assess, plan
+from xaimetrics.benchmark._simulation import simulate_results
+
+#: the simulation's unit-difference SD with one arm per method: √(2·0.03² + 2·0.04²)
+UNIT_SD = math.sqrt(2 * 0.03**2 + 2 * 0.04**2)
+
+
+def _null_grids(n_grids: int, n_seeds: int) -> dict[str, float]:
+    misses = intervals = any_significant = controls_pass = 0
+    for g in range(n_grids):
+        result = assess(simulate_results(n_seeds=n_seeds, random_state=10_000 * n_seeds + g))
+        comparison = result.comparison
+        misses += int(((comparison["ci_low"] > 0) | (comparison["ci_high"] < 0)).sum())
+        intervals += len(comparison)
+        any_significant += bool(comparison.loc[comparison["role"] == "method", "significant"].any())
+        controls_pass += bool(result.verdict["detects"])
+    return {
+        "miss": misses / intervals,
+        "fwer": any_significant / n_grids,
+        "controls": controls_pass / n_grids,
+    }
+
+
+def test_null_grids_of_5_seeds_6_methods_and_2_controls() -> None:
+    rates = _null_grids(150, 5)
+    assert rates["miss"] <= 0.08 and rates["fwer"] <= 0.10 and rates["controls"] <= 0.08, rates
+
+
+@pytest.mark.slow
+def test_null_grids_of_10_seeds() -> None:
+    """At 10 seeds Holm's level is reachable (2/2¹⁰ < 0.05/6), so the family-wise rate is tested, not implied."""
+    rates = _null_grids(150, 10)
+    assert rates["miss"] <= 0.08 and rates["fwer"] <= 0.10 and rates["controls"] <= 0.08, rates
+
+
+@pytest.mark.slow
+def test_power_of_the_positive_control_matches_the_planner() -> None:
+    """An effect of exactly the planner's minimum detectable difference (10 seeds, one-sided α = 0.05, power 0.8)
+    is detected in about 80 % of grids: 120 grids give a Monte-Carlo SD of 0.037; the sign-flip test is a
+    little less powerful than the t-test the planner solves, so the band is 0.8 − 0.15 … 0.8 + 0.1."""
+    mdd = plan(UNIT_SD, n_units=10, alternative="greater")["mdd"]
+    detected = 0
+    n_grids = 120
+    for g in range(n_grids):
+        frame = simulate_results(
+            n_seeds=10, methods=("NMF",), effects={"SurrogateWords": mdd}, random_state=g
+        )
+        detected += assess(frame).verdict["positive"]["SurrogateWords"] == "pass"
+    assert 0.65 <= detected / n_grids <= 0.9, detected / n_grids
+
+
+def test_unit_sd_of_the_simulation_is_what_the_planner_is_given() -> None:
+    frame = simulate_results(n_seeds=400, methods=("NMF",), controls=(), random_state=1)
+    units = assess(frame).units
+    assert np.std(units["NMF"] - units["NoExplanation"], ddof=1) == pytest.approx(UNIT_SD, rel=0.1)
+
+
+def test_sequential_design_spends_exactly_alpha_and_names_its_errors() -> None:
+    from xaimetrics.benchmark import SequentialDesign
+    from xaimetrics.exceptions import InvalidParameterError
+
+    design = SequentialDesign(max_seeds=16, start=6, step=3, rho=2.0)
+    assert design.looks() == [6, 9, 12, 15, 16]
+    assert sum(design.level(n) for n in design.looks()) == pytest.approx(0.05)
+    with pytest.raises(InvalidParameterError, match="'start' parameter of SequentialDesign"):
+        SequentialDesign(max_seeds=4, start=5)
+    with pytest.raises(InvalidParameterError, match=r"'n_seeds' parameter of SequentialDesign\.level"):
+        design.level(7)
+
+
+def test_sequential_design_stops_on_the_token_budget_and_says_so() -> None:
+    from xaimetrics.benchmark import SequentialDesign, until_decided
+
+    frame = simulate_results(n_seeds=12, methods=("NMF",), random_state=3).assign(prompt_tokens=100)
+    design = SequentialDesign(max_seeds=12, start=6, max_tokens=3_000)
+    result = until_decided(lambda seeds: frame[frame["seed"].isin(seeds)], design)
+    assert result.stopped == "tokens" and result.looks[-1]["tokens"] >= 3_000
+    assert "the token budget was spent with a control still undecided" in result.sentence
+
+
+@pytest.mark.slow
+def test_sequential_looks_keep_the_false_pass_rate_under_alpha() -> None:
+    """Under the null, "controls pass" at any of the looks (6…16 seeds) stays ≤ 0.08 over 100 sequences."""
+    from xaimetrics.benchmark import SequentialDesign, until_decided
+
+    design = SequentialDesign(max_seeds=16, start=6, step=2)
+    passed = 0
+    for g in range(100):
+        frame = simulate_results(n_seeds=16, methods=("NMF",), random_state=50_000 + g)
+        result = until_decided(lambda seeds, f=frame: f[f["seed"].isin(seeds)], design)
+        passed += any(look["detects"] for look in result.looks)
+    assert passed / 100 <= 0.08
