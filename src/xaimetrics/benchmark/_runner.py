@@ -290,7 +290,10 @@ def _run_local(
 
     # One writer thread stores the rows in order of completion, so that a worker starts its next call while
     # the previous row is fsynced (synchronous=FULL): the calls never wait for the disk.
+    # At most ``concurrency`` answers are unwritten at any time (in flight or waiting for the writer): a call
+    # starts only when the writer has caught up, so a failed write can lose no more than that many answers.
     finished: queue.Queue[tuple[Setting, Any, bool] | None] = queue.Queue()
+    unwritten = threading.BoundedSemaphore(grid.concurrency)
     failures: list[BaseException] = []
 
     def write() -> None:
@@ -306,11 +309,21 @@ def _run_local(
             except BaseException as error:  # surfaced by the main thread; no call starts after it
                 failures.append(error)
                 stop.set(error)
+            finally:
+                unwritten.release()
 
     def work(setting: Setting, prompt: Any) -> None:
+        while not unwritten.acquire(timeout=0.05):
+            if stop:
+                return
         if stop:  # queued before the stop: never started
+            unwritten.release()
             return
-        result, ok = ask(simulators[setting.simulator], setting, prompt)
+        try:
+            result, ok = ask(simulators[setting.simulator], setting, prompt)
+        except BaseException:
+            unwritten.release()
+            raise
         finished.put((setting, result, ok))
 
     writer = threading.Thread(target=write, name="xaimetrics-results-writer", daemon=True)
