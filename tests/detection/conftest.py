@@ -1,0 +1,65 @@
+"""A synthetic classifier whose concepts are known: concept j fires exactly on the words of group j."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from xaimetrics.concepts import TopWords
+
+GROUPS = (
+    ("goal", "match", "striker", "league", "cup"),
+    ("chip", "laptop", "software", "internet", "broadband"),
+    ("election", "minister", "parliament", "vote", "party"),
+    ("film", "actor", "oscar", "cinema", "director"),
+    ("bank", "shares", "profit", "market", "economy"),
+)
+FILLER = tuple(f"w{i}" for i in range(300))
+
+
+def make_texts(n: int = 600, *, seed: int = 0, p_group: float = 0.3, length: int = 15) -> list[str]:
+    """Texts of filler words, each group present independently with probability ``p_group`` (1–3 of its words)."""
+    rng = np.random.default_rng(seed)
+    texts = []
+    for _ in range(n):
+        words = list(rng.choice(FILLER, size=length))
+        for group in GROUPS:
+            if rng.random() < p_group:
+                words += list(rng.choice(group, size=int(rng.integers(1, 4))))
+        rng.shuffle(words)
+        texts.append(" ".join(words))
+    return texts
+
+
+class GroupModel:
+    """``h(text)``: per group, how many of its words the text holds; then 8 bag-of-filler features."""
+
+    def activations(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), len(GROUPS) + 8))
+        for i, text in enumerate(texts):
+            words = text.split()
+            for j, group in enumerate(GROUPS):
+                out[i, j] = sum(w in group for w in words)
+            for w in words:
+                if w.startswith("w"):
+                    out[i, len(GROUPS) + int(w[1:]) % 8] += 1.0
+        return out
+
+
+class GroupExtractor:
+    """The true concepts: the group counts (the first columns of ``h``)."""
+
+    def encode(self, A: np.ndarray) -> np.ndarray:
+        return np.asarray(A)[:, : len(GROUPS)]
+
+
+@pytest.fixture(scope="session")
+def synthetic() -> dict[str, object]:
+    """Texts, activations ``A``, true concepts ``U``, their TopWords interpretations and the groups."""
+    texts = make_texts()
+    model, extractor = GroupModel(), GroupExtractor()
+    top = TopWords(model, extractor, n_words=5, min_frequency=2).fit(texts)
+    A = model.activations(texts)
+    scores = {j: dict(zip(top.vocabulary_, top.scores_[:, j], strict=True)) for j in range(len(GROUPS))}
+    return {"texts": texts, "A": A, "U": extractor.encode(A), "interpretations": top.interpret(),
+            "groups": GROUPS, "word_scores": scores}  # fmt: skip
