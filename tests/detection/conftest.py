@@ -63,3 +63,24 @@ def synthetic() -> dict[str, object]:
     scores = {j: dict(zip(top.vocabulary_, top.scores_[:, j], strict=True)) for j in range(len(GROUPS))}
     return {"texts": texts, "A": A, "U": extractor.encode(A), "interpretations": top.interpret(),
             "groups": GROUPS, "word_scores": scores}  # fmt: skip
+
+
+class GroupClassifier(GroupModel):
+    """The synthetic model as a split classifier: logits = which of two group sets dominates."""
+
+    def logits_from_activations(self, activations: object, inputs: object = None) -> np.ndarray:
+        A = np.asarray(activations.detach().cpu().numpy() if hasattr(activations, "detach") else activations)
+        return np.stack([A[:, :2].sum(axis=1), A[:, 2:5].sum(axis=1)], axis=1)
+
+
+def group_dataset(split: str) -> object:
+    from xaimetrics.data import TextDataset
+
+    texts = make_texts(400 if split == "train" else 300, seed=0 if split == "train" else 1)
+    model = GroupClassifier()
+    labels = model.logits_from_activations(model.activations(texts)).argmax(axis=1)
+    return TextDataset(texts, labels, ["sport-tech", "other"], name="groups", split=split)
+
+
+def group_model(dataset: str) -> GroupClassifier:
+    return GroupClassifier()
