@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from synthetic_task import group_dataset, group_model
 
-from conftest import group_dataset, group_model
 from xaimetrics.benchmark import Providers
 from xaimetrics.cli import build_parser, main
 from xaimetrics.detection._command import run

@@ -24,7 +24,7 @@ def test_interval_covers_the_point_and_is_seeded() -> None:
     p = np.r_[rng.normal(0.6, 0.2, 10), rng.normal(0.4, 0.2, 10)]
     one, two = score(active, p, seed=3), score(active, p, seed=3)
     assert one.low <= one.value <= one.high and (one.low, one.high) == (two.low, two.high)
-    assert 0.0 <= one.low and one.high <= 1.0 and one.high - one.low > 0.1
+    assert one.low >= 0.0 and one.high <= 1.0 and one.high - one.low > 0.1
     assert one.p_value == pytest.approx(stats.mannwhitneyu(p[:10], p[10:], alternative="greater").pvalue)
 
 

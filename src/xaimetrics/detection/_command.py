@@ -50,6 +50,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "--n-concepts", type=int, default=20, help="concepts of the method (default: %(default)s)"
     )
     parser.add_argument(
+        "--n-fit", type=int, default=2000,
+        help="training texts the concepts are fitted on (default: %(default)s)",
+    )  # fmt: skip
+    parser.add_argument(
         "--concepts", default="8", help="how many concepts to score (the first N with words) or a list like "
         "0,3,7 (default: %(default)s)",
     )  # fmt: skip
@@ -97,6 +101,7 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         "dataset",
         "method",
         "n_concepts",
+        "n_fit",
         "prompt",
         "n_top",
         "n_quantile",
