@@ -46,25 +46,22 @@ __all__ = [
 #: the answer classes, in the order of the probabilities (P(Yes) is the second)
 ANSWERS: tuple[str, str] = ("No", "Yes")
 SAMPLE_ID = "0"
-_ANSWER_RULE = "Answer with exactly one line: 'Sample_0: Yes' or 'Sample_0: No'."
+_ANSWER_RULE = "Answer 'Sample_0: Yes' or 'Sample_0: No'."
 
 PromptName = Literal["words", "topic"]
 PROMPTS: Mapping[str, str] = {
     "words": (
-        "You check descriptions of the features of a text classifier. A feature is described by the words "
-        "that activate it most. You will read one text. Say Yes if the feature is active on the text: the text "
-        "uses these words or words with the same meaning. Say No otherwise."
+        "A feature of a text classifier is active on texts that use the words listed below, or words with "
+        "the same meaning. Is it active on the text?"
     ),
     "topic": (
-        "You check descriptions of the features of a text classifier. A feature is described by the words "
-        "that activate it most; together they point to a theme. You will read one text. Say Yes if the text is "
-        "about that theme, No otherwise."
+        "A feature of a text classifier is described by the words listed below; together they point to a "
+        "theme. Is the text about that theme?"
     ),
 }
 FUZZING_PROMPT = (
-    "You check descriptions of the features of a text classifier. A feature is described by the words that "
-    "activate it most. You will read one text in which some words are marked <<like this>>. Say Yes if the "
-    "marked words are the ones the feature responds to (they match the description), No otherwise."
+    "A feature of a text classifier is active on the words listed below. In the text, some words are marked "
+    "<<like this>>. Are the marked words the ones the feature is active on?"
 )
 _WORDS_LINE = "Feature words: "
 _LABEL_LINE = "Feature: "
