@@ -118,7 +118,7 @@ def _t_interval(values: np.ndarray, confidence: float) -> tuple[float, float]:
         mean = float(values.mean()) if len(values) else np.nan
         return (mean, mean) if len(values) >= 2 else (np.nan, np.nan)
     interval = stats.t.interval(confidence, len(values) - 1, loc=values.mean(), scale=stats.sem(values))
-    return float(interval[0]), float(interval[1])
+    return max(float(interval[0]), 0.0), min(float(interval[1]), 1.0)  # scores live in [0, 1]
 
 
 def summarise(
@@ -129,7 +129,7 @@ def summarise(
     confidence: float = 0.95,
 ) -> Any:
     """Mean score per level of ``by``: concepts averaged within each ``unit`` first, then a t interval on the
-    unit means (with one unit, over the concepts, flagged in the ``units`` column).
+    unit means (with one unit, over the concepts, flagged in the ``units`` column), clipped to [0, 1].
 
     Example:
         >>> rows = [{"concept": c, "description": "own", "negatives": "random", "value": v, "seed": s}
