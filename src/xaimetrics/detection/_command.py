@@ -150,8 +150,6 @@ def run_detection(args: argparse.Namespace, providers: Any = None) -> dict[str, 
 
     ``providers`` (a :class:`~xaimetrics.benchmark.Providers`) adds datasets and models to the built-in ones.
     """
-    import dataclasses
-
     import numpy as np
     import pandas as pd
 
@@ -257,10 +255,9 @@ def run_detection(args: argparse.Namespace, providers: Any = None) -> dict[str, 
                     if row is not None:
                         store(concept, [row], answers)
     frame = pd.read_csv(rows_path) if rows_path.is_file() else pd.DataFrame()
-    tracker = {spec: dataclasses.asdict(sim.usage.total) if hasattr(sim, "usage") and hasattr(sim.usage, "total")
-               else None for spec, sim in simulators.items()}  # fmt: skip
+    usage = {spec: sim.usage.summary() for spec, sim in simulators.items() if hasattr(sim, "usage")}
     return {"frame": frame, "interpretations": all_interpretations, "output": output,
-            "wall_time_s": time.perf_counter() - started, "usage": tracker}  # fmt: skip
+            "wall_time_s": time.perf_counter() - started, "usage": usage}  # fmt: skip
 
 
 def _key(setting: dict[str, Any], task: str, concept: int) -> tuple[str, ...]:
@@ -344,6 +341,10 @@ def run(args: argparse.Namespace, providers: Any = None) -> int:
     paths = write_detection_report(out["output"], title, sections)
     for heading, sentence, table in sections:
         print(f"\n## {heading}\n{sentence}\n\n{markdown_table(table)}")
+    for spec, usage in out["usage"].items():
+        print(
+            f"Reader {spec}: {usage.calls} calls ({usage.cached_calls} cached), {usage.total_tokens:,} tokens"
+        )
     print(f"\nWall time {out['wall_time_s']:.1f} s. Rows: {out['output'] / 'rows.csv'}; report: {paths['report_html']} "
           f"({paths['report_md'].name} beside it)")  # fmt: skip
     return 0
