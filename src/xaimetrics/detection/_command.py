@@ -327,10 +327,12 @@ def run(args: argparse.Namespace, providers: Any = None) -> int:
                 table.drop(columns=["metric"], errors="ignore"),
             ))  # fmt: skip
         if not args.no_controls:
-            control = compare_groups(
-                detection, "description", baseline="shuffled", where={"negatives": "random"}
-            )
-            sections.append(("Own words against shuffled words", "Paired, Holm-corrected.", control))
+            for spec, part in detection.groupby("reader", sort=False):
+                control = compare_groups(
+                    part, "description", baseline="shuffled", where={"negatives": "random"}
+                )
+                sections.append((f"Own words against shuffled words — reader {spec}", "Paired, Holm-corrected.",
+                                 control))  # fmt: skip
         if detection.reader.nunique() > 1:
             readers = compare_groups(detection[detection.description == "own"], "reader",
                                      where={"negatives": "random"})  # fmt: skip
