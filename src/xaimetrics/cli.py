@@ -24,6 +24,7 @@ __all__ = ["build_parser", "main"]
 COMMAND_MODULES: tuple[str, ...] = (
     "xaimetrics._demo",
     "xaimetrics.consim._command",
+    "xaimetrics.detection._command",
     "xaimetrics.benchmark._command",
     "xaimetrics.representation._command",
     "xaimetrics.studies._command",

@@ -1,0 +1,69 @@
+"""Detection: per-concept simulatability — does a concept's interpretation predict where it is active?
+
+The automated-interpretability protocol of OpenAI's neuron explainer, EleutherAI's Delphi and SAEBench,
+for the concepts of a text classifier (``docs/detection.md``):
+
+- :func:`sample_texts` — activating texts (top and stratified quantiles) and non-activating ones (random,
+  and hard negatives: nearest neighbours in the classifier's activation space), seeded;
+- :func:`build_detection_prompts` — one text per prompt, answered ``Sample_0: Yes`` / ``No``;
+  :func:`build_fuzzing_prompts` — words marked in the text, right or at random;
+- :func:`ask` — ``P(Yes)`` from the simulator's log-probabilities (local llama.cpp, OpenAI ``top_logprobs``);
+- :func:`score` — AUROC with a BCa interval and a Mann–Whitney p-value, or balanced accuracy of text answers;
+- :class:`Detection` and :func:`detect_concept` — all of it per concept, with a shuffled-description control;
+  :func:`fuzz_concept` — the fuzzing scorer;
+- :class:`WordOverlapReader` — the reference reader (word overlap, no LLM);
+- :func:`legibility_table`, :func:`compare_groups` — statistics: which concepts are legible (Holm over
+  concepts), method or reader comparisons on seeds (Holm over comparisons).
+"""
+
+from xaimetrics.detection._detection import (
+    Answer,
+    Detection,
+    DetectionResult,
+    ask,
+    detect_concept,
+    shuffled_concept,
+)
+from xaimetrics.detection._fuzzing import fuzz_concept, mark_words
+from xaimetrics.detection._prompts import (
+    ANSWERS,
+    PROMPTS,
+    DetectionPrompt,
+    build_detection_prompts,
+    build_fuzzing_prompts,
+    describe,
+    read_detection_prompt,
+)
+from xaimetrics.detection._reader import WordOverlapReader
+from xaimetrics.detection._sampling import DetectionSample, sample_texts
+from xaimetrics.detection._scoring import DetectionScore, auroc, balanced_accuracy, parse_yes, score
+from xaimetrics.detection._statistics import compare_groups, legibility_table, summarise
+
+__all__ = [
+    "ANSWERS",
+    "PROMPTS",
+    "Answer",
+    "Detection",
+    "DetectionPrompt",
+    "DetectionResult",
+    "DetectionSample",
+    "DetectionScore",
+    "WordOverlapReader",
+    "ask",
+    "auroc",
+    "balanced_accuracy",
+    "build_detection_prompts",
+    "build_fuzzing_prompts",
+    "compare_groups",
+    "describe",
+    "detect_concept",
+    "fuzz_concept",
+    "legibility_table",
+    "mark_words",
+    "parse_yes",
+    "read_detection_prompt",
+    "sample_texts",
+    "score",
+    "shuffled_concept",
+    "summarise",
+]

@@ -1,0 +1,90 @@
+"""A reference reader for detection and fuzzing prompts: word overlap, no LLM.
+
+:class:`WordOverlapReader` sees exactly the chat messages an LLM sees (it parses the prompt of
+:func:`~xaimetrics.detection.build_detection_prompts`), and answers by counting words:
+
+- **detection**: ``n`` = how many of the description's words (and label words) occur in the text;
+  ``P(Yes) = sigmoid((n − 0.5) / temperature)``, so a text with one word of the description is more
+  probably Yes than No;
+- **fuzzing**: ``f`` = the share of the marked words that are description words;
+  ``P(Yes) = sigmoid((f − 0.5) / temperature)``.
+
+It shows what the description's *words alone* carry: a concept whose top words occur in the texts where it
+fires is legible to this reader whatever an LLM makes of it. It is the detection counterpart of the ConSim
+:class:`~xaimetrics.simulators.LexicalSimulator` (which parses ConSim prompts, not these); both use the
+library's :class:`~xaimetrics._words.WordTokenizer`, the tokenizer that made the top words.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+from xaimetrics._validation import invalid
+from xaimetrics._words import WordTokenizer
+from xaimetrics.detection._prompts import ANSWERS, read_detection_prompt
+from xaimetrics.simulators import AnswerSchema, BaseSimulator, ChatMessage, SimulatorResponse
+
+__all__ = ["WordOverlapReader"]
+
+
+class WordOverlapReader(BaseSimulator):
+    """Answer detection and fuzzing prompts by word overlap (see the module docstring for the rule).
+
+    Args:
+        temperature: scale of the logistic (> 0).
+
+    Example:
+        >>> from xaimetrics.detection import build_detection_prompts
+        >>> prompts = build_detection_prompts(["goal", "cup"], ["A goal won the cup.", "A new chip."])
+        >>> reader = WordOverlapReader()
+        >>> [round(reader.generate(p.messages, answer_schema=p.schema).probabilities["0"][1], 3) for p in prompts]
+        [0.818, 0.378]
+    """
+
+    name = "word-overlap"
+    supports_probabilities = True
+
+    def __init__(self, temperature: float = 1.0) -> None:
+        if isinstance(temperature, bool) or not isinstance(temperature, int | float) or not temperature > 0:
+            raise invalid("temperature", "WordOverlapReader", "a number > 0", temperature)
+        self.temperature = float(temperature)
+        self._tokenizer = WordTokenizer()
+
+    def cache_identity(self) -> dict[str, Any]:
+        return {"simulator": "word-overlap", "rule": 1, "temperature": self.temperature}
+
+    def p_yes(self, messages: tuple[ChatMessage, ...] | list[ChatMessage]) -> float | None:
+        """``P(Yes)`` of one prompt (``None`` when it is not a detection or fuzzing prompt)."""
+        read = read_detection_prompt(messages)
+        if read is None:
+            return None
+        vocabulary = {w for entry in (*read.words, read.label or "") for w in self._tokenizer(entry)}
+        if read.fuzzing:
+            marked = [w for entry in read.marked for w in self._tokenizer(entry)]
+            evidence = sum(w in vocabulary for w in marked) / len(marked) if marked else 0.0
+        else:
+            evidence = float(len(vocabulary & set(self._tokenizer(read.text))))
+        return 1.0 / (1.0 + math.exp(-(evidence - 0.5) / self.temperature))
+
+    def _generate(
+        self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
+    ) -> SimulatorResponse:
+        started = time.perf_counter()
+        p = self.p_yes(messages)
+        if p is None:
+            return SimulatorResponse(
+                "", model=self.name, error="not a detection prompt: no feature words or text"
+            )
+        ids = answer_schema.sample_ids if answer_schema is not None else ("0",)
+        text = "\n".join(f"Sample_{i}: {ANSWERS[int(p > 0.5)]}" for i in ids)
+        asked = answer_schema is not None and answer_schema.probabilities
+        return SimulatorResponse(
+            text,
+            model=self.name,
+            prompt_tokens=sum(len(m.content.split()) for m in messages),
+            completion_tokens=2,
+            latency_s=time.perf_counter() - started,
+            probabilities={i: (1.0 - p, p) for i in ids} if asked else None,
+        )
