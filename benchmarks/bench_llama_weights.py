@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -71,12 +72,18 @@ def _speed(policies: list[bool], threads: int, prompt_tokens: int, decode_tokens
     return {name: stats.samples for name, stats in timings.items()}
 
 
-def _sides(options: argparse.Namespace, which: str) -> dict | None:
-    """Timings in a subprocess (a crash of the accelerated path is then a result, not the end of the run)."""
-    command = [sys.executable, __file__, "--side", which, "--repeats", str(options.repeats),
+def _sides(
+    options: argparse.Namespace, which: str, site: str | None = None, repeats: int | None = None
+) -> dict | None:
+    """Timings in a subprocess (a crash of the accelerated path is then a result, not the end of the run);
+    ``site``: a folder holding another llama-cpp-python build, put first on the path."""
+    command = [sys.executable, __file__, "--side", which, "--repeats", str(repeats or options.repeats),
                "--threads", str(options.threads), "--prompt-tokens", str(options.prompt_tokens),
                "--decode-tokens", str(options.decode_tokens)]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    env = dict(os.environ)
+    if site:
+        env["PYTHONPATH"] = os.pathsep.join([site, env.get("PYTHONPATH", "")])
+    done = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
     if done.returncode != 0:
         print(f"  measuring {which} failed ({done.returncode}): {done.stderr[-500:]}")
         return None
@@ -88,6 +95,12 @@ def main() -> None:
     parser.add_argument("--prompt-tokens", type=int, default=512)
     parser.add_argument("--decode-tokens", type=int, default=64)
     parser.add_argument("--side", choices=("both", "portable"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--other-build", default=None, metavar="SITE",
+        help="a folder with another llama-cpp-python build (pip install --target SITE --no-deps WHEEL), e.g. "
+        "the portable GGML_NATIVE=OFF wheel: its portable weights are timed against this build's, rounds "
+        "alternated",
+    )  # fmt: skip
     options = parser.parse_args()
     threads = options.threads if options.threads > 1 else 2
     if options.side:
@@ -122,6 +135,26 @@ def main() -> None:
                 "×",
                 3,
             )
+
+    if options.other_build:  # build against build, the portable weights on both, subprocess rounds alternated
+        this, other = [], []
+        for round_ in range(options.repeats):
+            for site in (None, options.other_build) if round_ % 2 == 0 else (options.other_build, None):
+                timings = _sides(options, "portable", site, repeats=1)
+                if timings is not None:
+                    (other if site else this).append(timings)
+        for name, runs in (("this build", this), ("other build", other)):
+            for what, count in (("prompt", options.prompt_tokens), ("decode", options.decode_tokens)):
+                values = [count / s for run in runs for s in run[f"portable {what}"]]
+                if values:
+                    report.row(f"{name}, portable weights: {what} tok/s", Stats(values), "tok/s", 1)
+        if this and other:
+            for what in ("prompt", "decode"):
+                report.row(
+                    f"{what} time, other build / this build",
+                    ratio(Stats([r[f"portable {what}"][0] for r in other]),
+                          Stats([r[f"portable {what}"][0] for r in this])), "×", 3,
+                )  # fmt: skip
 
     isolated = LlamaCppSimulator(n_threads=threads, n_ctx=2048, portable=True)
     in_process = LlamaCppSimulator(n_threads=threads, n_ctx=2048, portable=True, isolate=False)
