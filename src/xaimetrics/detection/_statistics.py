@@ -2,7 +2,7 @@
 
 - **Which concepts are legible** (:func:`legibility_table`): per concept, its words, the AUROC against
   random and hard negatives with their intervals, the shuffled control, and the one-sided Mann–Whitney
-  p-value Holm-corrected over the concepts of one fit (``statsmodels.stats.multitest.multipletests``). A
+  p-value Holm-corrected over the concepts of one fit (the benchmark's ``holm``, equal to statsmodels'). A
   concept is *legible* when its corrected p is below ``alpha``.
 - **Units** (docs/detection.md): the concepts of one extractor fit share that fit and its texts' pool, so
   they are not independent replicates of a *method*; the seed is (it refits the extractor and redraws the
@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from xaimetrics._validation import invalid
+from xaimetrics.benchmark._uncertainty import holm
 
 __all__ = ["compare_groups", "legibility_table", "summarise"]
 
@@ -71,7 +72,6 @@ def legibility_table(
         [[0, 'goal', 0.95, 0.5, True], [1, 'chip', 0.6, 0.45, False]]
     """
     import pandas as pd
-    from statsmodels.stats.multitest import multipletests
 
     frame = _frame(rows, "legibility_table")
     groups = [g for g in groups if g in frame.columns]
@@ -100,11 +100,7 @@ def legibility_table(
             lines.append(line)
         table = pd.DataFrame(lines)
         if len(table):
-            p = table["p_value"].to_numpy(dtype=np.float64)
-            adjusted = np.full(len(p), np.nan)
-            finite = np.isfinite(p)
-            if finite.any():
-                adjusted[finite] = multipletests(p[finite], alpha=alpha, method="holm")[1]
+            adjusted = holm(table["p_value"].to_numpy(dtype=np.float64))
             table["p_holm"] = adjusted
             table["legible"] = np.isfinite(adjusted) & (adjusted < alpha)
         out.append(table)
@@ -180,7 +176,6 @@ def compare_groups(
     """
     import pandas as pd
     from scipy import stats
-    from statsmodels.stats.multitest import multipletests
 
     frame = _frame(rows, "compare_groups")
     for name, value in (where or {}).items():
@@ -216,11 +211,7 @@ def compare_groups(
                       "n_units": len(diff), "units": unit if by_unit else "concept (one fit)", "p_value": p})  # fmt: skip
     table = pd.DataFrame(lines)
     if len(table):
-        p = table["p_value"].to_numpy(dtype=np.float64)
-        adjusted = np.full(len(p), np.nan)
-        finite = np.isfinite(p)
-        if finite.any():
-            adjusted[finite] = multipletests(p[finite], alpha=alpha, method="holm")[1]
+        adjusted = holm(table["p_value"].to_numpy(dtype=np.float64))
         table["p_holm"] = adjusted
         table["significant"] = np.isfinite(adjusted) & (adjusted < alpha)
     return table
