@@ -130,3 +130,44 @@ def test_server_and_continuation_probabilities_are_both_valid(llama_server: str)
     for response in (server, local):
         assert response.error is None
         check_probabilities(response.probabilities, SCHEMA, "test")
+
+
+def test_detection_reads_p_yes_from_the_real_servers_logprobs(llama_server: str) -> None:
+    """Issue #25: P(Yes) of a detection prompt, read by the simulator, equals the hand computation from the
+    server's own top_logprobs at the answer token (asked directly over HTTP, greedy)."""
+    import json
+    import math
+
+    from xaimetrics.detection import ask, build_detection_prompts
+
+    texts = [
+        "The striker scored a late goal to win the cup final.",
+        "The chip maker raised its profit forecast.",
+    ]
+    prompts = build_detection_prompts(["goal", "cup", "striker"], texts)
+    answers = ask(_simulator(llama_server), prompts)
+    for prompt, answer in zip(prompts, answers, strict=True):
+        body = {
+            "model": "qwen2.5-coder-0.5b", "messages": [m.as_dict() for m in prompt.messages], "temperature": 0,
+            "max_tokens": 8, "logprobs": True, "top_logprobs": 10, "seed": 0,
+        }  # fmt: skip
+        request = urllib.request.Request(
+            llama_server + "/chat/completions",
+            json.dumps(body).encode(),
+            {"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=300) as response:
+            tokens = json.load(response)["choices"][0]["logprobs"]["content"]
+        read = ""
+        for token in tokens:  # the answer's first word after "Sample_0:"
+            if "Sample_0:" in read and token["token"].strip():
+                break
+            read += token["token"]
+        mass = {"yes": 0.0, "no": 0.0}
+        for alternative in token["top_logprobs"]:
+            word = alternative["token"].strip().lower()
+            if word in mass:
+                mass[word] += math.exp(alternative["logprob"])
+        by_hand = mass["yes"] / (mass["yes"] + mass["no"])
+        print(f"\n{prompt.messages[-1].content[:60]!r}: P(Yes) {answer.p_yes} (by hand {by_hand:.6f})")
+        assert answer.p_yes == pytest.approx(by_hand, abs=1e-6)
