@@ -230,7 +230,8 @@ def test_portable_weights_use_only_the_plain_cpu_buffer(tmp_path) -> None:
     assert "decoded 3" in done.stdout or "decoded 2" in done.stdout
     buffers = [line for line in log.splitlines() if "model buffer size" in line]
     assert buffers and all("CPU_Mapped" in line or " CPU " in line for line in buffers), buffers
-    assert "REPACK" not in log and "AMX" not in "\n".join(buffers)
+    # no weights in the repacked or AMX buffers (the build's feature list may still say "REPACK = 1")
+    assert not any("REPACK" in line or "AMX" in line for line in buffers) and "repack tensor" not in log
 
 
 @pytest.mark.slow
