@@ -17,17 +17,16 @@ its Monte-Carlo standard error; the results go to ``benchmarks/calibration.json`
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import math
-import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "src")]
+sys.path[:0] = [str(ROOT / "src"), str(ROOT / "benchmarks")]
+
+from _harness import environment  # noqa: E402
 
 from xaimetrics.benchmark import assess, plan  # noqa: E402
 from xaimetrics.benchmark._simulation import simulate_results  # noqa: E402
@@ -87,14 +86,12 @@ def main() -> None:
     print(f"power, 10 seeds, {args.grids} grids: " + ", ".join(
         f"{k} {v['rate']:.3f} ± {v['mc_se']:.3f} at effect {v['effect']:.3f} (planned 0.8)"
         for k, v in rates.items()))  # fmt: skip
-    commit = subprocess.run(
-        ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True
-    ).stdout.strip()
+    # the machine, versions, commit and date, as every benchmark records them
     out["provenance"] = {
-        "commit": commit, "machine": platform.platform(), "processor": platform.processor(),
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "grids": args.grids, "wall_s": round(time.perf_counter() - started, 1),
-    }  # fmt: skip
+        **environment(),
+        "grids": args.grids,
+        "wall_s": round(time.perf_counter() - started, 1),
+    }
     Path(args.output).write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
     print(f"written {args.output} ({out['provenance']['wall_s']} s)")
 

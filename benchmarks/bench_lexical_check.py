@@ -13,18 +13,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import datetime
 import io
 import itertools
 import json
-import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "src")]
+sys.path[:0] = [str(ROOT / "src"), str(ROOT / "benchmarks")]
+
+from _harness import environment  # noqa: E402
 
 from xaimetrics import cli  # noqa: E402
 from xaimetrics.benchmark import ResultsStore, assess  # noqa: E402
@@ -82,14 +81,8 @@ def main() -> None:
         }
         out[f"subsets_{n}"] = share
         print(f"{n}-seed subsets of the 10 seeds: {share}", flush=True)
-    commit = subprocess.run(
-        ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True
-    ).stdout.strip()
-    out["provenance"] = {
-        "commit": commit, "machine": platform.platform(), "processor": platform.processor(),
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "wall_s": round(time.perf_counter() - started, 1),
-    }  # fmt: skip
+    # the machine, versions, commit and date, as every benchmark records them
+    out["provenance"] = {**environment(), "wall_s": round(time.perf_counter() - started, 1)}
     Path(args.json).write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
     print(f"written {args.json}")
 
