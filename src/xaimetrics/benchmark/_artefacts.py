@@ -19,7 +19,6 @@ of older versions (``*.pkl``) are ignored.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -32,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from xaimetrics._deprecation import warn_deprecated
+from xaimetrics._digest import json_digest
 from xaimetrics.benchmark._grid import BASELINE_METHOD, CONTROL_METHODS, Setting
 
 __all__ = ["Artefacts", "Providers"]
@@ -45,8 +45,7 @@ ModelFactory = Callable[[str], Any]  # dataset name -> split classifier
 
 
 def _digest(*parts: Any) -> str:
-    text = json.dumps(parts, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return json_digest(parts, length=16)
 
 
 def _numpy(value: Any) -> np.ndarray:
@@ -198,11 +197,6 @@ def _prompt_from_json(data: dict[str, Any]) -> Any:
     )  # fmt: skip
 
 
-def _content_digest(value: Any) -> str:
-    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 class Artefacts:
     """The artefact store of one grid run (thread-safe; see the module docstring).
 
@@ -341,7 +335,7 @@ class Artefacts:
         try:
             saved = json.loads(path.read_text(encoding="utf-8"))
             entries = saved["prompts"]
-            if saved.get("sha256") != _content_digest(entries):
+            if saved.get("sha256") != json_digest(entries):
                 raise ValueError("its content does not match its SHA-256 digest")
             by_key = {entry["key"]: _prompt_from_json(entry["prompt"]) for entry in entries}
             return [(setting, by_key[setting.key]) for setting in settings]
@@ -362,7 +356,7 @@ class Artefacts:
         except (ValueError, KeyError, TypeError, AttributeError):
             return
         text = json.dumps(
-            {"format": 1, "sha256": _content_digest(entries), "prompts": entries}, ensure_ascii=False
+            {"format": 1, "sha256": json_digest(entries), "prompts": entries}, ensure_ascii=False
         )
         _atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 

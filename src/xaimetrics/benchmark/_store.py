@@ -14,7 +14,6 @@ start over), instead of a raw ``sqlite3.DatabaseError`` or a silent fresh start 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 import threading
@@ -25,6 +24,7 @@ from typing import Any
 
 import pandas as pd
 
+from xaimetrics._digest import json_digest
 from xaimetrics._sqlite import SQLiteFile
 from xaimetrics._validation import invalid
 from xaimetrics._writes import is_write_failure, write_failure_cause
@@ -86,8 +86,7 @@ def setting_key(parameters: Mapping[str, Any]) -> str:
         >>> setting_key({"seed": 0, "method": "NMF"}) == setting_key({"method": "NMF", "seed": 0})
         True
     """
-    canonical = json.dumps(parameters, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(canonical.encode()).hexdigest()[:32]
+    return json_digest(dict(parameters), length=32)
 
 
 class ResultsStore(SQLiteFile):

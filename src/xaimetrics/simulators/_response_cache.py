@@ -12,7 +12,6 @@ naming the file: the calls go on, and their answers are simply not cached.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 import os
@@ -22,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from xaimetrics._digest import json_digest
 from xaimetrics._validation import invalid
 from xaimetrics._writes import is_write_failure, write_failure_cause
 from xaimetrics.exceptions import StoreError
@@ -74,8 +74,7 @@ def cache_key(
         "messages": [m.as_dict() for m in messages],
         "answer_schema": None if answer_schema is None else answer_schema.as_dict(),
     }
-    text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return json_digest(payload)
 
 
 class CachedSimulator(BaseSimulator):

@@ -7,12 +7,12 @@ one bundle are never read against an edited one.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
 from typing import Any
 
+from xaimetrics._digest import json_digest
 from xaimetrics._validation import invalid
 from xaimetrics.studies._likert import LikertStudy
 from xaimetrics.studies._simulatability import SimulatabilityStudy
@@ -41,8 +41,7 @@ def study_digest(study: Study) -> str:
         >>> len(study_digest(study))
         64
     """
-    canonical = json.dumps(_document(study), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return json_digest(_document(study))
 
 
 def save_study(study: Study, path: str | os.PathLike[str]) -> Path:

@@ -1,0 +1,33 @@
+"""One way to name content: the SHA-256 of its canonical JSON (sorted keys, no spaces, UTF-8)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+__all__ = ["canonical_json", "json_digest"]
+
+
+def canonical_json(value: object) -> str:
+    """``value`` as canonical JSON: sorted keys, compact separators, non-ASCII kept, other objects as ``str``.
+
+    Example:
+        >>> canonical_json({"b": [1, 2.5], "a": "é"})
+        '{"a":"é","b":[1,2.5]}'
+    """
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def json_digest(value: object, length: int | None = None) -> str:
+    """The hexadecimal SHA-256 of :func:`canonical_json` (its first ``length`` characters when given).
+
+    Equal content gives equal digests whatever the order of a mapping's keys.
+
+    Example:
+        >>> json_digest({"seed": 0, "method": "NMF"}) == json_digest({"method": "NMF", "seed": 0})
+        True
+        >>> len(json_digest([1, 2], length=16))
+        16
+    """
+    digest = hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+    return digest if length is None else digest[:length]
