@@ -17,7 +17,7 @@ from xaimetrics.conceptmetrics import Annotations, ConceptMetrics
 pyc = pytest.importorskip("torch_concepts")
 pyc_nn = pytest.importorskip("torch_concepts.nn")
 
-# No dots: PyC's ModuleDict keys cannot hold them (ours can, see test_conceptmetrics_collection.py).
+# No dots: PyC's ModuleDict keys cannot hold them (ours can, see test_concept_metrics.py).
 LABELS = ["is_round", "color", "big", "shape", "shiny"]
 CARDS = [1, 3, 1, 4, 1]
 
