@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -232,17 +233,21 @@ def _correlation(human: pd.Series, llm: pd.Series) -> dict[str, float]:
     return out
 
 
-def _kappa(first: list[Any], second: list[Any]) -> float:
-    """Cohen's κ of two raters' nominal answers (``None`` is a category of its own: no answer)."""
-    n = len(first)
-    if n == 0:
+def _kappa(first: Sequence[object], second: Sequence[object]) -> float:
+    """Cohen's κ of two raters' nominal answers (``None`` is a category of its own: no answer), by
+    :func:`sklearn.metrics.cohen_kappa_score`; NaN when there is nothing to compare or a single category.
+
+    Example:
+        >>> round(_kappa(["a", "b", None, "b"], ["a", "a", None, "b"]), 4)
+        0.6364
+    """
+    from sklearn.metrics import cohen_kappa_score
+
+    shown_first, shown_second = [repr(a) for a in first], [repr(b) for b in second]
+    categories = sorted({*shown_first, *shown_second})
+    if len(categories) < 2:  # no answers, or one category for both: chance agreement is 1, κ undefined
         return math.nan
-    observed = sum(a == b for a, b in zip(first, second, strict=True)) / n
-    categories = {repr(c) for c in (*first, *second)}
-    expected = sum(
-        (sum(repr(a) == c for a in first) / n) * (sum(repr(b) == c for b in second) / n) for c in categories
-    )
-    return math.nan if expected >= 1.0 else (observed - expected) / (1.0 - expected)
+    return float(cohen_kappa_score(shown_first, shown_second, labels=categories))
 
 
 def agreement_report(
