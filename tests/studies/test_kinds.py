@@ -16,7 +16,7 @@ from xaimetrics.studies import (
     StudyStore,
     screens,
 )
-from xaimetrics.studies._kinds import LikertKind, SimulatabilityKind, study_kind
+from xaimetrics.studies._kinds import AdminFacts, LikertKind, SimulatabilityKind, study_kind
 
 
 def _simulatability() -> SimulatabilityStudy:
@@ -57,7 +57,7 @@ def test_simulatability_screens_answers_and_downloads(tmp_path):
     assert kind.parse(question, {"answer": "2"}).values == {"": 2}
     for bad in ("3", "-1", "²", ""):
         assert kind.parse(question, {"answer": bad}).error == "Choose one of the answers."
-    assert kind.admin() == {"arms": [study.arms[0].id], "planned": None}
+    assert kind.admin() == AdminFacts(arms=(study.arms[0].id,))
     store = StudyStore(tmp_path / "answers.sqlite", study)
     participant = store.invite().participant
     for screen, value in ((0, None), (1, None), (2, 1), (3, 0)):
@@ -92,7 +92,7 @@ def test_likert_screens_answers_and_downloads(tmp_path):
     assert kind.parse(sequence[1], {"d0": "5", "d1": "1"}).values == {"0": 5, "1": 1}
     partial = kind.parse(sequence[1], {"d0": "5", "d1": "6"})
     assert partial.values == {"0": 5} and partial.error == "Rate every dimension: topic."
-    assert kind.admin() == {"arms": [], "planned": 2}
+    assert kind.admin() == AdminFacts(planned=2)
     store = StudyStore(tmp_path / "answers.sqlite", study)
     participant = store.invite().participant
     store.record(participant, 0, {"": None})

@@ -124,8 +124,10 @@ def _admin_page(
         rows.append({"label": participant.label, "done": done, "total": total, "finished": done >= total,
                      "plan": ", ".join(participant.plan), "revoked": participant.label in revoked})  # fmt: skip
     base = str(request.base_url).rstrip("/")
+    facts = state.kind.admin()
     return state.page(
         request, "admin.html.jinja", participants=rows, exports=list(state.kind.exports),
         invites=[{"label": i.participant.label, "url": i.url(base)} for i in invites],
-        csrf=csrf_token(state.secret, hash_token(token), "admin"), notice=notice, **state.kind.admin(),
+        csrf=csrf_token(state.secret, hash_token(token), "admin"), notice=notice, arms=list(facts.arms),
+        planned=facts.planned,
     )  # fmt: skip

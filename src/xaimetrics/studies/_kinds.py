@@ -27,6 +27,7 @@ from xaimetrics.studies._store import StudyStore
 from xaimetrics.studies._views import explanation_view, question_view, rating_view
 
 __all__ = [
+    "AdminFacts",
     "Answer",
     "Download",
     "LikertKind",
@@ -48,7 +49,7 @@ class ScreenView:
     """A screen as the app renders it: the template and its context (beside the app's own)."""
 
     template: str
-    context: dict[str, object] = field(default_factory=dict)
+    context: Mapping[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,14 @@ class Download:
 
     content: object
     media_type: Literal["text/csv", "application/json"]
+
+
+@dataclass(frozen=True)
+class AdminFacts:
+    """What the admin page says about a study: the arm ids an invite may name, the planned annotators."""
+
+    arms: tuple[str, ...] = ()
+    planned: int | None = None
 
 
 class StudyKind(Protocol):
@@ -92,8 +101,8 @@ class StudyKind(Protocol):
         """The download ``name`` (one of :attr:`exports`) from the answers in ``store``; ``None``: no such file."""
         ...
 
-    def admin(self) -> dict[str, object]:
-        """The admin page's study facts: ``arms`` (ids a plan may name) and ``planned`` (annotators or ``None``)."""
+    def admin(self) -> AdminFacts:
+        """What the admin page says about the study."""
         ...
 
 
@@ -170,8 +179,8 @@ class SimulatabilityKind:
         ]
         return Download(pd.DataFrame(rows, columns=columns).to_csv(index=False), "text/csv")
 
-    def admin(self) -> dict[str, object]:
-        return {"arms": [arm.id for arm in self.study.arms], "planned": None}
+    def admin(self) -> AdminFacts:
+        return AdminFacts(arms=tuple(arm.id for arm in self.study.arms))
 
 
 @dataclass(frozen=True)
@@ -225,8 +234,8 @@ class LikertKind:
             return Download(ratings.frame().to_csv(index=False), "text/csv")
         return Download(ratings.to_list(), "application/json")
 
-    def admin(self) -> dict[str, object]:
-        return {"arms": [], "planned": self.study.n_annotators}
+    def admin(self) -> AdminFacts:
+        return AdminFacts(planned=self.study.n_annotators)
 
 
 def study_kind(study: Study) -> StudyKind:

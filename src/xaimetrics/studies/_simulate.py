@@ -3,17 +3,28 @@ answer the same samples with the same explanations, and their rows meet in one r
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from xaimetrics._validation import invalid
 from xaimetrics.consim import score_response
 from xaimetrics.studies._results import result_row
 from xaimetrics.studies._simulatability import SimulatabilityStudy
 
+if TYPE_CHECKING:
+    from xaimetrics.benchmark import ResultsStore
+    from xaimetrics.simulators import Simulator
+
 __all__ = ["simulate_study"]
 
 
-def simulate_study(study: SimulatabilityStudy, simulator: Any, results: Any, *, name: str) -> dict[str, int]:
+def simulate_study(
+    study: SimulatabilityStudy,
+    simulator: Simulator,
+    results: ResultsStore | str | Path,
+    *,
+    name: str,
+) -> dict[str, int]:
     """Ask ``simulator`` every arm's ConSim prompt, score it (eq. 5) and store one row per arm.
 
     Rows and keys are those of ``xaimetrics benchmark run`` for the same setting and simulator name, so
@@ -48,8 +59,8 @@ def simulate_study(study: SimulatabilityStudy, simulator: Any, results: Any, *, 
         raise invalid(
             "simulator", "simulate_study", "an object with generate(messages)", type(simulator).__name__
         )
-    owned = not isinstance(results, ResultsStore)
-    store = ResultsStore(results) if owned else results
+    store = results if isinstance(results, ResultsStore) else ResultsStore(results)
+    owned = store is not results
     counts = {"written": 0, "skipped": 0, "failed": 0}
     try:
         done = store.keys()
