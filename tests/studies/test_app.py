@@ -273,3 +273,5 @@ def test_host_names_follow_starlettes_patterns(tmp_path):
     store.close()
     with pytest.raises(ValueError, match=r"'allowed_hosts' parameter of create_app .* Got exa\*mple.org\."):
         create_app(study, store, allowed_hosts=["exa*mple.org"])
+    with pytest.raises(ValueError, match=r"must be a list of host names.* Got 'localhost'\."):
+        create_app(study, store, allowed_hosts="localhost")

@@ -108,13 +108,14 @@ def _host_patterns(allowed_hosts: Sequence[str]) -> list[str]:
     """
     from xaimetrics._validation import invalid
 
+    expected = "host names, '*' (any) or '*.domain' (its subdomains)"
+    if isinstance(allowed_hosts, str):  # a bare string would be read letter by letter
+        raise invalid("allowed_hosts", "create_app", f"a list of {expected}", repr(allowed_hosts))
     hosts = []
     for host in allowed_hosts:
         name = str(host).strip().lower()
         wildcard = name.startswith("*.") or name == "*"
         if not name or ("*" in name and not (wildcard and "*" not in name[1:])):
-            raise invalid(
-                "allowed_hosts", "create_app", "host names, '*' (any) or '*.domain' (its subdomains)", host
-            )
+            raise invalid("allowed_hosts", "create_app", expected, host)
         hosts.append(name)
     return hosts
