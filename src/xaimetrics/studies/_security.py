@@ -126,7 +126,7 @@ async def same_origin_posts(request: Request, call_next: _Next) -> Response:
 
     if request.method == "POST" and not _same_origin(request):
         _LOG.debug("a POST from another site (Origin %r)", request.headers.get("origin"))
-        return _secure(PlainTextResponse("Access denied.", status_code=403), "")
+        return PlainTextResponse("Access denied.", status_code=403)  # secured by security_headers
     return await call_next(request)
 
 
@@ -152,7 +152,12 @@ async def security_headers(request: Request, call_next: _Next) -> Response:
 
 
 def loggable_path(path: str) -> str:
-    """``path`` without an invite token (``/s/{token}``): tokens never go to the log."""
+    """``path`` without an invite token (``/s/{token}``): tokens never go to the log.
+
+    Example:
+        >>> loggable_path("/s/Zm9vYmFy"), loggable_path("/study/3")
+        ('/s/…', '/study/3')
+    """
     return "/s/…" if path.startswith("/s/") else path
 
 
