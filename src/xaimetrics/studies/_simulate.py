@@ -3,6 +3,7 @@ answer the same samples with the same explanations, and their rows meet in one r
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,8 @@ if TYPE_CHECKING:
     from xaimetrics.simulators import Simulator
 
 __all__ = ["simulate_study"]
+
+_LOG = logging.getLogger("xaimetrics.studies")
 
 
 def simulate_study(
@@ -33,7 +36,7 @@ def simulate_study(
 
     Args:
         study: the simulatability study.
-        simulator: anything with ``generate(messages, *, answer_schema=None)``.
+        simulator: a :class:`~xaimetrics.simulators.Simulator` (``generate(messages, *, answer_schema=None)``).
         results: a :class:`~xaimetrics.benchmark.ResultsStore` or its path.
         name: the simulator's name in the results (e.g. ``"local"``, ``"openai:gpt-4o-mini"``).
 
@@ -69,17 +72,18 @@ def simulate_study(
                        "phase": "evaluation"}  # fmt: skip
             key = setting_key(setting)
             if key in done:
+                _LOG.debug("simulate_study: %s skipped, already in the results store", arm.id)
                 counts["skipped"] += 1
                 continue
             prompt = study.prompt(arm)
             try:
                 response = simulator.generate(list(prompt.messages), answer_schema=prompt.answer_schema)
-            except TypeError:  # a simulator without answer schemas
-                response = simulator.generate(list(prompt.messages))
             except Exception as error:  # a failed call is retried by the next run, never stored
                 response = SimulatorResponse("", error=f"{type(error).__name__}: {error}")
             result = score_response(prompt, response, seed=arm.seed)
             if result.error is not None or result.raw_answer is None:
+                _LOG.warning("simulate_study: %s failed (%s); not stored, a rerun retries it", arm.id,
+                             (result.error or "no answer").split(":")[0])  # fmt: skip
                 counts["failed"] += 1
                 continue
             store.add(key, result_row(setting, [result]), {"setting": setting, "result": result.to_dict()})
