@@ -25,9 +25,8 @@ from xaimetrics.studies._build import choose_examples, explain_method, likert_st
 from xaimetrics.studies._bundle import load_study, save_study, study_digest
 from xaimetrics.studies._config import StudyConfig, bind, load_config, open_study, serve, write_config
 from xaimetrics.studies._from_grid import likert_study_from_grid, simulatability_study_from_grid
-from xaimetrics.studies._kinds import screens
 from xaimetrics.studies._likert import DEFAULT_QUESTION, DEFAULT_SCALE, Dimension, LikertStudy, RatingItem
-from xaimetrics.studies._plan import Screen, assign_arms
+from xaimetrics.studies._plan import Screen, assign_arms, screens
 from xaimetrics.studies._results import (
     HUMAN,
     HumanResult,

@@ -1,8 +1,7 @@
 """Study kinds behind one protocol: what the web app asks of a study, whatever its kind.
 
-The answer database asks a study's :class:`StudyKind` for a new participant's plan (:meth:`~StudyKind.plan`)
-and the screens it makes (:meth:`~StudyKind.screens`). The app (:mod:`xaimetrics.studies._app`) never asks
-which kind of study it serves: it asks the study's :class:`StudyKind` how to show a screen (:meth:`~StudyKind.view`), how to read the form posted on it
+The app (:mod:`xaimetrics.studies._app`) never asks which kind of study it serves: it asks the study's
+:class:`StudyKind` how to show a screen (:meth:`~StudyKind.view`), how to read the form posted on it
 (:meth:`~StudyKind.parse`), which downloads exist (:attr:`~StudyKind.exports`, :meth:`~StudyKind.export`) and
 what the admin page lists (:meth:`~StudyKind.admin`). :func:`study_kind` is the one place that maps a study to
 its kind; a new kind of study is a new class here and a template, with no change to the routes.
@@ -17,20 +16,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
+from typing import ClassVar, Literal, Protocol
 
-import numpy as np
-
-from xaimetrics._validation import invalid
 from xaimetrics.studies._bundle import Study
 from xaimetrics.studies._likert import LikertStudy
-from xaimetrics.studies._plan import Screen, assign_arms
+from xaimetrics.studies._plan import Screen
 from xaimetrics.studies._security import parse_number
 from xaimetrics.studies._simulatability import SimulatabilityStudy
+from xaimetrics.studies._store import StudyStore
 from xaimetrics.studies._views import explanation_view, question_view, rating_view
-
-if TYPE_CHECKING:
-    from xaimetrics.studies._store import StudyStore
 
 __all__ = [
     "AdminFacts",
@@ -41,7 +35,6 @@ __all__ = [
     "ScreenView",
     "SimulatabilityKind",
     "StudyKind",
-    "screens",
     "study_kind",
 ]
 
@@ -96,14 +89,6 @@ class StudyKind(Protocol):
         """The file names the admin can download."""
         ...
 
-    def plan(self, number: int, arms: Sequence[str] | None = None) -> list[str]:
-        """The plan of participant ``number`` (0-based): arm ids or text ids, fixed when they are invited."""
-        ...
-
-    def screens(self, plan: Sequence[str]) -> list[Screen]:
-        """The sequence of screens of a participant with ``plan`` (0: the instructions)."""
-        ...
-
     def view(self, screen: Screen, plan: Sequence[str]) -> ScreenView:
         """The template and context of ``screen`` for a participant with ``plan``."""
         ...
@@ -145,31 +130,6 @@ class SimulatabilityKind:
     study: SimulatabilityStudy
     name: ClassVar[str] = "simulatability"
     exports: ClassVar[tuple[str, ...]] = (*_ANSWER_EXPORTS, "scores.csv")
-
-    def plan(self, number: int, arms: Sequence[str] | None = None) -> list[str]:
-        """The given ``arms`` (checked), else the Latin square's row ``number`` (:func:`assign_arms`)."""
-        if arms is None:
-            return assign_arms(self.study, number)
-        arms = list(arms)
-        for arm_id in arms:
-            self.study.arm(arm_id)  # raises on an unknown id
-        if not arms or len(set(arms)) != len(arms):
-            raise invalid("arms", "StudyStore.invite", "distinct arm ids", arms)
-        return arms
-
-    def screens(self, plan: Sequence[str]) -> list[Screen]:
-        """Instructions, then per arm a learn screen (none for NE1) and one question per EP sample."""
-        out = [Screen(0, "instructions")]
-        for block, arm_id in enumerate(plan, 1):
-            arm = self.study.arm(arm_id)
-            content = self.study.prompt(arm).prompt_type.content
-            if content.global_explanations or content.lp_samples:
-                out.append(Screen(len(out), "learn", arm=arm_id, block=block))
-            ep = self.study.sample_set(arm.seed).ep
-            for number, sample in enumerate(ep, 1):
-                out.append(Screen(len(out), "question", arm=arm_id, sample=sample.id, block=block,
-                                  number=number, total=len(ep)))  # fmt: skip
-        return out
 
     def view(self, screen: Screen, plan: Sequence[str]) -> ScreenView:
         parts = {"parts": len(plan)}
@@ -231,30 +191,6 @@ class LikertKind:
     name: ClassVar[str] = "likert"
     exports: ClassVar[tuple[str, ...]] = (*_ANSWER_EXPORTS, "ratings.json", "ratings.csv")
 
-    def plan(self, number: int, arms: Sequence[str] | None = None) -> list[str]:
-        """The texts; when the study shuffles, one seeded order rotated so that each annotator starts in
-        another part of it (a cyclic Latin square over the planned annotators)."""
-        if arms is not None:
-            raise invalid(
-                "arms",
-                "StudyStore.invite",
-                "None for a Likert study (every annotator rates every text)",
-                list(arms),
-            )
-        ids = [item.id for item in self.study.items]
-        if self.study.shuffle:
-            ids = [ids[i] for i in np.random.default_rng(0).permutation(len(ids))]
-            offset = (number * -(-len(ids) // self.study.n_annotators)) % len(ids)
-            ids = ids[offset:] + ids[:offset]
-        return ids
-
-    def screens(self, plan: Sequence[str]) -> list[Screen]:
-        """Instructions, then one rate screen per text of ``plan``."""
-        out = [Screen(0, "instructions")]
-        for number, item in enumerate(plan, 1):
-            out.append(Screen(len(out), "rate", item=item, number=number, total=len(plan)))
-        return out
-
     def view(self, screen: Screen, plan: Sequence[str]) -> ScreenView:
         if screen.kind == "instructions":
             study = self.study
@@ -314,15 +250,3 @@ def study_kind(study: Study) -> StudyKind:
     if isinstance(study, LikertStudy):
         return LikertKind(study)
     return SimulatabilityKind(study)
-
-
-def screens(study: Study, plan: Sequence[str]) -> list[Screen]:
-    """The sequence of screens of a participant with ``plan`` (see :meth:`StudyKind.screens`).
-
-    Example:
-        >>> from xaimetrics.studies import Dimension, LikertStudy, RatingItem
-        >>> study = LikertStudy([Dimension("tone", "emotional tone")], [RatingItem("0", "a joy", (1.0,))])
-        >>> [s.kind for s in screens(study, ["0"])]
-        ['instructions', 'rate']
-    """
-    return study_kind(study).screens(plan)

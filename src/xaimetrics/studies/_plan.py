@@ -11,18 +11,23 @@ changes, across restarts included:
 
 Screens: simulatability — instructions, then per arm a *learn* screen (the explanation and/or the LP samples
 with the model's answers; none for NE1) and one *question* screen per EP sample. Likert — instructions, then
-one *rate* screen per text with every dimension. Each kind of study makes its plans and screens
-(:meth:`~xaimetrics.studies._kinds.StudyKind.plan`, :func:`~xaimetrics.studies.screens`).
+one *rate* screen per text with every dimension.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
+
+from xaimetrics._validation import invalid
+from xaimetrics.studies._bundle import Study
+from xaimetrics.studies._likert import LikertStudy
 from xaimetrics.studies._simulatability import SimulatabilityStudy, StudyArm
 
-__all__ = ["Screen", "assign_arms"]
+__all__ = ["Screen", "assign_arms", "make_plan", "screens"]
 
 ScreenKind = Literal["instructions", "learn", "question", "rate"]
 
@@ -93,3 +98,61 @@ def assign_arms(study: SimulatabilityStudy, number: int) -> list[str]:
 
 def _condition(arm: StudyArm) -> tuple[str, int, str, str]:
     return (arm.method, arm.n_concepts, arm.interpretation, arm.label)
+
+
+def make_plan(study: Study, number: int, arms: Sequence[str] | None = None) -> list[str]:
+    """A new participant's plan: the given ``arms`` (checked), balanced arms, or the texts' order."""
+    if isinstance(study, LikertStudy):
+        if arms is not None:
+            raise invalid(
+                "arms", "make_plan", "None for a Likert study (every annotator rates every text)", list(arms)
+            )
+        ids = [item.id for item in study.items]
+        if study.shuffle:  # one seeded order, rotated so that each annotator starts in another part of it
+            ids = [ids[i] for i in np.random.default_rng(0).permutation(len(ids))]
+            offset = (number * -(-len(ids) // study.n_annotators)) % len(ids)
+            ids = ids[offset:] + ids[:offset]
+        return ids
+    if arms is None:
+        return assign_arms(study, number)
+    arms = list(arms)
+    for arm_id in arms:
+        study.arm(arm_id)  # raises on an unknown id
+    if not arms or len(set(arms)) != len(arms):
+        raise invalid("arms", "make_plan", "distinct arm ids", arms)
+    return arms
+
+
+def screens(study: Study, plan: Sequence[str]) -> list[Screen]:
+    """The sequence of screens of a participant with ``plan``.
+
+    Example:
+        >>> from xaimetrics.studies import Dimension, LikertStudy, RatingItem
+        >>> study = LikertStudy([Dimension("tone", "emotional tone")], [RatingItem("0", "a joy", (1.0,))])
+        >>> [s.kind for s in screens(study, ["0"])]
+        ['instructions', 'rate']
+    """
+    out = [Screen(0, "instructions")]
+    if isinstance(study, LikertStudy):
+        for number, item in enumerate(plan, 1):
+            out.append(Screen(len(out), "rate", item=item, number=number, total=len(plan)))
+        return out
+    for block, arm_id in enumerate(plan, 1):
+        arm = study.arm(arm_id)
+        content = study.prompt(arm).prompt_type.content
+        if content.global_explanations or content.lp_samples:
+            out.append(Screen(len(out), "learn", arm=arm_id, block=block))
+        ep = study.sample_set(arm.seed).ep
+        for number, sample in enumerate(ep, 1):
+            out.append(
+                Screen(
+                    len(out),
+                    "question",
+                    arm=arm_id,
+                    sample=sample.id,
+                    block=block,
+                    number=number,
+                    total=len(ep),
+                )
+            )
+    return out

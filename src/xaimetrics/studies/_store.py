@@ -28,8 +28,7 @@ from xaimetrics._sqlite import SQLiteFile
 from xaimetrics._validation import invalid
 from xaimetrics.exceptions import StoreError
 from xaimetrics.studies._bundle import Study, study_digest
-from xaimetrics.studies._kinds import study_kind
-from xaimetrics.studies._plan import Screen
+from xaimetrics.studies._plan import Screen, make_plan, screens
 
 __all__ = ["RESPONSE_COLUMNS", "Invite", "Participant", "StudyStore", "hash_token"]
 
@@ -192,7 +191,7 @@ class StudyStore(SQLiteFile):
         token = secrets.token_urlsafe(24)
         with self._transaction() as db:
             number = int(db.execute("SELECT COUNT(*) FROM participants").fetchone()[0])
-            plan = study_kind(self.study).plan(number, arms)
+            plan = make_plan(self.study, number, arms)
             label = label if label is not None else f"P{number + 1}"
             if not isinstance(label, str) or not label.strip() or len(label) > 64:
                 raise invalid(
@@ -290,7 +289,7 @@ class StudyStore(SQLiteFile):
         """The participant's sequence of screens (from their stored plan)."""
         with self._lock:
             if participant.plan not in self._screens:
-                self._screens[participant.plan] = study_kind(self.study).screens(participant.plan)
+                self._screens[participant.plan] = screens(self.study, participant.plan)
             return self._screens[participant.plan]
 
     def answers(self, participant: Participant) -> dict[int, dict[str, int | None]]:
