@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures
+import logging
 import re
 
 import pytest
@@ -17,6 +18,7 @@ from xaimetrics.studies import (
     SimulatabilityStudy,
     StudyArm,
     StudyStore,
+    create_app,
 )
 
 SECRET_WORDS = ("embassy", "referee", "Sci/Tech", "P1", "P2", "Guess", "NoExplanation", "seed")
@@ -232,3 +234,44 @@ def test_a_likert_screen_needs_every_dimension_rated(tmp_path):
         done = session.post(f"{server.url}/study/1", data={"csrf": token, "d0": "4", "d1": "2"})
         assert done.url.endswith("/study/2") and store.answers(invite.participant)[1] == {"0": 4, "1": 2}
     store.close()
+
+
+def test_refused_requests_are_logged_without_tokens(served, caplog):
+    _, store, server = served
+    invite = store.invite()
+    admin_token = store.new_admin_token()
+    caplog.set_level(logging.DEBUG, logger="xaimetrics.studies")
+    assert requests.get(f"{server.url}/", headers={"Host": "attacker.example"}).status_code == 400
+    assert requests.get(f"{server.url}/s/{'x' * 32}").status_code == 403
+    session = _join(server, invite.token)
+    token = csrf_of(session.get(f"{server.url}/study/0").text)
+    assert session.post(f"{server.url}/study/0", data={"csrf": token, "continue": "1"}).url.endswith(
+        "/study/1"
+    )
+    admin = requests.Session()
+    assert admin.post(f"{server.url}/admin/login", data={"token": admin_token}).url.endswith("/admin")
+    records = [r for r in caplog.records if r.name == "xaimetrics.studies"]
+    refused = [r.getMessage() for r in records if r.levelno == logging.INFO and "refused" in r.getMessage()]
+    assert refused == ["refused GET / (400)", "refused GET /s/… (403)"]
+    assert any(
+        r.levelno == logging.DEBUG and "saved the answer of P1 to screen 0" in r.getMessage() for r in records
+    )
+    logged = "\n".join(r.getMessage() for r in records)
+    for secret in (invite.token, admin_token, token, "x" * 32):
+        assert secret not in logged
+
+
+def test_host_names_follow_starlettes_patterns(tmp_path):
+    study = _study()
+    store = StudyStore(tmp_path / "answers.sqlite", study)
+    with ThreadServer(study, store, allowed_hosts=["127.0.0.1", "*.study.example"]) as server:
+        for host, status in (("127.0.0.1", 200), ("a.study.example", 200), ("study.example", 400),
+                             ("localhost", 400), ("evil.example", 400), ("[::1]", 400)):  # fmt: skip
+            response = requests.get(f"{server.url}/", headers={"Host": f"{host}:{server.port}"})
+            assert response.status_code == status, host
+            assert response.headers["X-Frame-Options"] == "DENY"  # the refusals carry the headers too
+    store.close()
+    with pytest.raises(ValueError, match=r"'allowed_hosts' parameter of create_app .* Got exa\*mple.org\."):
+        create_app(study, store, allowed_hosts=["exa*mple.org"])
+    with pytest.raises(ValueError, match=r"must be a list of host names.* Got 'localhost'\."):
+        create_app(study, store, allowed_hosts="localhost")

@@ -20,9 +20,10 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -30,6 +31,10 @@ import pandas as pd
 from xaimetrics._validation import invalid
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.studies._results import HUMAN
+
+if TYPE_CHECKING:
+    from xaimetrics.benchmark import ResultsStore
+    from xaimetrics.representation import AlphaResult
 
 __all__ = ["SETTING_COLUMNS", "AgreementReport", "agreement_report", "agreement_section"]
 
@@ -65,8 +70,8 @@ class AgreementReport:
     copeland: pd.DataFrame
     samples: pd.DataFrame
     samples_by_method: pd.DataFrame
-    alpha_same_arm: Any = None
-    alpha_same_text: Any = None
+    alpha_same_arm: AlphaResult | None = None
+    alpha_same_text: AlphaResult | None = None
     notes: list[str] = field(default_factory=list)
     n_participants: int = 0
     n_answers: int = 0
@@ -163,9 +168,9 @@ class AgreementReport:
             )
         return "\n".join([*parts, "</section>"])
 
-    def to_dict(self) -> dict[str, Any]:
-        def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-            return json.loads(frame.reset_index().to_json(orient="records"))
+    def to_dict(self) -> dict[str, object]:
+        def records(frame: pd.DataFrame) -> list[dict[str, object]]:
+            return list(json.loads(frame.reset_index().to_json(orient="records")))
 
         return {
             "human": self.human, "simulators": list(self.simulators), "summary": self.summary(),
@@ -232,21 +237,25 @@ def _correlation(human: pd.Series, llm: pd.Series) -> dict[str, float]:
     return out
 
 
-def _kappa(first: list[Any], second: list[Any]) -> float:
-    """Cohen's κ of two raters' nominal answers (``None`` is a category of its own: no answer)."""
-    n = len(first)
-    if n == 0:
+def _kappa(first: Sequence[object], second: Sequence[object]) -> float:
+    """Cohen's κ of two raters' nominal answers (``None`` is a category of its own: no answer), by
+    :func:`sklearn.metrics.cohen_kappa_score`; NaN when there is nothing to compare or a single category.
+
+    Example:
+        >>> round(_kappa(["a", "b", None, "b"], ["a", "a", None, "b"]), 4)
+        0.6364
+    """
+    from sklearn.metrics import cohen_kappa_score
+
+    shown_first, shown_second = [repr(a) for a in first], [repr(b) for b in second]
+    categories = sorted({*shown_first, *shown_second})
+    if len(categories) < 2:  # no answers, or one category for both: chance agreement is 1, κ undefined
         return math.nan
-    observed = sum(a == b for a, b in zip(first, second, strict=True)) / n
-    categories = {repr(c) for c in (*first, *second)}
-    expected = sum(
-        (sum(repr(a) == c for a in first) / n) * (sum(repr(b) == c for b in second) / n) for c in categories
-    )
-    return math.nan if expected >= 1.0 else (observed - expected) / (1.0 - expected)
+    return float(cohen_kappa_score(shown_first, shown_second, labels=categories))
 
 
 def agreement_report(
-    results: Any, *, human: str = HUMAN, simulators: list[str] | None = None
+    results: ResultsStore | str | Path, *, human: str = HUMAN, simulators: list[str] | None = None
 ) -> AgreementReport:
     """Compare the human rows of a results store with its LLM rows on the shared settings.
 
@@ -264,8 +273,8 @@ def agreement_report(
     from xaimetrics.benchmark import ResultsStore
 
     owner = "agreement_report"
-    owned = not isinstance(results, ResultsStore)
-    store = ResultsStore(results) if owned else results
+    store = results if isinstance(results, ResultsStore) else ResultsStore(results)
+    owned = store is not results
     try:
         rows = _normalise(store.to_frame())
         people = rows[rows["simulator"] == human]
@@ -346,7 +355,7 @@ def _copeland(frame: pd.DataFrame, human: str, llms: tuple[str, ...], notes: lis
     return out
 
 
-def _sample_pairs(llm: str, row: pd.Series, payloads: dict[str, Any]) -> list[dict[str, Any]]:
+def _sample_pairs(llm: str, row: pd.Series, payloads: dict[str, dict[str, Any]]) -> list[dict[str, object]]:
     """One record per (person, EP sample) of a shared setting: the person's, the LLM's and f's answers."""
     theirs = payloads[row["key_llm"]].get("result", {})
     llm_answers, references = theirs.get("answers", {}), theirs.get("references", {})
@@ -362,7 +371,7 @@ def _sample_pairs(llm: str, row: pd.Series, payloads: dict[str, Any]) -> list[di
     return out
 
 
-def _sample_tables(pairs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _sample_tables(pairs: list[dict[str, object]]) -> tuple[pd.DataFrame, pd.DataFrame]:
     columns = ["pairs", "agreement", "kappa", "human_accuracy", "llm_accuracy"]
     if not pairs:
         empty = pd.DataFrame(columns=columns)
@@ -391,12 +400,14 @@ def _sample_tables(pairs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFr
     return overall, by_method
 
 
-def _alphas(people: pd.DataFrame, payloads: dict[str, Any], notes: list[str]) -> tuple[Any, Any]:
+def _alphas(
+    people: pd.DataFrame, payloads: dict[str, dict[str, Any]], notes: list[str]
+) -> tuple[AlphaResult | None, AlphaResult | None]:
     """Krippendorff's α (nominal) between people: units (arm, sample), then (text, whatever the arm)."""
     from xaimetrics.representation import krippendorff_alpha
 
-    same_arm: dict[tuple[Any, ...], dict[str, Any]] = {}
-    same_text: dict[tuple[Any, ...], dict[str, Any]] = {}
+    same_arm: dict[tuple[object, ...], dict[str, str]] = {}
+    same_text: dict[tuple[object, ...], dict[str, str]] = {}
     for _, row in people.iterrows():
         for entry in payloads[row["key"]].get("participants", []):
             for sample, answer in entry["result"]["answers"].items():
@@ -407,7 +418,7 @@ def _alphas(people: pd.DataFrame, payloads: dict[str, Any], notes: list[str]) ->
                 same_text.setdefault((row["dataset"], row["model"], row["seed"], sample), {})[
                     entry["participant"]
                 ] = answer
-    results = []
+    results: list[AlphaResult | None] = []
     for name, units in (("same arm", same_arm), ("same text", same_text)):
         coders = sorted({p for unit in units.values() for p in unit})
         codes = {c: i for i, c in enumerate(sorted({a for unit in units.values() for a in unit.values()}))}
@@ -425,7 +436,7 @@ def _alphas(people: pd.DataFrame, payloads: dict[str, Any], notes: list[str]) ->
     return results[0], results[1]
 
 
-def agreement_section(results: Any, *, human: str = HUMAN) -> dict[str, str]:
+def agreement_section(results: ResultsStore | str | Path, *, human: str = HUMAN) -> dict[str, str]:
     """``{"md": ..., "html": ...}``: the report's section for a results store, or a one-line note when the
     store has no human rows (so a benchmark report can always include it)."""
     try:

@@ -5,29 +5,35 @@ concept values. The functional core of ``xaimetrics study create`` (which adds t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from xaimetrics._validation import check_positive_int, check_seed, check_texts, invalid
 from xaimetrics.concepts import ConceptInterpretation
 from xaimetrics.studies._likert import Dimension, LikertStudy, RatingItem
-from xaimetrics.studies._simulatability import MethodExplanation, SampleSet, as_interpretation
+from xaimetrics.studies._simulatability import MethodExplanation, SampleSet, StudySample, as_interpretation
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from xaimetrics._typing import Array
+    from xaimetrics.concepts import ConceptExtractor
+    from xaimetrics.models import SplitClassifier
 
 __all__ = ["choose_examples", "explain_method", "likert_study_from_concepts"]
 
 
-def _numpy(values: Any) -> np.ndarray:
-    if hasattr(values, "detach"):
-        values = values.detach().cpu().numpy()
-    return np.asarray(values)
+def _numpy(values: Array | ArrayLike) -> np.ndarray:
+    detach = getattr(values, "detach", None)  # a torch tensor
+    return np.asarray(values if detach is None else detach().cpu().numpy())
 
 
 def explain_method(
-    model: Any,
-    extractor: Any,
-    interpretation: Mapping[int, Any],
-    activations: Any,
+    model: SplitClassifier,
+    extractor: ConceptExtractor,
+    interpretation: Mapping[int, object],
+    activations: Array,
     samples: SampleSet,
     *,
     method: str,
@@ -63,7 +69,7 @@ def explain_method(
     )
     global_phi = _numpy(global_importance(phi, f_co, n_classes=n_classes))
 
-    def local(part: tuple[Any, ...]) -> np.ndarray:
+    def local(part: tuple[StudySample, ...]) -> np.ndarray:
         texts = [s.text for s in part]
         encoded = extractor.encode(model.activations(texts))
         targets = np.array([s.prediction for s in part], dtype=np.int64)
@@ -74,14 +80,14 @@ def explain_method(
         seed=samples.seed,
         n_concepts=n_concepts,
         interpretation=interpretation_kind,
-        concepts=dict(interpretation),
+        concepts={int(k): as_interpretation(v) for k, v in interpretation.items()},
         global_importances=global_phi,
         lp_local=local(samples.lp) if lp_local and samples.lp else None,
         ep_local=local(samples.ep) if ep_local else None,
     )
 
 
-def _n_classes(model: Any) -> int:
+def _n_classes(model: SplitClassifier) -> int:
     names = getattr(model, "class_names", None)
     if names is None:
         raise invalid("model", "explain_method", "a split classifier with class_names", type(model).__name__)
@@ -137,8 +143,8 @@ def _dimension_of(concept_id: int, description: ConceptInterpretation) -> Dimens
 
 def likert_study_from_concepts(
     inputs: Sequence[str],
-    concepts: Any,
-    interpretation: Mapping[int, Any],
+    concepts: Array | ArrayLike,
+    interpretation: Mapping[int, object],
     *,
     n_examples: int = 50,
     labels: Sequence[int] | None = None,
@@ -184,4 +190,4 @@ def likert_study_from_concepts(
     chosen = choose_examples(len(texts), n_examples, labels, seed=seed)
     dimensions = [_dimension_of(i, as_interpretation(described[i])) for i in ids]
     items = [RatingItem(str(int(r)), texts[r], tuple(float(values[r, i]) for i in ids)) for r in chosen]
-    return LikertStudy(dimensions, items, **options)
+    return LikertStudy(tuple(dimensions), tuple(items), **options)

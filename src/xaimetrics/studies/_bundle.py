@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 from xaimetrics._digest import json_digest
 from xaimetrics._validation import invalid
@@ -28,7 +27,7 @@ _KINDS: dict[str, type[SimulatabilityStudy] | type[LikertStudy]] = {
 }
 
 
-def _document(study: Study) -> dict[str, Any]:
+def _document(study: Study) -> dict[str, object]:
     return {"format": FORMAT, "version": VERSION, **study.to_dict()}
 
 
@@ -56,7 +55,7 @@ def save_study(study: Study, path: str | os.PathLike[str]) -> Path:
     return path
 
 
-def study_from_dict(data: Any, source: str = "study") -> Study:
+def study_from_dict(data: object, source: str = "study") -> Study:
     """Build a study from the bundle's data, checking its format, version and kind."""
     owner = "load_study"
     if not isinstance(data, dict) or data.get("format") != FORMAT:

@@ -22,18 +22,27 @@ import argparse
 import importlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xaimetrics._arguments import add_data_arguments, add_portable_argument, data_options
 from xaimetrics._validation import invalid
 from xaimetrics.exceptions import InvalidParameterError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from xaimetrics.benchmark import Grid, Providers
+    from xaimetrics.simulators import Simulator
+    from xaimetrics.studies import StudyConfig, StudyStore
+    from xaimetrics.studies._bundle import Study
+    from xaimetrics.studies._likert import LikertStudy
 
 __all__ = ["register"]
 
 _OWNER = "xaimetrics study"
 
 
-def register(subparsers: Any) -> argparse.ArgumentParser:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add the ``study`` sub-command (``create``, ``invite``, ``serve``, ``export``, ``simulate``, ``report``)."""
     parser = subparsers.add_parser(
         "study",
@@ -164,7 +173,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     return parser
 
 
-def _providers(spec: str | None) -> Any:
+def _providers(spec: str | None) -> Providers | None:
     from xaimetrics.benchmark import Providers
 
     if spec is None:
@@ -181,7 +190,7 @@ def _providers(spec: str | None) -> Any:
     return value
 
 
-def _grid(args: argparse.Namespace, providers: Any) -> Any:
+def _grid(args: argparse.Namespace, providers: Providers | None) -> Grid:
     """The grid of ``--grid``, or one described by ``--dataset``, ``--model``, ``--methods`` / ``--method``."""
     from xaimetrics.benchmark import Grid, load_grid
 
@@ -200,27 +209,27 @@ def _grid(args: argparse.Namespace, providers: Any) -> Any:
         raise invalid("--grid", _OWNER, f"given for a {args.kind} study (or --dataset with --methods)", None,
                       "Pass --grid GRID.toml, or --dataset NAME --methods NMF ..."
                       + (" (or --items and --dimensions)." if args.kind == "likert" else "."))  # fmt: skip
-    options: dict[str, Any] = {
+    options: dict[str, Any] = {  # the Grid's keyword arguments, several types
         "datasets": (args.dataset,), "models": (args.model or "minilm+",), "methods": tuple(methods),
         "n_concepts": 20, "seeds": tuple(args.seeds or (args.seed or 0,)), "simulators": ("perfect",), **chosen,
     }  # fmt: skip
     if args.prompt_types:
         options["prompt_types"] = tuple(args.prompt_types)
-    return Grid(**options, **extras)
+    return Grid(**{**options, **extras})
 
 
 def _create(args: argparse.Namespace) -> int:
-    from xaimetrics.studies import StudyConfig, save_study, write_config
+    from xaimetrics.studies import LikertStudy, StudyConfig, save_study, write_config
 
     if args.output.suffix != ".json":
         raise invalid("--output", _OWNER, "a .json file (the study bundle)", str(args.output))
     providers = _providers(args.providers)
-    options: dict[str, Any] = {"title": args.title} if args.title else {}
+    title: str | None = args.title
     if args.kind == "simulatability":
         from xaimetrics.studies import simulatability_study_from_grid
 
         try:
-            study: Any = simulatability_study_from_grid(
+            study: Study = simulatability_study_from_grid(
                 _grid(args, providers), providers, artefact_dir=args.artefacts, dataset=args.dataset,
                 model=args.model, seeds=args.seeds, methods=args.methods, prompt_types=args.prompt_types,
                 arms_per_participant=args.arms_per_participant, title=args.title,
@@ -233,25 +242,26 @@ def _create(args: argparse.Namespace) -> int:
                 "(with --artefacts DIR the model's predictions are kept for the next try)."
             ) from error
     elif args.items is not None or args.dimensions is not None:
-        study = _likert_from_files(args, options)
+        study = _likert_from_files(args, title)
     else:
         from xaimetrics.studies import likert_study_from_grid
 
         study = likert_study_from_grid(
             _grid(args, providers), providers, artefact_dir=args.artefacts, dataset=args.dataset, model=args.model,
             method=args.method, seed=args.seed, n_examples=args.n_examples, concept_ids=args.concepts,
-            n_annotators=args.n_annotators, shuffle=not args.no_shuffle, **options,
+            n_annotators=args.n_annotators, shuffle=not args.no_shuffle,
+            **({"title": title} if title else {}),
         )  # fmt: skip
     bundle = save_study(study, args.output)
     config = write_config(StudyConfig(bundle, host=args.host, port=args.port), bundle.with_suffix(".toml"))
-    size = f"{len(study.arms)} arms" if args.kind == "simulatability" else f"{len(study.items)} texts"
+    size = f"{len(study.items)} texts" if isinstance(study, LikertStudy) else f"{len(study.arms)} arms"
     print(f"Study ({args.kind}, {size}): {bundle}")
     print(f"Configuration: {config}")
     print(f"Next: xaimetrics study invite {config} --count N, then xaimetrics study serve {config}")
     return 0
 
 
-def _likert_from_files(args: argparse.Namespace, options: dict[str, Any]) -> Any:
+def _likert_from_files(args: argparse.Namespace, title: str | None) -> LikertStudy:
     from xaimetrics.studies import LikertStudy, choose_examples
 
     if args.items is None or args.dimensions is None:
@@ -269,11 +279,11 @@ def _likert_from_files(args: argparse.Namespace, options: dict[str, Any]) -> Any
         if isinstance(item, dict) and "id" not in item:
             item["id"] = str(i)
     chosen = choose_examples(len(items), min(args.n_examples, len(items)), seed=args.seed or 0)
-    return LikertStudy(dimensions, [items[i] for i in chosen], n_annotators=args.n_annotators,
-                       shuffle=not args.no_shuffle, **options)  # fmt: skip
+    return LikertStudy(tuple(dimensions), tuple(items[i] for i in chosen), n_annotators=args.n_annotators,
+                       shuffle=not args.no_shuffle, title=title or LikertStudy.title)  # fmt: skip
 
 
-def _base_url(config: Any, override: str | None, store: Any = None) -> str:
+def _base_url(config: StudyConfig, override: str | None, store: StudyStore | None = None) -> str:
     """``--base-url``, else the address the study was last served on, else the configuration's."""
     if override:
         return override
@@ -358,7 +368,7 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_answers(frame: Any, path: Path) -> Path:
+def _write_answers(frame: pd.DataFrame, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix == ".csv":
         frame.to_csv(path, index=False)
@@ -377,6 +387,7 @@ def _simulate(args: argparse.Namespace) -> int:
     if not isinstance(study, SimulatabilityStudy):
         raise invalid("study", _OWNER, "a simulatability study", "a Likert study")
     spec: str = args.simulator
+    simulator: Simulator
     if spec == "local" or spec.startswith("local:"):
         simulator = default_simulator(*(spec.split(":", 1)[1:]))
     elif spec.startswith("openai:") and len(spec) > len("openai:"):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -23,6 +23,9 @@ from xaimetrics.studies._simulatability import (
     SimulatabilityStudy,
     StudyArm,
 )
+
+if TYPE_CHECKING:
+    from xaimetrics.benchmark import Artefacts, Grid, Providers
 
 __all__ = ["likert_study_from_grid", "simulatability_study_from_grid"]
 
@@ -40,7 +43,7 @@ def _pick(values: Sequence[str], chosen: str | None, name: str, owner: str) -> s
     return chosen
 
 
-def _n_concepts(grid: Any, method: str, owner: str) -> int:
+def _n_concepts(grid: Grid, method: str, owner: str) -> int:
     candidates = grid.candidates(method)
     if len(candidates) != 1:
         raise invalid(
@@ -50,15 +53,15 @@ def _n_concepts(grid: Any, method: str, owner: str) -> int:
     return int(candidates[0])
 
 
-def _artefacts(grid: Any, providers: Any, artefact_dir: str | Path | None) -> Any:
+def _artefacts(grid: Grid, providers: Providers | None, artefact_dir: str | Path | None) -> Artefacts:
     from xaimetrics.benchmark import Artefacts, Providers
 
     return Artefacts(grid, providers if providers is not None else Providers(), artefact_dir)
 
 
 def simulatability_study_from_grid(
-    grid: Any,
-    providers: Any = None,
+    grid: Grid,
+    providers: Providers | None = None,
     *,
     artefact_dir: str | Path | None = None,
     dataset: str | None = None,
@@ -119,11 +122,11 @@ def simulatability_study_from_grid(
     return SimulatabilityStudy(
         class_names=tuple(pool.class_names), samples=tuple(samples.values()), explanations=tuple(explanations),
         arms=tuple(arms), dataset=dataset, model=model_name, arms_per_participant=arms_per_participant,
-        max_sample_chars=grid.max_sample_chars, **({"title": title} if title else {}),
+        max_sample_chars=grid.max_sample_chars, title=title or SimulatabilityStudy.title,
     )  # fmt: skip
 
 
-def check_selection(labels: Any, class_names: Sequence[str], grid: Any, dataset: str) -> None:
+def check_selection(labels: Sequence[int], class_names: Sequence[str], grid: Grid, dataset: str) -> None:
     """Fail fast when the pool's labels alone cannot give the LP/EP selection of ``grid``.
 
     :func:`~xaimetrics.consim.select_examples` needs, per class, about ``(n_lp + n_ep) / C`` texts, half
@@ -166,7 +169,7 @@ def check_selection(labels: Any, class_names: Sequence[str], grid: Any, dataset:
 
 
 def _explanation(
-    artefacts: Any, dataset: str, model: str, method: str, k: int, interpretation: str, samples: SampleSet,
+    artefacts: Artefacts, dataset: str, model: str, method: str, k: int, interpretation: str, samples: SampleSet,
     lp_local: bool, ep_local: bool,
 ) -> MethodExplanation:  # fmt: skip
     owner = "simulatability_study_from_grid"
@@ -193,8 +196,8 @@ def _explanation(
 
 
 def likert_study_from_grid(
-    grid: Any,
-    providers: Any = None,
+    grid: Grid,
+    providers: Providers | None = None,
     *,
     artefact_dir: str | Path | None = None,
     dataset: str | None = None,

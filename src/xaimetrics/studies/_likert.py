@@ -161,7 +161,7 @@ class LikertStudy:
         scale = float(np.abs(column).max())
         return (item.values[d] / scale if scale > 0 else 0.0), bool((column < 0).any())
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "kind": self.kind, "title": self.title, "question": self.question, "scale": list(self.scale),
             "n_annotators": self.n_annotators, "shuffle": self.shuffle, "instructions": self.instructions,
@@ -179,7 +179,7 @@ class LikertStudy:
         )  # fmt: skip
 
 
-def _dimension(value: Any) -> Dimension:
+def _dimension(value: object) -> Dimension:
     if isinstance(value, Dimension):
         return value
     if isinstance(value, Mapping):
@@ -192,9 +192,9 @@ def _dimension(value: Any) -> Dimension:
     raise invalid("dimensions", _OWNER, "Dimension objects or mappings", type(value).__name__)
 
 
-def _item(value: Any) -> RatingItem:
+def _item(value: object) -> RatingItem:
     if isinstance(value, RatingItem):
-        data: Mapping[str, Any] = vars(value)
+        data: Mapping[str, object] = vars(value)
     elif isinstance(value, Mapping):
         data = value
     else:

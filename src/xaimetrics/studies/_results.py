@@ -18,17 +18,20 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from xaimetrics._validation import invalid
 from xaimetrics.consim import ConSimResult, score_response
-from xaimetrics.studies._bundle import study_digest
+from xaimetrics.studies._bundle import Study, study_digest
 from xaimetrics.studies._likert import LikertStudy
 from xaimetrics.studies._simulatability import SimulatabilityStudy
 from xaimetrics.studies._store import RESPONSE_COLUMNS, Participant, StudyStore
+
+if TYPE_CHECKING:
+    from xaimetrics.benchmark import ResultsStore
 
 __all__ = [
     "HUMAN",
@@ -54,7 +57,7 @@ class HumanResult:
     complete: bool
 
 
-def _require(study: Any, kind: type, owner: str) -> None:
+def _require(study: object, kind: type, owner: str) -> None:
     if not isinstance(study, kind):
         raise invalid("study", owner, f"a {kind.__name__}", type(study).__name__)
 
@@ -112,7 +115,7 @@ def _mean(values: list[float | None]) -> float | None:
 def export_results(
     study: SimulatabilityStudy,
     store: StudyStore,
-    results: Any,
+    results: ResultsStore | str | Path,
     *,
     simulator: str = HUMAN,
     phase: str = "evaluation",
@@ -133,8 +136,8 @@ def export_results(
     from xaimetrics.benchmark import ResultsStore, setting_key
 
     _require(study, SimulatabilityStudy, "export_results")
-    owned = not isinstance(results, ResultsStore)
-    target = ResultsStore(results) if owned else results
+    target = results if isinstance(results, ResultsStore) else ResultsStore(results)
+    owned = target is not results
     try:
         by_arm: dict[str, list[HumanResult]] = {}
         for human in human_results(study, store):
@@ -162,7 +165,7 @@ def export_results(
             target.close()
 
 
-def _earlier_exports(results: Any, digest: str, simulator: str) -> dict[str, str]:
+def _earlier_exports(results: ResultsStore, digest: str, simulator: str) -> dict[str, str]:
     """``{key: arm id}`` of the rows this study exported before (read from their payloads)."""
     out = {}
     for row in results.rows():
@@ -287,7 +290,7 @@ def likert_ratings(study: LikertStudy, store: StudyStore) -> LikertRatings:
     )
 
 
-def answers_frame(study: Any, store: StudyStore) -> pd.DataFrame:
+def answers_frame(study: Study, store: StudyStore) -> pd.DataFrame:
     """Every stored answer with its participant, screen, subject, time to answer and revisions; for
     simulatability also the class chosen, f's prediction and whether they agree."""
     frame = pd.DataFrame(store.responses())
@@ -299,7 +302,7 @@ def answers_frame(study: Any, store: StudyStore) -> pd.DataFrame:
         chosen, model, correct = [], [], []
         for kind, subject, value in zip(frame["kind"], frame["subject"], frame["value"], strict=True):
             if kind != "question" or pd.isna(value):
-                entry: tuple[Any, Any, Any] = (None, None, None)
+                entry: tuple[str | None, str | None, bool | None] = (None, None, None)
             else:
                 arm_id, sample_id = subject.rsplit("/", 1)
                 arm = study.arm(arm_id)

@@ -8,7 +8,9 @@
 - **Headers**: a Content-Security-Policy that allows only the page's own inline style and script (by a fresh
   nonce per response), no framing, no referrer to other sites, no caching, no MIME sniffing — so even a text that escaped
   escaping could not run.
-- **Host check**: requests for another host name are refused (DNS-rebinding of a server on 127.0.0.1).
+- **Host check**: requests for another host name are refused with a 400 (DNS-rebinding of a server on
+  127.0.0.1). Starlette's ``TrustedHostMiddleware`` does it (:func:`~xaimetrics.studies.create_app` installs
+  it inside :func:`security_headers`, so its refusals carry the headers too).
 - **Numbers**: every number read from a path, a form or a header goes through :func:`parse_number` (ASCII
   digits only, at most 9 of them): ``str.isdigit`` accepts ``²`` and ``int`` accepts ``٣`` and 5,000-digit
   strings, which crashed handlers with a 500.
@@ -22,18 +24,32 @@ import hmac
 import logging
 import re
 import secrets
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
-__all__ = ["csrf_token", "parse_number", "read_form", "security_middleware", "verify_csrf"]
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+__all__ = [
+    "csrf_token",
+    "loggable_path",
+    "parse_number",
+    "read_form",
+    "same_origin_posts",
+    "security_headers",
+    "verify_csrf",
+]
 
 MAX_FIELDS = 64
 _NUMBER = re.compile(r"[0-9]{1,9}")
 _LOG = logging.getLogger("xaimetrics.studies")
+_REFUSED = frozenset({400, 403, 405, 413, 415})
+_Next = Callable[["Request"], Awaitable["Response"]]
 
 
-def parse_number(text: Any) -> int | None:
+def parse_number(text: object) -> int | None:
     """The non-negative integer spelled by ``text`` in 1 to 9 ASCII digits, else ``None``.
 
     Example:
@@ -56,7 +72,7 @@ def csrf_token(secret: str, subject: str, purpose: str) -> str:
     return hmac.new(secret.encode(), f"{purpose}:{subject}".encode(), "sha256").hexdigest()
 
 
-def verify_csrf(token: Any, secret: str, subject: str, purpose: str) -> bool:
+def verify_csrf(token: object, secret: str, subject: str, purpose: str) -> bool:
     """Whether ``token`` is the form token of ``subject`` (constant-time comparison)."""
     if not isinstance(token, str) or len(token) != 64:
         return False
@@ -72,7 +88,7 @@ class FormError(Exception):
         self.reason = reason
 
 
-async def read_form(request: Any, max_body_bytes: int) -> dict[str, str]:
+async def read_form(request: Request, max_body_bytes: int) -> dict[str, str]:
     """The fields of a url-encoded form body (first value of each), reading at most ``max_body_bytes``."""
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if content_type != "application/x-www-form-urlencoded":
@@ -96,7 +112,7 @@ async def read_form(request: Any, max_body_bytes: int) -> dict[str, str]:
     return {name: values[0] for name, values in fields.items()}
 
 
-def _same_origin(request: Any) -> bool:
+def _same_origin(request: Request) -> bool:
     origin = request.headers.get("origin")
     if origin is None or origin == "null":
         return origin is None
@@ -104,34 +120,48 @@ def _same_origin(request: Any) -> bool:
     return urlsplit(origin).netloc == host
 
 
-def security_middleware(
-    allowed_hosts: Sequence[str],
-) -> Callable[[Any, Callable[[Any], Awaitable[Any]]], Awaitable[Any]]:
-    """An HTTP middleware: Host and Origin checks, a CSP nonce in ``request.state.nonce``, security headers."""
+async def same_origin_posts(request: Request, call_next: _Next) -> Response:
+    """An HTTP middleware: a POST whose ``Origin`` names another site is refused (403)."""
     from starlette.responses import PlainTextResponse
 
-    allowed = {h.lower() for h in allowed_hosts}
-
-    async def middleware(request: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
-        host = (request.headers.get("host") or "").lower()
-        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-        if "*" not in allowed and name not in allowed:
-            return _secure(PlainTextResponse("Invalid host.", status_code=400), "")
-        if request.method == "POST" and not _same_origin(request):
-            return _secure(PlainTextResponse("Access denied.", status_code=403), "")
-        nonce = secrets.token_urlsafe(16)
-        request.state.nonce = nonce
-        try:
-            response = await call_next(request)
-        except Exception:  # a bug in a handler: a bare 500 with the headers, the details only in the log
-            _LOG.exception("the study app failed on %s %s", request.method, request.url.path)
-            return _secure(PlainTextResponse("Server error.", status_code=500), "")
-        return _secure(response, nonce)
-
-    return middleware
+    if request.method == "POST" and not _same_origin(request):
+        _LOG.debug("a POST from another site (Origin %r)", request.headers.get("origin"))
+        return PlainTextResponse("Access denied.", status_code=403)  # secured by security_headers
+    return await call_next(request)
 
 
-def _secure(response: Any, nonce: str) -> Any:
+async def security_headers(request: Request, call_next: _Next) -> Response:
+    """An HTTP middleware: a CSP nonce in ``request.state.nonce``, the security headers on every response,
+    and a bare 500 (with the headers) when a handler fails.
+
+    Every refused request (400, 403, 405, 413, 415: a wrong host, token, form or number) is logged at INFO as
+    its method, path (without an invite token) and status; the routes log the reason at DEBUG.
+    """
+    from starlette.responses import PlainTextResponse
+
+    nonce = secrets.token_urlsafe(16)
+    request.state.nonce = nonce
+    try:
+        response = await call_next(request)
+    except Exception:  # a bug in a handler: a bare 500 with the headers, the details only in the log
+        _LOG.exception("the study app failed on %s %s", request.method, loggable_path(request.url.path))
+        return _secure(PlainTextResponse("Server error.", status_code=500), "")
+    if response.status_code in _REFUSED:
+        _LOG.info("refused %s %s (%d)", request.method, loggable_path(request.url.path), response.status_code)
+    return _secure(response, nonce)
+
+
+def loggable_path(path: str) -> str:
+    """``path`` without an invite token (``/s/{token}``): tokens never go to the log.
+
+    Example:
+        >>> loggable_path("/s/Zm9vYmFy"), loggable_path("/study/3")
+        ('/s/…', '/study/3')
+    """
+    return "/s/…" if path.startswith("/s/") else path
+
+
+def _secure(response: Response, nonce: str) -> Response:
     source = f"'nonce-{nonce}'" if nonce else "'none'"
     response.headers["Content-Security-Policy"] = (
         f"default-src 'none'; style-src {source}; script-src {source}; img-src 'self'; form-action 'self'; "

@@ -26,7 +26,7 @@ import numpy as np
 
 from xaimetrics._validation import invalid
 from xaimetrics.concepts import ConceptInterpretation
-from xaimetrics.consim import ConSimPrompt, render_prompt, resolve_prompt_type
+from xaimetrics.consim import ConSimPrompt, ConSimSamples, render_prompt, resolve_prompt_type
 from xaimetrics.studies._lookup import find
 
 __all__ = [
@@ -76,11 +76,11 @@ class SampleSet:
         cls,
         seed: int,
         lp_texts: Sequence[str],
-        lp_predictions: Sequence[int],
+        lp_predictions: Sequence[int] | np.ndarray,
         ep_texts: Sequence[str],
-        ep_predictions: Sequence[int],
-        lp_labels: Sequence[int] | None = None,
-        ep_labels: Sequence[int] | None = None,
+        ep_predictions: Sequence[int] | np.ndarray,
+        lp_labels: Sequence[int] | np.ndarray | None = None,
+        ep_labels: Sequence[int] | np.ndarray | None = None,
     ) -> SampleSet:
         """Number the samples as the ConSim prompt does (LP first, then EP)."""
         n_lp = len(lp_texts)
@@ -95,14 +95,14 @@ class SampleSet:
         return cls(int(seed), lp, ep)
 
     @classmethod
-    def from_samples(cls, samples: Any) -> SampleSet:
+    def from_samples(cls, samples: ConSimSamples) -> SampleSet:
         """From a :class:`~xaimetrics.consim.ConSimSamples` (its seed, texts, predictions and labels)."""
         return cls.from_texts(
             samples.seed or 0, samples.lp_texts, samples.lp_predictions, samples.ep_texts,
             samples.ep_predictions, samples.lp_labels, samples.ep_labels,
         )  # fmt: skip
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {"seed": self.seed, "lp": [vars(s) for s in self.lp], "ep": [vars(s) for s in self.ep]}
 
     @classmethod
@@ -155,8 +155,8 @@ class MethodExplanation:
     def key(self) -> tuple[str, int, str, int]:
         return (self.method, self.n_concepts, self.interpretation, self.seed)
 
-    def to_dict(self) -> dict[str, Any]:
-        def rows(array: np.ndarray | None) -> Any:
+    def to_dict(self) -> dict[str, object]:
+        def rows(array: np.ndarray | None) -> list[list[float]] | None:
             return None if array is None else [[float(v) for v in row] for row in array]
 
         return {
@@ -172,20 +172,27 @@ class MethodExplanation:
     def from_dict(cls, data: Mapping[str, Any]) -> MethodExplanation:
         dtype = np.dtype(data.get("dtype", "float64"))  # the computed dtype: the same buckets as the LLM's
 
-        def array(value: Any) -> np.ndarray | None:
+        def array(value: object) -> np.ndarray | None:
             return None if value is None else np.asarray(value, dtype=dtype)
 
         return cls(
             method=str(data["method"]), seed=int(data["seed"]), n_concepts=int(data.get("n_concepts", 0)),
             interpretation=str(data.get("interpretation", "")),
             concepts={int(k): v for k, v in data["concepts"].items()},
-            global_importances=array(data["global_importances"]),  # type: ignore[arg-type]
+            global_importances=np.asarray(data["global_importances"], dtype=dtype),
             concept_ids=tuple(data.get("concept_ids", ())),
             lp_local=array(data.get("lp_local")), ep_local=array(data.get("ep_local")),
         )  # fmt: skip
 
 
-def as_interpretation(value: Any) -> ConceptInterpretation:
+def as_interpretation(value: object) -> ConceptInterpretation:
+    """A concept description from a :class:`ConceptInterpretation`, a ``{aligned, opposed, label}`` mapping,
+    a label or a word list.
+
+    Example:
+        >>> as_interpretation(["goal", "coach"]).aligned, as_interpretation("sports").label
+        (('goal', 'coach'), 'sports')
+    """
     if isinstance(value, ConceptInterpretation):
         return ConceptInterpretation(tuple(value.aligned), tuple(value.opposed), value.label)
     if isinstance(value, Mapping):
@@ -247,7 +254,7 @@ class StudyArm:
     def explanation_key(self) -> tuple[str, int, str, int]:
         return (self.method, self.n_concepts, self.interpretation, self.seed)
 
-    def setting(self) -> dict[str, Any]:
+    def setting(self) -> dict[str, object]:
         """The benchmark's setting columns of this arm (``dataset``, ``model`` and ``simulator`` aside)."""
         return {
             "method": self.method, "n_concepts": self.n_concepts, "interpretation": self.interpretation,
@@ -351,15 +358,6 @@ class SimulatabilityStudy:
         """The ConSim prompt of ``arm`` (what an LLM simulator is asked; people see the same parts)."""
         samples = self.sample_set(arm.seed)
         explanation = self.explanation(arm)
-        extra: dict[str, Any] = {}
-        if explanation is not None:
-            extra = {
-                "interpretation": explanation.concepts,
-                "global_importances": explanation.global_importances,
-                "lp_local_importances": explanation.lp_local,
-                "ep_local_importances": explanation.ep_local,
-                "concept_ids": explanation.concept_ids,
-            }
         return render_prompt(
             arm.label,
             class_names=self.class_names,
@@ -369,11 +367,15 @@ class SimulatabilityStudy:
             ep_predictions=np.array([s.prediction for s in samples.ep], dtype=np.int64),
             importance_threshold=self.importance_threshold,
             max_sample_chars=self.max_sample_chars,
-            **extra,
+            interpretation=None if explanation is None else explanation.concepts,
+            global_importances=None if explanation is None else explanation.global_importances,
+            lp_local_importances=None if explanation is None else explanation.lp_local,
+            ep_local_importances=None if explanation is None else explanation.ep_local,
+            concept_ids=None if explanation is None else explanation.concept_ids,
         )
 
     # -- serialisation ---------------------------------------------------------------------------------------
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "kind": self.kind, "title": self.title, "dataset": self.dataset, "model": self.model,
             "class_names": list(self.class_names), "arms_per_participant": self.arms_per_participant,

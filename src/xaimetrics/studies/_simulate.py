@@ -3,17 +3,31 @@ answer the same samples with the same explanations, and their rows meet in one r
 
 from __future__ import annotations
 
-from typing import Any
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from xaimetrics._validation import invalid
 from xaimetrics.consim import score_response
 from xaimetrics.studies._results import result_row
 from xaimetrics.studies._simulatability import SimulatabilityStudy
 
+if TYPE_CHECKING:
+    from xaimetrics.benchmark import ResultsStore
+    from xaimetrics.simulators import Simulator
+
 __all__ = ["simulate_study"]
 
+_LOG = logging.getLogger("xaimetrics.studies")
 
-def simulate_study(study: SimulatabilityStudy, simulator: Any, results: Any, *, name: str) -> dict[str, int]:
+
+def simulate_study(
+    study: SimulatabilityStudy,
+    simulator: Simulator,
+    results: ResultsStore | str | Path,
+    *,
+    name: str,
+) -> dict[str, int]:
     """Ask ``simulator`` every arm's ConSim prompt, score it (eq. 5) and store one row per arm.
 
     Rows and keys are those of ``xaimetrics benchmark run`` for the same setting and simulator name, so
@@ -22,7 +36,7 @@ def simulate_study(study: SimulatabilityStudy, simulator: Any, results: Any, *, 
 
     Args:
         study: the simulatability study.
-        simulator: anything with ``generate(messages, *, answer_schema=None)``.
+        simulator: a :class:`~xaimetrics.simulators.Simulator` (``generate(messages, *, answer_schema=None)``).
         results: a :class:`~xaimetrics.benchmark.ResultsStore` or its path.
         name: the simulator's name in the results (e.g. ``"local"``, ``"openai:gpt-4o-mini"``).
 
@@ -48,8 +62,8 @@ def simulate_study(study: SimulatabilityStudy, simulator: Any, results: Any, *, 
         raise invalid(
             "simulator", "simulate_study", "an object with generate(messages)", type(simulator).__name__
         )
-    owned = not isinstance(results, ResultsStore)
-    store = ResultsStore(results) if owned else results
+    store = results if isinstance(results, ResultsStore) else ResultsStore(results)
+    owned = store is not results
     counts = {"written": 0, "skipped": 0, "failed": 0}
     try:
         done = store.keys()
@@ -58,17 +72,18 @@ def simulate_study(study: SimulatabilityStudy, simulator: Any, results: Any, *, 
                        "phase": "evaluation"}  # fmt: skip
             key = setting_key(setting)
             if key in done:
+                _LOG.debug("simulate_study: %s skipped, already in the results store", arm.id)
                 counts["skipped"] += 1
                 continue
             prompt = study.prompt(arm)
             try:
                 response = simulator.generate(list(prompt.messages), answer_schema=prompt.answer_schema)
-            except TypeError:  # a simulator without answer schemas
-                response = simulator.generate(list(prompt.messages))
             except Exception as error:  # a failed call is retried by the next run, never stored
                 response = SimulatorResponse("", error=f"{type(error).__name__}: {error}")
             result = score_response(prompt, response, seed=arm.seed)
             if result.error is not None or result.raw_answer is None:
+                _LOG.warning("simulate_study: %s failed (%s); not stored, a rerun retries it", arm.id,
+                             (result.error or "no answer").split(":")[0])  # fmt: skip
                 counts["failed"] += 1
                 continue
             store.add(key, result_row(setting, [result]), {"setting": setting, "result": result.to_dict()})

@@ -167,11 +167,11 @@ class StudyStore(SQLiteFile):
                 raise
             self._connection.execute("COMMIT")
 
-    def _query(self, sql: str, parameters: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    def _query(self, sql: str, parameters: Sequence[object] = ()) -> list[tuple[Any, ...]]:
         with self._lock, self._guard():
             return self._connection.execute(sql, parameters).fetchall()
 
-    def _meta(self, name: str) -> Any:
+    def _meta(self, name: str) -> object:
         rows = self._query("SELECT value FROM meta WHERE name = ?", (name,))
         return json.loads(rows[0][0]) if rows else None
 
@@ -333,7 +333,7 @@ class StudyStore(SQLiteFile):
                     (participant.id, screen, field, shown.kind, subject, value, now),
                 )
 
-    def responses(self) -> list[dict[str, Any]]:
+    def responses(self) -> list[dict[str, object]]:
         """Every stored response with its participant and timing (the raw export)."""
         rows = self._query(
             "SELECT p.label, r.screen, r.kind, r.subject, r.field, r.value, r.answered_at, r.revisions, v.first_seen "

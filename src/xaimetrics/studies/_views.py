@@ -15,11 +15,12 @@ prompt, and all an anonymised ``Class_1`` means).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 
 from xaimetrics.concepts import importance_bucket, normalize_importance
+from xaimetrics.consim import ConSimPrompt
 from xaimetrics.studies._likert import LikertStudy
 from xaimetrics.studies._plan import Screen
 from xaimetrics.studies._simulatability import MethodExplanation, SimulatabilityStudy, StudyArm
@@ -42,7 +43,52 @@ _SIGNS = {
 }
 
 
-def _prompt_texts(prompt: Any) -> dict[str, str]:
+class Excerpt(TypedDict):
+    """A text as a screen shows it: the first characters (``short``), the whole (``full``), whether cut."""
+
+    short: str
+    full: str
+    cut: bool
+
+
+class Badge(TypedDict):
+    """A concept with its sign, in words (see the module docstring)."""
+
+    concept: int
+    sign: str
+    meaning: str
+    tone: str
+    label: str | None
+    words: str
+    few: str
+    opposed: str
+
+
+class ClassView(TypedDict):
+    name: str
+    badges: list[Badge]
+
+
+class LearnSample(TypedDict):
+    id: str
+    text: Excerpt
+    answer: str
+    badges: list[Badge]
+
+
+class ExplanationView(TypedDict):
+    """The learn screen of an arm (also shown, folded, under each question)."""
+
+    classes: list[ClassView]
+    concepts: list[Badge]
+    lp: list[LearnSample]
+    ep_badges: dict[str, list[Badge]]
+    has_explanation: bool
+    anonymized: bool
+    lp_local: bool
+
+
+def _prompt_texts(prompt: ConSimPrompt) -> dict[str, str]:
     """``{sample id: text}`` exactly as the LLM's prompt shows the samples (one line, cut like the prompt).
 
     Each sample's first line ``Sample_{id}: ...`` is its text (the LP predictions come later in the prompt).
@@ -58,7 +104,7 @@ def _prompt_texts(prompt: Any) -> dict[str, str]:
     return texts
 
 
-def excerpt(text: str, limit: int) -> dict[str, Any]:
+def excerpt(text: str, limit: int) -> Excerpt:
     """``{"short", "full", "cut"}``: the first ``limit`` characters of ``text`` cut at a word, and the whole.
 
     Example:
@@ -79,7 +125,7 @@ def _sign(value: float) -> str:
     return importance_bucket(value) or ("+" if value > 0 else "-")
 
 
-def _badge(explanation: MethodExplanation, concept_id: int, value: float) -> dict[str, Any]:
+def _badge(explanation: MethodExplanation, concept_id: int, value: float) -> Badge:
     sign = _sign(value)
     description = explanation.concepts.get(concept_id)
     words = ", ".join(description.aligned) if description else ""
@@ -95,7 +141,7 @@ def _badge(explanation: MethodExplanation, concept_id: int, value: float) -> dic
     }
 
 
-def explanation_view(study: SimulatabilityStudy, arm: StudyArm) -> dict[str, Any]:
+def explanation_view(study: SimulatabilityStudy, arm: StudyArm) -> ExplanationView:
     """The learn screen of ``arm``: per class the important concepts, the LP samples and their badges."""
     prompt = study.prompt(arm)
     content = prompt.prompt_type.content
@@ -104,7 +150,8 @@ def explanation_view(study: SimulatabilityStudy, arm: StudyArm) -> dict[str, Any
     shown = study.shown_classes(arm)
     samples = study.sample_set(arm.seed)
     threshold = study.importance_threshold
-    view: dict[str, Any] = {"classes": [], "concepts": [], "lp": [], "ep_badges": {}}
+    view = ExplanationView(classes=[], concepts=[], lp=[], ep_badges={}, has_explanation=False,
+                           anonymized=arm.anonymized, lp_local=content.lp_local)  # fmt: skip
     shown_ids: set[int] = set()
     if explanation is not None and content.global_explanations:
         ids = np.asarray(explanation.concept_ids)
@@ -119,7 +166,7 @@ def explanation_view(study: SimulatabilityStudy, arm: StudyArm) -> dict[str, Any
             view["classes"].append({"name": name, "badges": [_badge(explanation, i, v) for v, i in entries]})
         view["concepts"] = [_badge(explanation, cid, 1.0) for cid in sorted(shown_ids)]
 
-    def local_badges(values: np.ndarray | None, row: int) -> list[dict[str, Any]]:
+    def local_badges(values: np.ndarray | None, row: int) -> list[Badge]:
         if explanation is None or values is None:
             return []
         ids = np.asarray(explanation.concept_ids)
@@ -144,12 +191,10 @@ def explanation_view(study: SimulatabilityStudy, arm: StudyArm) -> dict[str, Any
     if content.ep_local and explanation is not None:
         view["ep_badges"] = {s.id: local_badges(explanation.ep_local, r) for r, s in enumerate(samples.ep)}
     view["has_explanation"] = bool(view["classes"])
-    view["anonymized"] = arm.anonymized
-    view["lp_local"] = content.lp_local
     return view
 
 
-def question_view(study: SimulatabilityStudy, screen: Screen) -> dict[str, Any]:
+def question_view(study: SimulatabilityStudy, screen: Screen) -> dict[str, object]:
     """An EP question: the text, the class choices (with their keys) and, for U1, the sample's badges."""
     arm = study.arm(str(screen.arm))
     sample = next(s for s in study.sample_set(arm.seed).ep if s.id == screen.sample)
@@ -168,19 +213,19 @@ def question_view(study: SimulatabilityStudy, screen: Screen) -> dict[str, Any]:
     }
 
 
-def rating_view(study: LikertStudy, screen: Screen) -> dict[str, Any]:
+def rating_view(study: LikertStudy, screen: Screen) -> dict[str, object]:
     """A Likert screen: the text and, per dimension, its value, description, question and scale."""
     item = study.item(str(screen.item))
     values = study.values
-    dimensions = []
+    dimensions: list[dict[str, object]] = []
     for d, dimension in enumerate(study.dimensions):
         # the meter reads by value like the label: from 0 (or -max |value|) to the largest magnitude
-        scale = float(np.abs(values[:, d]).max()) or 1.0
+        largest = float(np.abs(values[:, d]).max()) or 1.0
         _, signed = study.value_fraction(item, d)
         dimensions.append({
             "field": f"d{d}", "key": str(d), "name": dimension.name, "description": dimension.description,
             "low": dimension.low, "high": dimension.high, "value": item.values[d],
-            "value_label": study.value_label(item, d), "min": -scale if signed else 0.0, "max": scale,
+            "value_label": study.value_label(item, d), "min": -largest if signed else 0.0, "max": largest,
             "question": study.question_for(dimension),
         })  # fmt: skip
     scale = [
