@@ -145,12 +145,12 @@ class Annotations:
                 )
         self._labels: tuple[str, ...] = labels_t
         self._cardinalities: tuple[int, ...] = cards_t
-        self._types: tuple[ConceptType, ...] = types_t  # type: ignore[assignment]
+        self._types: tuple[ConceptType, ...] = types_t
         self._label_to_index = {label: i for i, label in enumerate(labels_t)}
         concepts = []
         start = 0
         for i, (label, kind, card) in enumerate(zip(labels_t, types_t, cards_t, strict=True)):
-            concepts.append(Concept(label, i, kind, card, slice(start, start + card)))  # type: ignore[arg-type]
+            concepts.append(Concept(label, i, kind, card, slice(start, start + card)))
             start += card
         self._concepts = tuple(concepts)
         groups: dict[str, dict[str, list[Any]]] = {

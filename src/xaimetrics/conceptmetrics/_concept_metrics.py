@@ -105,7 +105,7 @@ class ConceptMetrics(nn.Module):
         if not isinstance(summary, bool):
             raise invalid("summary", _OWNER, "True or False", repr(summary))
         self.summary = summary
-        self.inputs: InputKind = check_choice(inputs, "inputs", _OWNER, ("logits", "probabilities"))  # type: ignore[assignment]
+        self.inputs: InputKind = check_choice(inputs, "inputs", _OWNER, ("logits", "probabilities"))
         self.validate_args = bool(validate_args)
         self._prefix = _check_prefix(prefix)
         self.specs: dict[str, list[ResolvedSpec]] = {

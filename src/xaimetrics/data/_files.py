@@ -17,6 +17,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from xaimetrics._optional import import_optional
 from xaimetrics._validation import invalid
 from xaimetrics.data._dataset import TextDataset
@@ -427,7 +429,7 @@ def _load_mapping(
     if split != "all":
         return parts[split]
     chosen = list(parts.values())
-    info = {"source": {key: str(value) for key, value in files.items()}}
+    info: dict[str, object] = {"source": {key: str(value) for key, value in files.items()}}
     texts = [t for p in chosen for t in p.texts]
-    labels = [label for p in chosen for label in p.labels.tolist()]
+    labels = np.asarray([label for p in chosen for label in p.labels.tolist()])
     return TextDataset(texts, labels, chosen[0].class_names, dataset_name, "all", info)

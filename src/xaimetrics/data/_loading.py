@@ -131,8 +131,9 @@ def load_dataset(
                 "A Hugging Face configuration goes in config=... (hub datasets only).",
             )  # fmt: skip
     if offline:
-        texts, labels, classes, info = read_offline(path)
-        full = TextDataset(texts, labels, classes, path, "all", info)
+        name = str(path)  # an offline name is a str
+        texts, labels, classes, info = read_offline(name)
+        full = TextDataset(texts, labels, classes, name, "all", info)
         return carve_split(full, split, seed=seed, **fractions)
     if local:
         return load_files(path, split, seed=seed, columns=columns, **fractions)

@@ -235,7 +235,7 @@ class FidelityBase:
         ):
             raise invalid("batch_size", owner, "an integer ≥ 1 or None (all rows at once)", batch_size)
         if activation is not None:
-            check_choice(activation, "activation", owner, [*ACTIVATIONS, None])  # type: ignore[list-item]
+            check_choice(activation, "activation", owner, [*ACTIVATIONS, None])
         if operator is not None and not callable(operator):
             raise invalid("operator", owner, "a callable g(f, x, y) or None", type(operator).__name__)
         self.batch_size = batch_size

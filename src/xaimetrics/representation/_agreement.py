@@ -23,8 +23,8 @@ __all__ = ["AlphaResult", "HumanEvaluation", "analyze_ratings", "krippendorff_al
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 Orientation = Literal["coders_units", "units_coders"]
-LEVELS: tuple[str, ...] = ("nominal", "ordinal", "interval", "ratio")
-ORIENTATIONS: tuple[str, ...] = ("coders_units", "units_coders")
+LEVELS: tuple[Level, ...] = ("nominal", "ordinal", "interval", "ratio")
+ORIENTATIONS: tuple[Orientation, ...] = ("coders_units", "units_coders")
 
 
 @dataclass(frozen=True)

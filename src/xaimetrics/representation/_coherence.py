@@ -127,8 +127,8 @@ def _checked_counts(
             type(corpus).__name__,
             "Build one with ReferenceCorpus.from_texts(texts) or ReferenceCorpus.from_dataset(name).",
         )
-    mode = check_choice(mode, "mode", owner, COUNTING_MODES)
-    if mode == "gensim":
+    counting = check_choice(mode, "mode", owner, COUNTING_MODES)
+    if counting == "gensim":
         absent = [w for w, i in zip(words, corpus.ids(words), strict=True) if i < 0]
         if absent:
             raise invalid(
@@ -138,7 +138,7 @@ def _checked_counts(
                 f"absent words {absent[:10]}",
                 "gensim raises on them too; use mode='xaimetrics', which leaves their pairs out.",
             )
-    return count_windows(corpus, words, window_size=window_size, mode=mode)
+    return count_windows(corpus, words, window_size=window_size, mode=counting)
 
 
 def npmi_matrix(
