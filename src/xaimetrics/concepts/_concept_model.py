@@ -36,7 +36,7 @@ __all__ = [
 class ActivationModel(Protocol):
     """``h``: anything with ``activations(texts)`` returning an array of shape ``(n_texts, p)``."""
 
-    def activations(self, inputs: Sequence[str], /) -> Array: ...
+    def activations(self, inputs: list[str], /) -> Array: ...
 
 
 class HeadModel(Protocol):
