@@ -54,7 +54,7 @@ def demo_methods() -> tuple[str, ...]:
     return (*EXTRACTORS.names(), BASELINE_METHOD)
 
 
-def register(subparsers: Any) -> argparse.ArgumentParser:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add the ``demo`` sub-command (its method and simulator choices are read from the registries)."""
 
     parser = subparsers.add_parser(

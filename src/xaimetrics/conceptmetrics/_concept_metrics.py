@@ -23,7 +23,7 @@ from __future__ import annotations
 import copy
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from typing import Literal, TypeVar, Union, cast
+from typing import Literal, TypeVar, cast
 
 import torch
 from torch import nn
@@ -39,7 +39,7 @@ _OWNER = "ConceptMetrics"
 InputKind = Literal["logits", "probabilities"]
 SpecDict = Mapping[str, MetricSpec]
 #: what a torchmetrics metric computes: a tensor, or a dict of them (the result keys get ``_<subkey>``)
-MetricValue = Union[torch.Tensor, Mapping[str, torch.Tensor]]
+MetricValue = torch.Tensor | Mapping[str, torch.Tensor]
 
 
 _Value = TypeVar("_Value")

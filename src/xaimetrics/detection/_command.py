@@ -35,7 +35,7 @@ LEXICAL = "lexical"
 ROW_KEYS = ("dataset", "method", "n_concepts", "seed", "reader", "task", "concept")
 
 
-def register(subparsers: Any) -> argparse.ArgumentParser:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add the ``detection`` sub-command."""
     from xaimetrics._arguments import add_simulator_arguments
 

@@ -185,7 +185,7 @@ class TargetCheck:
 
 
 def check_targets(
-    metrics: Mapping[str, float | Sequence[float]],
+    metrics: Mapping[str, float | Sequence[float] | np.ndarray],
     version: str = "v0.2",
     targets: Mapping[str, Sequence[Target]] | None = None,
 ) -> list[TargetCheck]:
