@@ -45,6 +45,7 @@ class TypeGroup(TypedDict):
     concept_idx: list[int]
     logits_idx: list[int]
 
+
 _OWNER = "Annotations"
 
 
