@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -200,7 +200,7 @@ class HumanEvaluation:
         n_examples: rated examples; n_annotators: annotators.
     """
 
-    summary: Any
+    summary: pd.DataFrame
     alpha: AlphaResult
     dimension_alpha: list[AlphaResult] = field(default_factory=list)
     n_examples: int = 0
