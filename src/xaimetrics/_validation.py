@@ -4,7 +4,7 @@ the argument, what was expected, what was given, and the fix."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence, Sized
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from xaimetrics.exceptions import InvalidParameterError
 
@@ -97,10 +97,9 @@ def check_in_range(value: object, name: str, owner: str, low: float, high: float
 
 def check_choice(value: object, name: str, owner: str, choices: Sequence[_Choice]) -> _Choice:
     """Return ``value`` if it is one of ``choices`` (typed as the choice, e.g. a ``Literal``)."""
-    for choice in choices:
-        if value == choice:
-            return choice
-    raise invalid(name, owner, "one of " + ", ".join(repr(c) for c in choices), value)
+    if value not in choices:
+        raise invalid(name, owner, "one of " + ", ".join(repr(c) for c in choices), value)
+    return cast(_Choice, value)  # equal to one of the choices
 
 
 def check_same_length(first: Sized, second: Sized, names: tuple[str, str], owner: str) -> None:
