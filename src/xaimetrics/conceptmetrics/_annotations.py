@@ -38,6 +38,14 @@ class AnnotationsLike(Protocol):
     def types(self) -> Sequence[str] | None: ...
 
 
+class _State(TypedDict):
+    """What pickling keeps: the three declared fields."""
+
+    labels: tuple[str, ...]
+    cardinalities: tuple[int, ...]
+    types: tuple[ConceptType, ...]
+
+
 class TypeGroup(TypedDict):
     """The concepts of one type: names, target columns and logit columns."""
 
@@ -299,10 +307,10 @@ class Annotations:
             f"types={list(self._types)!r})"
         )
 
-    def __getstate__(self) -> dict[str, Any]:
+    def __getstate__(self) -> _State:
         return {"labels": self._labels, "cardinalities": self._cardinalities, "types": self._types}
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
+    def __setstate__(self, state: _State) -> None:
         self.__init__(state["labels"], state["cardinalities"], state["types"])  # type: ignore[misc]
 
     @classmethod
