@@ -19,7 +19,7 @@ import time
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from xaimetrics._arguments import (
     add_scoring_argument,
@@ -29,6 +29,12 @@ from xaimetrics._arguments import (
     track_grid,
 )
 from xaimetrics._validation import invalid
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from xaimetrics.benchmark import Artefacts, Grid, Providers, RunSummary, SequentialResult
+    from xaimetrics.consim import ConSimSamples
 
 __all__ = ["demo_grid", "demo_methods", "each_warning_once", "register", "run", "selection_overlap"]
 
@@ -54,7 +60,7 @@ def demo_methods() -> tuple[str, ...]:
     return (*EXTRACTORS.names(), BASELINE_METHOD)
 
 
-def register(subparsers: Any) -> argparse.ArgumentParser:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add the ``demo`` sub-command (its method and simulator choices are read from the registries)."""
 
     parser = subparsers.add_parser(
@@ -140,7 +146,7 @@ def _seeds(text: str) -> tuple[int, ...]:
     return tuple(values)
 
 
-def demo_grid(args: argparse.Namespace) -> Any:
+def demo_grid(args: argparse.Namespace) -> Grid:
     """The demo's :class:`~xaimetrics.benchmark.Grid` for parsed arguments."""
     from xaimetrics.benchmark import Grid
 
@@ -189,7 +195,12 @@ def each_warning_once() -> Iterator[set[tuple[type, str]]]:
     original = warnings.showwarning
 
     def show(
-        message: Any, category: type, filename: str, lineno: int, file: Any = None, line: Any = None
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
     ) -> None:
         key = (category, str(message))
         if key not in seen:
@@ -321,8 +332,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _run_until_decided(
-    args: argparse.Namespace, grid: Any, store_path: Path, providers: Any, artefacts: Any
-) -> tuple[Any, Any, Any]:
+    args: argparse.Namespace, grid: Grid, store_path: Path, providers: Providers, artefacts: Artefacts
+) -> tuple[Grid, RunSummary, SequentialResult]:
     """``--until-decided``: grow the grid one seed per look (:func:`~xaimetrics.benchmark.until_decided`);
     the store resumes, so each look runs only the new seed. Returns the final grid, a run summary over all
     looks and the :class:`~xaimetrics.benchmark.SequentialResult`."""
@@ -337,9 +348,9 @@ def _run_until_decided(
             args.until_decided,
         )  # fmt: skip
     design = SequentialDesign(max_seeds=args.until_decided, start=start)
-    summaries: list[Any] = []
+    summaries: list[RunSummary] = []
 
-    def run_seeds(seeds: Any) -> Any:
+    def run_seeds(seeds: Sequence[int]) -> pd.DataFrame:
         look = dataclasses.replace(grid, seeds=tuple(seeds))
         _say(f"Sequential design: look at {len(seeds)} seeds (level {design.level(len(seeds)):.4g})...")
         summaries.append(run_grid(look, store_path, providers=providers, artefacts=artefacts,
@@ -421,7 +432,7 @@ def _instrument_check(
     return {"sentence": sentence, "section": section, "failed": summary.failed, "assessment": check}
 
 
-def selection_overlap(selections: Sequence[Any], *, pool_size: int) -> dict[str, Any]:
+def selection_overlap(selections: Sequence[ConSimSamples], *, pool_size: int) -> dict[str, Any]:
     """How many evaluation samples two seeds share, against what independent draws would share by chance.
 
     Two seeds whose EP samples overlap beyond chance are not independent replicates (issue #21, M7: a small pool
@@ -471,7 +482,7 @@ def _three_digits(value: float) -> str:
     return f"{value:.3f}"
 
 
-def _concept_metrics(artefacts: Any, grid: Any) -> Any:
+def _concept_metrics(artefacts: Artefacts, grid: Grid) -> pd.DataFrame:
     """App. D metrics of each concept method (first seed, the grid's number of concepts) on the LP/EP pool."""
     import pandas as pd
 

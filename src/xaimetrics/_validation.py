@@ -3,10 +3,12 @@ the argument, what was expected, what was given, and the fix."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence, Sized
+from typing import TypeVar, cast
 
 from xaimetrics.exceptions import InvalidParameterError
+
+_Choice = TypeVar("_Choice", bound="str | None")
 
 __all__ = [
     "check_choice",
@@ -19,7 +21,9 @@ __all__ = [
 ]
 
 
-def invalid(name: str, owner: str, expected: str, got: Any, fix: str | None = None) -> InvalidParameterError:
+def invalid(
+    name: str, owner: str, expected: str, got: object, fix: str | None = None
+) -> InvalidParameterError:
     """Build the standard error: ``The 'name' parameter of owner must be expected. Got got. fix``.
 
     Example:
@@ -33,12 +37,12 @@ def invalid(name: str, owner: str, expected: str, got: Any, fix: str | None = No
     return InvalidParameterError(" ".join(sentences))
 
 
-def _short_repr(value: Any) -> str:
+def _short_repr(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def check_texts(texts: Any, name: str = "inputs", owner: str = "this function") -> list[str]:
+def check_texts(texts: object, name: str = "inputs", owner: str = "this function") -> list[str]:
     """Return ``texts`` as a non-empty list of strings, or raise naming the argument.
 
     Example:
@@ -58,14 +62,14 @@ def check_texts(texts: Any, name: str = "inputs", owner: str = "this function") 
     return texts
 
 
-def check_positive_int(value: Any, name: str, owner: str, *, minimum: int = 1) -> int:
+def check_positive_int(value: object, name: str, owner: str, *, minimum: int = 1) -> int:
     """Return ``value`` if it is an integer ≥ ``minimum`` (bools are rejected)."""
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise invalid(name, owner, f"an integer ≥ {minimum}", value)
     return int(value)
 
 
-def check_seed(value: Any, name: str, owner: str) -> int:
+def check_seed(value: object, name: str, owner: str) -> int:
     """Return ``value`` as an ``int`` if it is a non-negative integer (numpy integers too; bools rejected).
 
     ``numpy.random.default_rng`` and ``torch.manual_seed`` reject negative seeds with messages that name no
@@ -84,23 +88,21 @@ def check_seed(value: Any, name: str, owner: str) -> int:
     return int(value)
 
 
-def check_in_range(value: Any, name: str, owner: str, low: float, high: float) -> float:
+def check_in_range(value: object, name: str, owner: str, low: float, high: float) -> float:
     """Return ``value`` as a float if ``low <= value <= high``."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
         raise invalid(name, owner, f"a number in [{low}, {high}]", value)
     return float(value)
 
 
-def check_choice(value: Any, name: str, owner: str, choices: Sequence[str]) -> str:
-    """Return ``value`` if it is one of ``choices``."""
+def check_choice(value: object, name: str, owner: str, choices: Sequence[_Choice]) -> _Choice:
+    """Return ``value`` if it is one of ``choices`` (typed as the choice, e.g. a ``Literal``)."""
     if value not in choices:
         raise invalid(name, owner, "one of " + ", ".join(repr(c) for c in choices), value)
-    return value
+    return cast(_Choice, value)  # equal to one of the choices
 
 
-def check_same_length(
-    first: Sequence[Any], second: Sequence[Any], names: tuple[str, str], owner: str
-) -> None:
+def check_same_length(first: Sized, second: Sized, names: tuple[str, str], owner: str) -> None:
     """Raise if two sequences differ in length."""
     if len(first) != len(second):
         raise InvalidParameterError(

@@ -20,9 +20,10 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from xaimetrics._validation import check_positive_int, invalid
 
@@ -37,7 +38,7 @@ __all__ = [
 ]
 
 Pole = Literal["abs", "positive", "negative"]
-POLES: tuple[str, ...] = ("abs", "positive", "negative")
+POLES: tuple[Pole, ...] = ("abs", "positive", "negative")
 
 #: a run of letters or digits (the underscore, a "word" character for ``re``, separates words)
 _RUN = r"[^\W_]+"
@@ -114,7 +115,7 @@ class WordTokenizer:
 
 
 def stop_word_set(
-    stop_words: str | Collection[str] | None, owner: str, *, lowercase: bool = False
+    stop_words: str | Iterable[str] | None, owner: str, *, lowercase: bool = False
 ) -> frozenset[str]:
     """The stop words to leave out: ``None`` (none), ``"english"`` (scikit-learn's list) or a collection of
     words (lower-cased when ``lowercase``, to match a lower-casing tokenizer).
@@ -164,7 +165,7 @@ def most_frequent(
 
 
 def encode_words(
-    encoder: Callable[[list[str]], Any], vocabulary: Sequence[str], *, batch_size: int | None = 256
+    encoder: Callable[[list[str]], ArrayLike], vocabulary: Sequence[str], *, batch_size: int | None = 256
 ) -> np.ndarray:
     """Encode each vocabulary word as a one-word text with ``encoder`` (texts → array ``(n, d)``).
 
@@ -188,7 +189,7 @@ def encode_words(
 
 
 def encode_texts(
-    encoder: Callable[[list[str]], Any],
+    encoder: Callable[[list[str]], ArrayLike],
     texts: Sequence[str],
     *,
     batch_size: int | None,

@@ -226,7 +226,7 @@ def _axis_of(long: pd.DataFrame, axis: str | None) -> str:
 
 def rankings_by(
     long: pd.DataFrame, by: Sequence[str] = (), *, axis: str | None = None
-) -> dict[tuple[Any, ...], pd.DataFrame]:
+) -> dict[tuple[object, ...], pd.DataFrame]:
     """Copeland rankings (eq. 6–7, :func:`rank_methods`) of every subset defined by the ``by`` columns, over
     the subset's independent units (:func:`unit_scores`; ``n_settings`` then counts units).
 
@@ -235,7 +235,7 @@ def rankings_by(
     the column before ``score``).
     """
     axis = _axis_of(long, axis)
-    out: dict[tuple[Any, ...], pd.DataFrame] = {}
+    out: dict[tuple[object, ...], pd.DataFrame] = {}
     groups = [((), long)] if not by else list(long.groupby(list(by), sort=True))
     for key, part in groups:
         key = key if isinstance(key, tuple) else (key,)
@@ -249,11 +249,11 @@ def rankings_by(
 
 def subset_rankings(
     long: pd.DataFrame, *, axis: str | None = None
-) -> dict[str, dict[tuple[Any, ...], pd.DataFrame]]:
+) -> dict[str, dict[tuple[object, ...], pd.DataFrame]]:
     """Rankings overall and per dataset, model, simulator, interpretation (or method), prompt type and
     anonymisation — every setting column but the ranked ``axis``."""
     axis = _axis_of(long, axis)
-    subsets: dict[str, dict[tuple[Any, ...], pd.DataFrame]] = {"all": rankings_by(long, axis=axis)}
+    subsets: dict[str, dict[tuple[object, ...], pd.DataFrame]] = {"all": rankings_by(long, axis=axis)}
     for column in ("dataset", "model", "simulator", "interpretation", "method", "prompt_type", "anonymized"):
         if column == axis or column not in long.columns:
             continue

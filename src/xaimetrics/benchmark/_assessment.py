@@ -101,7 +101,7 @@ def _degenerate_table(results: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index()
 
 
-def _degenerate_units(results: pd.DataFrame) -> set[tuple[Any, ...]]:
+def _degenerate_units(results: pd.DataFrame) -> set[tuple[object, ...]]:
     rows = _evaluation(results)
     if "degenerate" not in rows.columns:
         return set()
@@ -306,7 +306,7 @@ def assess(
 
 
 def _sensitivity(
-    units: pd.DataFrame, flagged: set[tuple[Any, ...]], methods: list[str], *, alpha: float, power: float
+    units: pd.DataFrame, flagged: set[tuple[object, ...]], methods: list[str], *, alpha: float, power: float
 ) -> pd.DataFrame | None:
     """The methods' comparison without every seed that holds a degenerate setting (for every method alike)."""
     keep = [i for i in units.index if (i if isinstance(i, tuple) else (i,)) not in flagged]

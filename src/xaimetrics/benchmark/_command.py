@@ -18,7 +18,7 @@ import importlib
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from xaimetrics._arguments import (
     add_portable_argument,
@@ -31,10 +31,13 @@ from xaimetrics._validation import invalid
 from xaimetrics._writes import write_failure_cause
 from xaimetrics.exceptions import InvalidParameterError, StoreError
 
+if TYPE_CHECKING:
+    from xaimetrics.benchmark import Providers, ResultsStore
+
 __all__ = ["register"]
 
 
-def register(subparsers: Any) -> argparse.ArgumentParser:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add the ``benchmark`` sub-command (``run``, ``report``, ``export``)."""
     parser = subparsers.add_parser(
         "benchmark",
@@ -90,7 +93,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 _RANK_BY_HELP = "also rank this grid axis in the report (e.g. interpretation); repeatable"
 
 
-def _providers(spec: str | None) -> Any:
+def _providers(spec: str | None) -> Providers:
     from xaimetrics.benchmark import Providers
 
     if spec is None:
@@ -114,7 +117,7 @@ def _store_path(output: str) -> Path:
     return path
 
 
-def _open_results(output: str) -> Any:
+def _open_results(output: str) -> ResultsStore:
     """The stored results of a folder, refusing a store that holds none (an export or report of nothing)."""
     from xaimetrics.benchmark import ResultsStore
 
@@ -174,14 +177,14 @@ def _run(args: argparse.Namespace) -> int:
     print(f"{summary.completed} run, {summary.skipped} already stored, {summary.failed} failed "
           f"({summary.calls} calls, {summary.cached_calls} cached, {summary.total_tokens:,} tokens, "
           f"${summary.cost_usd:.4f}) in {summary.wall_time_s:.1f} s")  # fmt: skip
-    for error in summary.errors[:5]:
-        print(f"  failed: {error}", file=sys.stderr)
+    for failure in summary.errors[:5]:
+        print(f"  failed: {failure}", file=sys.stderr)
     _write(output, summary.as_dict(), args)
     return 0 if summary.failed == 0 else 1
 
 
 def _write(
-    output: Path, run: dict[str, Any] | None, args: argparse.Namespace, to: Path | None = None
+    output: Path, run: dict[str, object] | None, args: argparse.Namespace, to: Path | None = None
 ) -> None:
     from xaimetrics.benchmark import ResultsStore, write_report
 

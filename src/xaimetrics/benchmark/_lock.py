@@ -17,7 +17,7 @@ import socket
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TextIO
 
 from xaimetrics._writes import write_failure_cause
 from xaimetrics.exceptions import StoreError
@@ -51,7 +51,7 @@ class StoreLock:
     def __init__(self, path: str | os.PathLike[str], *, wait: bool = False) -> None:
         self.store = Path(path)
         self.path = self.store.with_name(self.store.name + ".lock")
-        self._handle: Any = None
+        self._handle: TextIO | None = None
         try:
             import fcntl
         except ImportError:  # pragma: no cover - Windows

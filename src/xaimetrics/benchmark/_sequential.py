@@ -17,11 +17,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from xaimetrics._validation import check_in_range, check_positive_int, invalid
+
+if TYPE_CHECKING:
+    from xaimetrics.benchmark._assessment import Assessment
 
 __all__ = ["SequentialDesign", "SequentialResult", "until_decided"]
 
@@ -90,7 +93,7 @@ class SequentialResult:
 
     looks: list[dict[str, Any]] = field(default_factory=list)
     stopped: str = ""
-    assessment: Any = None
+    assessment: Assessment | None = None
     results: pd.DataFrame | None = None
 
     @property

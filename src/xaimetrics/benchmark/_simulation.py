@@ -64,7 +64,7 @@ def simulate_results(
     n_seeds = check_positive_int(n_seeds, "n_seeds", "simulate_results")
     rng = np.random.default_rng(random_state)
     effects = dict(effects or {})
-    degenerate = {m: set(s) for m, s in (degenerate or {}).items()}
+    degenerate_seeds = {m: set(s) for m, s in (degenerate or {}).items()}
     from xaimetrics.consim import PROMPT_TYPES
 
     baselines = sorted({PROMPT_TYPES.baseline_of(p) or "NE2" for p in prompt_types})
@@ -82,7 +82,7 @@ def simulate_results(
             for interpretation in interpretations:
                 for kind in prompt_types:
                     value = 0.5 + effects.get(method, 0.0) + u + v + rng.normal(0.0, setting_sd)
-                    flag = int(seed in degenerate.get(method, ()))
+                    flag = int(seed in degenerate_seeds.get(method, ()))
                     rows.append({**base, "seed": seed, "method": method, "interpretation": interpretation,
                                  "prompt_type": kind, "score": 0.2 if flag else value, "degenerate": flag})  # fmt: skip
     frame = pd.DataFrame(rows)

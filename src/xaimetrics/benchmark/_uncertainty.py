@@ -36,13 +36,16 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from xaimetrics._validation import check_in_range, invalid
 from xaimetrics.benchmark._grid import BASELINE_METHOD
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "DEFAULT_MARGIN",
@@ -71,7 +74,7 @@ EXACT_UNITS = 13
 _RESAMPLES = 9_999
 
 
-def _values(values: Any) -> np.ndarray:
+def _values(values: ArrayLike) -> np.ndarray:
     array = np.asarray(values, dtype=float).ravel()
     return array[np.isfinite(array)]
 
@@ -92,7 +95,7 @@ def minimum_pvalue(n_units: int, alternative: Alternative = "two-sided") -> floa
     return exact if n_units <= EXACT_UNITS else max(exact, sides / (_RESAMPLES + 1))
 
 
-def sign_flip_test(differences: Any, *, alternative: Alternative = "two-sided", seed: int = 0) -> float:
+def sign_flip_test(differences: ArrayLike, *, alternative: Alternative = "two-sided", seed: int = 0) -> float:
     """p-value of the sign-flip permutation test that the unit differences have mean 0 (symmetric under H0).
 
     ``scipy.stats.permutation_test`` with one sample flips the signs: exact up to :data:`EXACT_UNITS` units,
@@ -120,7 +123,7 @@ def sign_flip_test(differences: Any, *, alternative: Alternative = "two-sided", 
     return float(min(1.0, result.pvalue))
 
 
-def t_interval(values: Any, *, confidence: float = 0.95) -> tuple[float, float, float]:
+def t_interval(values: ArrayLike, *, confidence: float = 0.95) -> tuple[float, float, float]:
     """``(mean, low, high)``: the Student-t interval ``mean ± t_{(1+c)/2, n−1} · sd/√n`` over the unit values.
 
     NaN bounds with fewer than two units.
@@ -142,7 +145,7 @@ def t_interval(values: Any, *, confidence: float = 0.95) -> tuple[float, float, 
 
 
 def minimum_detectable_difference(
-    differences: Any, *, alpha: float = 0.05, power: float = 0.8, alternative: Alternative = "two-sided"
+    differences: ArrayLike, *, alpha: float = 0.05, power: float = 0.8, alternative: Alternative = "two-sided"
 ) -> float:
     """The smallest true mean difference a test at ``alpha`` detects with probability ``power`` given the
     spread of the unit ``differences`` (:func:`plan` with their standard deviation); ``inf`` when the exact test
@@ -219,7 +222,7 @@ def plan(
     return out
 
 
-def holm(pvalues: Sequence[float], *, alpha: float = 0.05) -> np.ndarray:
+def holm(pvalues: Sequence[float] | np.ndarray, *, alpha: float = 0.05) -> np.ndarray:
     """Holm-adjusted p-values ``max_{j ≤ i} min(1, (m − j + 1) · p_(j))``; NaN stays NaN.
 
     The same numbers as ``statsmodels.stats.multitest.multipletests(p, method="holm")`` (the tests compare
@@ -311,7 +314,7 @@ def baseline_comparison(
     return table
 
 
-def equivalence_test(differences: Any, margin: float = DEFAULT_MARGIN) -> float:
+def equivalence_test(differences: ArrayLike, margin: float = DEFAULT_MARGIN) -> float:
     """TOST p-value that the unit differences' mean lies within ``(−margin, +margin)``: the larger of the two
     one-sided sign-flip tests of ``d + margin > 0`` and ``d − margin < 0``. Small: shown equivalent.
 

@@ -167,7 +167,7 @@ class ConceptAlignmentScore(Metric):
         owner = type(self).__name__
         self.n_concepts = check_positive_int(n_concepts, "n_concepts", owner)
         self.threshold = check_in_range(threshold, "threshold", owner, 0.0, 1.0)
-        self.inputs: InputKind = check_choice(inputs, "inputs", owner, ("probabilities", "logits"))  # type: ignore[assignment]
+        self.inputs: InputKind = check_choice(inputs, "inputs", owner, ("probabilities", "logits"))
         self.validate_args = bool(validate_args)
         self.add_state(
             "correct", default=torch.zeros(self.n_concepts, dtype=torch.long), dist_reduce_fx="sum"

@@ -14,15 +14,45 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, TypedDict
 
 from xaimetrics._validation import invalid
 
-__all__ = ["CONCEPT_TYPES", "Annotations", "Concept", "ConceptType"]
+__all__ = ["CONCEPT_TYPES", "Annotations", "AnnotationsLike", "Concept", "ConceptType", "TypeGroup"]
 
 ConceptType = Literal["binary", "categorical", "continuous"]
 #: The concept types, in the order results and type groups are reported.
 CONCEPT_TYPES: tuple[ConceptType, ...] = ("binary", "categorical", "continuous")
+
+
+class AnnotationsLike(Protocol):
+    """Concept annotations from elsewhere (e.g. PyC's ``torch_concepts.Annotations``)."""
+
+    @property
+    def labels(self) -> Sequence[str]: ...
+
+    @property
+    def cardinalities(self) -> Sequence[int]: ...
+
+    @property
+    def types(self) -> Sequence[str] | None: ...
+
+
+class _State(TypedDict):
+    """What pickling keeps: the three declared fields."""
+
+    labels: tuple[str, ...]
+    cardinalities: tuple[int, ...]
+    types: tuple[ConceptType, ...]
+
+
+class TypeGroup(TypedDict):
+    """The concepts of one type: names, target columns and logit columns."""
+
+    labels: list[str]
+    concept_idx: list[int]
+    logits_idx: list[int]
+
 
 _OWNER = "Annotations"
 
@@ -145,15 +175,15 @@ class Annotations:
                 )
         self._labels: tuple[str, ...] = labels_t
         self._cardinalities: tuple[int, ...] = cards_t
-        self._types: tuple[ConceptType, ...] = types_t  # type: ignore[assignment]
+        self._types: tuple[ConceptType, ...] = types_t
         self._label_to_index = {label: i for i, label in enumerate(labels_t)}
         concepts = []
         start = 0
         for i, (label, kind, card) in enumerate(zip(labels_t, types_t, cards_t, strict=True)):
-            concepts.append(Concept(label, i, kind, card, slice(start, start + card)))  # type: ignore[arg-type]
+            concepts.append(Concept(label, i, kind, card, slice(start, start + card)))
             start += card
         self._concepts = tuple(concepts)
-        groups: dict[str, dict[str, list[Any]]] = {
+        groups: dict[str, TypeGroup] = {
             kind: {"labels": [], "concept_idx": [], "logits_idx": []} for kind in CONCEPT_TYPES
         }
         for concept in concepts:
@@ -208,13 +238,17 @@ class Annotations:
         return {c.name: c.slice for c in self._concepts}
 
     @property
-    def type_groups(self) -> dict[str, dict[str, list[Any]]]:
+    def type_groups(self) -> dict[str, TypeGroup]:
         """Per type: ``labels``, ``concept_idx`` (target columns) and ``logits_idx`` (logit columns).
 
         Every type is present, possibly with empty lists (the layout of PyC's ``Annotations.type_groups``).
         """
         return {
-            kind: {key: list(values) for key, values in group.items()}
+            kind: {
+                "labels": list(group["labels"]),
+                "concept_idx": list(group["concept_idx"]),
+                "logits_idx": list(group["logits_idx"]),
+            }
             for kind, group in self._type_groups.items()
         }
 
@@ -273,14 +307,14 @@ class Annotations:
             f"types={list(self._types)!r})"
         )
 
-    def __getstate__(self) -> dict[str, Any]:
+    def __getstate__(self) -> _State:
         return {"labels": self._labels, "cardinalities": self._cardinalities, "types": self._types}
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
+    def __setstate__(self, state: _State) -> None:
         self.__init__(state["labels"], state["cardinalities"], state["types"])  # type: ignore[misc]
 
     @classmethod
-    def coerce(cls, annotations: Any, owner: str = "ConceptMetrics") -> Annotations:
+    def coerce(cls, annotations: Annotations | AnnotationsLike, owner: str = "ConceptMetrics") -> Annotations:
         """Return ``annotations`` as :class:`Annotations`.
 
         Accepts our own class, or any object with ``labels``, ``cardinalities`` and ``types`` attributes
@@ -303,7 +337,7 @@ class Annotations:
         )
 
 
-def _check_labels(labels: Any) -> tuple[str, ...]:
+def _check_labels(labels: object) -> tuple[str, ...]:
     if isinstance(labels, str) or not isinstance(labels, Sequence):
         raise invalid(
             "labels", _OWNER, "a list of concept names", repr(labels), f"Wrap it in a list: [{labels!r}]."

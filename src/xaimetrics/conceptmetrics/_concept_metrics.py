@@ -23,14 +23,14 @@ from __future__ import annotations
 import copy
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Literal, TypeVar, cast
 
 import torch
 from torch import nn
 from torchmetrics import Metric
 
 from xaimetrics._validation import check_choice, invalid
-from xaimetrics.conceptmetrics._annotations import CONCEPT_TYPES, Annotations
+from xaimetrics.conceptmetrics._annotations import CONCEPT_TYPES, Annotations, AnnotationsLike
 from xaimetrics.conceptmetrics._specs import MetricSpec, ResolvedSpec, resolve_specs
 
 __all__ = ["ConceptMetrics"]
@@ -38,6 +38,16 @@ __all__ = ["ConceptMetrics"]
 _OWNER = "ConceptMetrics"
 InputKind = Literal["logits", "probabilities"]
 SpecDict = Mapping[str, MetricSpec]
+#: what a torchmetrics metric computes: a tensor, or a dict of them (the result keys get ``_<subkey>``)
+MetricValue = torch.Tensor | Mapping[str, torch.Tensor]
+
+
+_Value = TypeVar("_Value")
+
+
+def _group(metrics: nn.Module) -> Mapping[str, Metric]:
+    """One ``nn.ModuleDict`` of torchmetrics metrics built in ``ConceptMetrics.__init__``, typed as such."""
+    return cast("Mapping[str, Metric]", metrics)
 
 
 def _module_key(name: str) -> str:
@@ -46,6 +56,12 @@ def _module_key(name: str) -> str:
 
 
 class ConceptMetrics(nn.Module):
+    # index buffers registered in __init__ (declared for the type checker)
+    _binary_columns: torch.Tensor
+    _binary_targets: torch.Tensor
+    _continuous_columns: torch.Tensor
+    _continuous_targets: torch.Tensor
+
     """Type-aware metrics for concept models: binary, categorical and continuous concepts, per type and per concept.
 
     Args:
@@ -88,7 +104,7 @@ class ConceptMetrics(nn.Module):
 
     def __init__(
         self,
-        annotations: Annotations | Any,
+        annotations: Annotations | AnnotationsLike,
         binary: SpecDict | None = None,
         categorical: SpecDict | None = None,
         continuous: SpecDict | None = None,
@@ -105,7 +121,7 @@ class ConceptMetrics(nn.Module):
         if not isinstance(summary, bool):
             raise invalid("summary", _OWNER, "True or False", repr(summary))
         self.summary = summary
-        self.inputs: InputKind = check_choice(inputs, "inputs", _OWNER, ("logits", "probabilities"))  # type: ignore[assignment]
+        self.inputs: InputKind = check_choice(inputs, "inputs", _OWNER, ("logits", "probabilities"))
         self.validate_args = bool(validate_args)
         self._prefix = _check_prefix(prefix)
         self.specs: dict[str, list[ResolvedSpec]] = {
@@ -236,15 +252,15 @@ class ConceptMetrics(nn.Module):
 
     def compute(self) -> dict[str, torch.Tensor]:
         """The accumulated results, ``{key: value}`` (synchronised across processes by torchmetrics)."""
-        values: dict[tuple[str, ...], Any] = {}
+        values: dict[tuple[str, ...], MetricValue] = {}
         for kind, metrics in self._pooled.items():
             for spec in self.specs[kind]:
-                values[("pooled", kind, spec.name)] = metrics[_module_key(spec.name)].compute()
+                values[("pooled", kind, spec.name)] = _group(metrics)[_module_key(spec.name)].compute()
         for concept in self.annotations:
             key = _module_key(concept.name)
             if key in self._per_concept:
                 for spec in self.specs[concept.type]:
-                    metric = self._per_concept[key][_module_key(spec.name)]
+                    metric = _group(self._per_concept[key])[_module_key(spec.name)]
                     values[("concept", concept.name, spec.name)] = metric.compute()
         return self._assemble(values)
 
@@ -272,7 +288,7 @@ class ConceptMetrics(nn.Module):
     def metrics(self) -> list[Metric]:
         """Every underlying torchmetrics metric (each owns its state), pooled summaries first."""
         groups = [*self._pooled.values(), *self._per_concept.values()]
-        return [metric for group in groups for metric in group.values()]  # type: ignore[union-attr]
+        return [metric for group in groups for metric in _group(group).values()]
 
     # --- internals -----------------------------------------------------------------------------------------
 
@@ -280,11 +296,11 @@ class ConceptMetrics(nn.Module):
         self,
         preds: torch.Tensor,
         target: torch.Tensor,
-        call: Callable[[Metric, torch.Tensor, torch.Tensor], Any],
-    ) -> dict[tuple[str, ...], Any]:
+        call: Callable[[Metric, torch.Tensor, torch.Tensor], _Value],
+    ) -> dict[tuple[str, ...], _Value]:
         """Check a batch, derive probabilities and call ``call(metric, preds, target)`` for every metric."""
         preds, target = self._check_batch(preds, target)
-        values: dict[tuple[str, ...], Any] = {}
+        values: dict[tuple[str, ...], _Value] = {}
         if preds.shape[0] == 0:
             return values
         columns = {
@@ -297,7 +313,7 @@ class ConceptMetrics(nn.Module):
         }
         for kind, metrics in self._pooled.items():
             for spec in self.specs[kind]:
-                metric = metrics[_module_key(spec.name)]
+                metric = _group(metrics)[_module_key(spec.name)]
                 values[("pooled", kind, spec.name)] = call(metric, columns[kind], targets[kind])
         positions = {kind: 0 for kind in CONCEPT_TYPES}
         for concept in self.annotations:
@@ -313,16 +329,16 @@ class ConceptMetrics(nn.Module):
             else:
                 p = columns[concept.type][:, position]
                 t = targets[concept.type][:, position]
-            metrics = self._per_concept[key]
+            tracked = _group(self._per_concept[key])
             for spec in self.specs[concept.type]:
-                values[("concept", concept.name, spec.name)] = call(metrics[_module_key(spec.name)], p, t)
+                values[("concept", concept.name, spec.name)] = call(tracked[_module_key(spec.name)], p, t)
         return values
 
     def _binary_probabilities(self, preds: torch.Tensor) -> torch.Tensor:
         columns = preds.index_select(1, self._binary_columns.to(preds.device))
         return torch.sigmoid(columns) if self.inputs == "logits" else columns
 
-    def _check_batch(self, preds: Any, target: Any) -> tuple[torch.Tensor, torch.Tensor]:
+    def _check_batch(self, preds: object, target: object) -> tuple[torch.Tensor, torch.Tensor]:
         ann = self.annotations
         where = f"{_OWNER}.update"
         if not isinstance(preds, torch.Tensor) or not preds.is_floating_point():
@@ -405,7 +421,7 @@ class ConceptMetrics(nn.Module):
     def _scores(self, kind: str) -> bool:
         return bool(self.specs[kind])
 
-    def _assemble(self, values: Mapping[tuple[str, ...], Any]) -> dict[str, torch.Tensor]:
+    def _assemble(self, values: Mapping[tuple[str, ...], MetricValue]) -> dict[str, torch.Tensor]:
         results: dict[str, torch.Tensor] = {}
         for key, source in self._plan():
             value = self._categorical_mean(source[1], values) if source[0] == "mean" else values[source]
@@ -421,11 +437,13 @@ class ConceptMetrics(nn.Module):
                 results[flat_key] = flat_value
         return results
 
-    def _categorical_mean(self, name: str, values: Mapping[tuple[str, ...], Any]) -> Any:
+    def _categorical_mean(self, name: str, values: Mapping[tuple[str, ...], MetricValue]) -> MetricValue:
         labels = self.annotations.type_groups["categorical"]["labels"]
         per_concept = [values[("concept", label, name)] for label in labels]
         if isinstance(per_concept[0], Mapping):
-            return {sub: _mean_of_scalars(name, [v[sub] for v in per_concept]) for sub in per_concept[0]}
+            # one spec for every concept: all its values are dicts when the first is
+            dicts = cast("list[Mapping[str, torch.Tensor]]", per_concept)
+            return {sub: _mean_of_scalars(name, [v[sub] for v in dicts]) for sub in per_concept[0]}
         return _mean_of_scalars(name, per_concept)
 
     def extra_repr(self) -> str:
@@ -436,7 +454,7 @@ class ConceptMetrics(nn.Module):
         )
 
 
-def _mean_of_scalars(name: str, values: list[torch.Tensor]) -> torch.Tensor:
+def _mean_of_scalars(name: str, values: Sequence[MetricValue]) -> torch.Tensor:
     if any(not isinstance(v, torch.Tensor) or v.numel() != 1 for v in values):
         shapes = [tuple(v.shape) if isinstance(v, torch.Tensor) else type(v).__name__ for v in values]
         raise invalid(
@@ -447,10 +465,11 @@ def _mean_of_scalars(name: str, values: list[torch.Tensor]) -> torch.Tensor:
             "Averaging class-wise vectors across concepts would mix unrelated classes: use a scalar average "
             "(e.g. average='macro') or summary=False with per_concept=True.",
         )
-    return torch.stack([v.reshape(()).double() for v in values]).mean().float()
+    scalars = [v for v in values if isinstance(v, torch.Tensor)]  # all of them (checked above)
+    return torch.stack([v.reshape(()).double() for v in scalars]).mean().float()
 
 
-def _flatten(key: str, value: Any) -> dict[str, torch.Tensor]:
+def _flatten(key: str, value: MetricValue) -> dict[str, torch.Tensor]:
     if isinstance(value, Mapping):
         return {f"{key}_{sub}": v for sub, v in value.items()}
     return {key: value}
@@ -468,7 +487,7 @@ def _shorten(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _check_prefix(prefix: Any) -> str | None:
+def _check_prefix(prefix: object) -> str | None:
     if prefix is None:
         return None
     if not isinstance(prefix, str):
@@ -476,7 +495,7 @@ def _check_prefix(prefix: Any) -> str | None:
     return prefix
 
 
-def _check_per_concept(per_concept: Any, annotations: Annotations) -> tuple[str, ...]:
+def _check_per_concept(per_concept: object, annotations: Annotations) -> tuple[str, ...]:
     if isinstance(per_concept, bool):
         return tuple(annotations.labels) if per_concept else ()
     if isinstance(per_concept, str) or not isinstance(per_concept, Sequence):

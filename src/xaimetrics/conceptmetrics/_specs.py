@@ -17,7 +17,6 @@ from __future__ import annotations
 import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from torchmetrics import Metric
 
@@ -26,7 +25,7 @@ from xaimetrics._validation import invalid
 __all__ = ["INJECTED_ARGUMENTS", "MetricSpec", "ResolvedSpec", "resolve_specs"]
 
 #: A metric spec: a Metric class, a ``(class, kwargs)`` pair, or a Metric instance.
-MetricSpec = type[Metric] | tuple[type[Metric], Mapping[str, Any]] | Metric
+MetricSpec = type[Metric] | tuple[type[Metric], Mapping[str, object]] | Metric
 
 #: Constructor arguments that ConceptMetrics fills in from the annotations when a metric declares them.
 INJECTED_ARGUMENTS: tuple[str, ...] = ("num_classes", "n_concepts")
@@ -42,7 +41,7 @@ class ResolvedSpec:
     name: str
     concept_type: str
     metric_class: type[Metric]
-    kwargs: dict[str, Any] = field(default_factory=dict)
+    kwargs: dict[str, object] = field(default_factory=dict)
     instance: Metric | None = None
 
     @property
@@ -73,7 +72,7 @@ class ResolvedSpec:
                         f"so that {attr} is filled in for every concept.",
                     )
             return metric
-        injected: dict[str, Any] = {}
+        injected: dict[str, object] = {}
         declared = self.accepts
         if "n_concepts" in declared:
             injected["n_concepts"] = n_concepts
@@ -92,7 +91,7 @@ class ResolvedSpec:
             ) from error
 
 
-def resolve_specs(specs: Any, concept_type: str) -> list[ResolvedSpec]:
+def resolve_specs(specs: Mapping[str, MetricSpec] | None, concept_type: str) -> list[ResolvedSpec]:
     """Validate one ``{name: spec}`` dict of :class:`ConceptMetrics` and return the resolved specs.
 
     Raises:
@@ -123,7 +122,7 @@ def resolve_specs(specs: Any, concept_type: str) -> list[ResolvedSpec]:
     return resolved
 
 
-def _resolve_one(name: str, spec: Any, concept_type: str) -> ResolvedSpec:
+def _resolve_one(name: str, spec: object, concept_type: str) -> ResolvedSpec:
     if isinstance(spec, Metric):
         return ResolvedSpec(name, concept_type, type(spec), instance=spec)
     if isinstance(spec, type) and issubclass(spec, Metric):

@@ -20,7 +20,7 @@ from __future__ import annotations
 import inspect
 import sys
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast, overload
 
 import numpy as np
 
@@ -29,13 +29,14 @@ from xaimetrics.exceptions import NotFittedError
 
 if TYPE_CHECKING:
     import torch
+    from typing_extensions import TypeIs
 
     from xaimetrics._typing import Array
 
 __all__ = ["ConceptExtractor", "IterativeExtractor"]
 
 
-def is_tensor(value: Any) -> bool:
+def is_tensor(value: object) -> TypeIs[torch.Tensor]:
     """True for a ``torch.Tensor`` without importing torch (no tensor can exist before torch is imported)."""
     torch = sys.modules.get("torch")
     return torch is not None and isinstance(value, torch.Tensor)
@@ -46,7 +47,7 @@ def _shape_text(shape: tuple[int, ...]) -> str:
 
 
 def check_array(
-    value: Any,
+    value: object,
     name: str,
     owner: str,
     *,
@@ -71,11 +72,12 @@ def check_array(
     if is_tensor(value):
         import torch
 
-        array: Any = value
-        if array.is_complex():
-            raise invalid(name, owner, "a real-valued array", f"a tensor of dtype {array.dtype}")
-        if not array.is_floating_point():
-            array = array.to(torch.get_default_dtype())
+        tensor = value
+        if tensor.is_complex():
+            raise invalid(name, owner, "a real-valued array", f"a tensor of dtype {tensor.dtype}")
+        if not tensor.is_floating_point():
+            tensor = tensor.to(torch.get_default_dtype())
+        array: Array = tensor
     else:
         try:
             array = np.asarray(value)
@@ -167,11 +169,11 @@ class ConceptExtractor(ABC):
         signature = inspect.signature(cls.__init__)
         return [p.name for p in signature.parameters.values() if p.kind is p.KEYWORD_ONLY]
 
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
+    def get_params(self, deep: bool = True) -> dict[str, object]:
         """The constructor's keyword arguments (scikit-learn ``get_params``, so ``sklearn.base.clone`` works)."""
         return {name: getattr(self, name) for name in self._param_names()}
 
-    def set_params(self, **params: Any) -> ConceptExtractor:
+    def set_params(self, **params: object) -> ConceptExtractor:
         """Set constructor arguments (scikit-learn ``set_params``); returns ``self``."""
         valid = self._param_names()
         for key, value in params.items():
@@ -298,6 +300,12 @@ class ConceptExtractor(ABC):
             )
         return int(value)
 
+    @overload
+    def _as(self, reference: np.ndarray, attribute: str) -> np.ndarray: ...
+    @overload
+    def _as(self, reference: torch.Tensor, attribute: str) -> torch.Tensor: ...
+    @overload
+    def _as(self, reference: Array, attribute: str) -> Array: ...
     def _as(self, reference: Array, attribute: str) -> Array:
         """The learned numpy ``attribute`` as the same kind, dtype (and device) as ``reference``."""
         value = getattr(self, attribute)
@@ -350,7 +358,7 @@ class IterativeExtractor(ConceptExtractor):
         return max_iter, float(self.tol)
 
 
-def _same(value: Any, default: Any) -> bool:
+def _same(value: object, default: object) -> bool:
     try:
         return bool(value == default) and type(value) is type(default)
     except (TypeError, ValueError):
@@ -363,14 +371,20 @@ def to_numpy(array: Array) -> np.ndarray:
     if is_tensor(array):
         import torch
 
-        array = array.detach().cpu()
-        if array.dtype not in (torch.float32, torch.float64):
-            array = array.float()
-        return array.numpy()
+        tensor = array.detach().cpu()
+        if tensor.dtype not in (torch.float32, torch.float64):
+            tensor = tensor.float()
+        return tensor.numpy()
     array = np.asarray(array)
     return array if array.dtype in (np.float32, np.float64) else array.astype(np.float32)
 
 
+@overload
+def like(result: np.ndarray, reference: np.ndarray) -> np.ndarray: ...
+@overload
+def like(result: np.ndarray, reference: torch.Tensor) -> torch.Tensor: ...
+@overload
+def like(result: np.ndarray, reference: Array) -> Array: ...
 def like(result: np.ndarray, reference: Array) -> Array:
     """``result`` as the same kind as ``reference`` (a tensor on its device and dtype, or a numpy array)."""
     if is_tensor(reference):

@@ -7,7 +7,7 @@ the paper's ``W_{t⁻¹}``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -16,7 +16,10 @@ from xaimetrics.concepts._concept_model import check_matrix, to_numpy
 from xaimetrics.concepts._importance import IMPORTANCE_THRESHOLD, important_concepts
 
 if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
     from xaimetrics._typing import Array
+    from xaimetrics.concepts._concept_model import HasComponents
 
 __all__ = [
     "concept_activation_ratio",
@@ -34,7 +37,7 @@ def _concepts64(concepts: Array, owner: str) -> np.ndarray:
     )
 
 
-def _check_atol(atol: Any, owner: str) -> float:
+def _check_atol(atol: object, owner: str) -> float:
     if isinstance(atol, bool) or not isinstance(atol, int | float) or not atol >= 0:
         raise invalid("atol", owner, "a non-negative number", atol)
     return float(atol)
@@ -72,7 +75,7 @@ def concept_activation_ratio(concepts: Array, atol: float = 0.0) -> float:
     return float((np.abs(values) > _check_atol(atol, "concept_activation_ratio")).mean())
 
 
-def _atoms(components: Any, owner: str) -> np.ndarray:
+def _atoms(components: object, owner: str) -> np.ndarray:
     """Decoder atoms ``(n_concepts, n_features)`` from an array or a fitted extractor's ``components_``."""
     if hasattr(components, "components_"):
         components = components.components_
@@ -89,7 +92,7 @@ def _atoms(components: Any, owner: str) -> np.ndarray:
     )
 
 
-def decoder_cosine_similarity(components: Any) -> float:
+def decoder_cosine_similarity(components: ArrayLike | HasComponents) -> float:
     """Mean pairwise cosine similarity of the decoder atoms, ``1/k² Σ_{i,j} cos(W_i, W_j)`` (App. D.1).
 
     The sum runs over all pairs **including** ``i = j`` (as in the paper), so ``k`` orthogonal atoms give
@@ -111,7 +114,7 @@ def decoder_cosine_similarity(components: Any) -> float:
     return float((unit @ unit.T).mean())
 
 
-def decoder_covariance(components: Any) -> float:
+def decoder_covariance(components: ArrayLike | HasComponents) -> float:
     """Mean entry of the covariance matrix between decoder atoms (App. D.1 "covariance").
 
     Like the cosine similarity, it compares the concepts of one method through their decoder atoms (the

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -18,10 +18,70 @@ from xaimetrics._validation import check_texts, invalid
 
 if TYPE_CHECKING:
     import torch
+    from typing_extensions import TypeIs
 
     from xaimetrics._typing import Array
 
-__all__ = ["ConceptModel"]
+__all__ = [
+    "ActivationModel",
+    "ConceptCodec",
+    "ConceptModel",
+    "DictionaryCodec",
+    "HasComponents",
+    "HeadModel",
+    "SplitModel",
+]
+
+
+class ActivationModel(Protocol):
+    """``h``: anything with ``activations(texts)`` returning an array of shape ``(n_texts, p)``."""
+
+    def activations(self, inputs: list[str], /) -> Array: ...
+
+
+class HeadModel(Protocol):
+    """``g``: anything with ``logits_from_activations(A)`` returning logits of shape ``(n, n_classes)``."""
+
+    def logits_from_activations(self, activations: Array, /) -> Array: ...
+
+
+class SplitModel(ActivationModel, HeadModel, Protocol):
+    """A split classifier ``f = g∘h`` (e.g. :class:`xaimetrics.models.SplitClassifier`) with its classes."""
+
+    @property
+    def num_classes(self) -> int: ...
+
+    @property
+    def class_names(self) -> Sequence[str]: ...
+
+
+class ConceptCodec(Protocol):
+    """A fitted concept extractor's ``t`` (``encode``) and ``t⁻¹`` (``decode``), e.g. any
+    :class:`~xaimetrics.concepts.ConceptExtractor`."""
+
+    def encode(self, A: Array, /) -> Array: ...
+
+    def decode(self, U: Array, /) -> Array: ...
+
+
+class DictionaryCodec(ConceptCodec, Protocol):
+    """A fitted concept extractor with its decoder atoms ``components_`` (``(n_concepts, n_features)``)."""
+
+    @property
+    def components_(self) -> np.ndarray: ...
+
+
+class HasComponents(Protocol):
+    """Anything holding decoder atoms ``components_`` (a fitted extractor)."""
+
+    @property
+    def components_(self) -> np.ndarray: ...
+
+
+#: ``f_co`` or ``g`` as a bare callable: an array of shape ``(n, k)`` → logits ``(n, n_classes)``.
+ArrayFunction = Callable[["Array"], "Array"]
+#: what the importance and metric functions take as ``model``: a callable, or an object with ``g``.
+HeadLike = ArrayFunction | HeadModel
 
 
 class ConceptModel:
@@ -60,7 +120,7 @@ class ConceptModel:
         [0, 0]
     """
 
-    def __init__(self, model: Any, extractor: Any) -> None:
+    def __init__(self, model: SplitModel, extractor: ConceptCodec) -> None:
         self.model = model
         self.extractor = extractor
 
@@ -104,20 +164,20 @@ class ConceptModel:
 # --- helpers shared by the concept modules (private) -------------------------------------------------------
 
 
-def is_tensor(value: Any) -> bool:
+def is_tensor(value: object) -> TypeIs[torch.Tensor]:
     """True if ``value`` is a ``torch.Tensor`` (without importing torch when nobody has)."""
     torch = sys.modules.get("torch")
     return torch is not None and isinstance(value, torch.Tensor)
 
 
-def to_numpy(value: Any) -> np.ndarray:
+def to_numpy(value: object) -> np.ndarray:
     """A numpy view or copy of an array-like (tensors are detached and moved to the CPU)."""
     if is_tensor(value):
         return value.detach().cpu().numpy()
     return np.asarray(value)
 
 
-def check_matrix(value: Any, name: str, owner: str, *, what: str = "(n_samples, n_features)") -> Any:
+def check_matrix(value: object, name: str, owner: str, *, what: str = "(n_samples, n_features)") -> Array:
     """Return ``value`` if it is a non-empty 2-D float numpy array or tensor (lists become numpy arrays)."""
     if not is_tensor(value):
         value = np.asarray(value)
@@ -136,7 +196,7 @@ def check_matrix(value: Any, name: str, owner: str, *, what: str = "(n_samples, 
     return value
 
 
-def as_f_co(model: Any, extractor: Any, owner: str) -> Callable[[Any], Any]:
+def as_f_co(model: object, extractor: ConceptCodec | None, owner: str) -> ArrayFunction:
     """Resolve ``f_co`` from ``model`` (a callable ``f_co``, or ``g`` plus ``extractor``)."""
     if extractor is not None:
         if isinstance(model, ConceptModel):
@@ -168,7 +228,7 @@ def as_f_co(model: Any, extractor: Any, owner: str) -> Callable[[Any], Any]:
     )
 
 
-def h_of(model: Any, owner: str) -> Callable[[list[str]], Any]:
+def h_of(model: object, owner: str) -> Callable[[list[str]], Array]:
     """The encoder ``h`` of ``model``: its ``activations`` method, or ``model`` itself if callable."""
     if hasattr(model, "activations"):
         return model.activations
@@ -182,7 +242,7 @@ def h_of(model: Any, owner: str) -> Callable[[list[str]], Any]:
     )
 
 
-def g_of(model: Any, owner: str) -> Callable[[Any], Any]:
+def g_of(model: object, owner: str) -> ArrayFunction:
     """The head ``g`` of ``model``: its ``logits_from_activations`` method, or ``model`` itself if callable."""
     if hasattr(model, "logits_from_activations"):
         return model.logits_from_activations
@@ -194,18 +254,18 @@ def g_of(model: Any, owner: str) -> Callable[[Any], Any]:
 class _GAsModel:
     """Adapter giving a bare callable ``g`` the ``logits_from_activations`` name."""
 
-    def __init__(self, model: Any) -> None:
+    def __init__(self, model: object) -> None:
         self._model = model
         self._g = g_of(model, "ConceptModel")
 
-    def logits_from_activations(self, activations: Any) -> Any:
+    def logits_from_activations(self, activations: Array) -> Array:
         return self._g(activations)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._model, name)
 
 
-def _model_dtype(model: Any, default: torch.dtype) -> torch.dtype:
+def _model_dtype(model: object, default: torch.dtype) -> torch.dtype:
     """The floating dtype of the wrapped torch module's parameters, or ``default``."""
     module = getattr(model, "model", None)
     parameters = getattr(module, "parameters", None)

@@ -6,7 +6,7 @@ Every function takes numpy arrays or tensors and returns a Python ``float`` comp
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -14,6 +14,8 @@ from xaimetrics._validation import check_positive_int, invalid
 from xaimetrics.concepts._concept_model import check_matrix, to_numpy
 
 if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
     from xaimetrics._typing import Array
 
 __all__ = ["completeness", "latent_l2", "logits_kl", "logits_l2"]
@@ -91,9 +93,9 @@ def logits_kl(logits: Array, concept_logits: Array) -> float:
 
 
 def completeness(
-    predictions: Any,
-    concept_predictions: Any,
-    labels: Any = None,
+    predictions: ArrayLike,
+    concept_predictions: ArrayLike,
+    labels: ArrayLike | None = None,
     *,
     n_classes: int | None = None,
 ) -> float:
@@ -142,7 +144,7 @@ def completeness(
     return (float((fc == y).mean()) - chance) / (accuracy_f - chance)
 
 
-def _classes(values: Any, name: str, owner: str) -> np.ndarray:
+def _classes(values: object, name: str, owner: str) -> np.ndarray:
     array = to_numpy(values)
     if array.ndim != 1 or array.size == 0 or not np.issubdtype(array.dtype, np.integer):
         raise invalid(

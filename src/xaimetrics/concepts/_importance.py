@@ -14,12 +14,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
 
 from xaimetrics._validation import check_positive_int, invalid
 from xaimetrics.concepts._concept_model import as_f_co, check_matrix, is_tensor, to_numpy
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from xaimetrics.concepts._concept_model import ArrayFunction, ConceptCodec, HeadLike
 
 if TYPE_CHECKING:
     import torch
@@ -43,30 +48,30 @@ Bucket = Literal["--", "-", "+", "++"]
 
 @overload
 def local_importance(
-    model: Any,
+    model: HeadLike,
     concepts: Array,
     targets: int | Sequence[int] | np.ndarray | torch.Tensor | None = ...,
     *,
-    extractor: Any = ...,
+    extractor: ConceptCodec | None = ...,
     batch_size: int = ...,
     return_predictions: Literal[False] = ...,
 ) -> Array: ...
 @overload
 def local_importance(
-    model: Any,
+    model: HeadLike,
     concepts: Array,
     targets: int | Sequence[int] | np.ndarray | torch.Tensor | None = ...,
     *,
-    extractor: Any = ...,
+    extractor: ConceptCodec | None = ...,
     batch_size: int = ...,
     return_predictions: Literal[True],
 ) -> tuple[Array, np.ndarray]: ...
 def local_importance(
-    model: Any,
+    model: HeadLike,
     concepts: Array,
     targets: int | Sequence[int] | np.ndarray | torch.Tensor | None = None,
     *,
-    extractor: Any = None,
+    extractor: ConceptCodec | None = None,
     batch_size: int = 256,
     return_predictions: bool = False,
 ) -> Array | tuple[Array, np.ndarray]:
@@ -110,14 +115,14 @@ def local_importance(
     n_samples = concepts.shape[0]
     target_array = _check_targets(targets, n_samples, owner)
     phi, logits = gradient_x_input(f_co, concepts, target_array, batch_size, owner)
-    phi = phi.to(concepts.device) if is_tensor(concepts) else phi.numpy()
+    result: Array = phi.to(concepts.device) if is_tensor(concepts) else phi.numpy()
     if return_predictions:
-        return phi, logits.argmax(dim=1).numpy().astype(np.int64)
-    return phi
+        return result, logits.argmax(dim=1).numpy().astype(np.int64)
+    return result
 
 
 def gradient_x_input(
-    f_co: Any, concepts: Array, targets: np.ndarray | None, batch_size: int, owner: str
+    f_co: ArrayFunction, concepts: Array, targets: np.ndarray | None, batch_size: int, owner: str
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """``(φ, logits)`` as CPU tensors; ``φ`` in the dtype of ``concepts``, ``logits = f_co(concepts)`` detached."""
     import torch
@@ -169,7 +174,7 @@ def gradient_x_input(
     return torch.cat(phis), torch.cat(all_logits)
 
 
-def _check_targets(targets: Any, n_samples: int, owner: str) -> np.ndarray | None:
+def _check_targets(targets: object, n_samples: int, owner: str) -> np.ndarray | None:
     if targets is None:
         return None
     if isinstance(targets, int | np.integer) and not isinstance(targets, bool):
@@ -201,7 +206,7 @@ def _shape(array: np.ndarray) -> str:
     return f"an array of dtype {array.dtype} and shape {tuple(array.shape)}"
 
 
-def global_importance(importance: Array, predictions: Any, n_classes: int | None = None) -> Array:
+def global_importance(importance: Array, predictions: ArrayLike, n_classes: int | None = None) -> Array:
     """Global concept importance per class (paper eq. 4): ``Φ_c = mean of φ(u) over samples predicted as c``.
 
     A class that no sample is predicted as gets a row of zeros (not NaN): after normalisation no concept is
@@ -361,7 +366,7 @@ def important_concepts(
     return np.flatnonzero(above.any(axis=0)).astype(np.int64)
 
 
-def _like(values: np.ndarray, reference: Any) -> Array:
+def _like(values: np.ndarray, reference: object) -> Array:
     """``values`` as the same kind (and device) as ``reference``."""
     if is_tensor(reference):
         import torch

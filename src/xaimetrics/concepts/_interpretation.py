@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -30,6 +30,7 @@ from xaimetrics.exceptions import NotFittedError
 
 if TYPE_CHECKING:
     from xaimetrics._typing import Array
+    from xaimetrics.concepts._concept_model import ActivationModel, ConceptCodec
 
 __all__ = ["ConceptInterpretation", "TopWords", "top_activating_examples"]
 
@@ -58,7 +59,7 @@ class ConceptInterpretation:
     aligned_scores: tuple[float, ...] = field(default=(), compare=False, repr=False)
     opposed_scores: tuple[float, ...] = field(default=(), compare=False, repr=False)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """A JSON-ready dict with ``aligned``, ``opposed`` and ``label``."""
         return {"aligned": list(self.aligned), "opposed": list(self.opposed), "label": self.label}
 
@@ -188,8 +189,8 @@ class TopWords:
 
     def __init__(
         self,
-        model: Any,
-        extractor: Any,
+        model: ActivationModel | Callable[[list[str]], Array],
+        extractor: ConceptCodec,
         *,
         n_words: int = 5,
         min_frequency: int = 5,

@@ -8,7 +8,7 @@ gives both the concept model's logits ``f_c(X)`` and the local importances used 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -30,6 +30,14 @@ from xaimetrics.concepts._importance import (
     gradient_x_input,
     normalize_importance,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from numpy.typing import ArrayLike
+
+    from xaimetrics._typing import Array
+    from xaimetrics.concepts._concept_model import DictionaryCodec, HeadLike, SplitModel
 
 __all__ = ["ConceptSpaceMetrics", "concept_metrics"]
 
@@ -72,11 +80,11 @@ class ConceptSpaceMetrics:
 
 
 def concept_metrics(
-    model: Any,
-    extractor: Any,
-    inputs: Any,
+    model: SplitModel | HeadLike,
+    extractor: DictionaryCodec,
+    inputs: Sequence[str] | Array,
     *,
-    labels: Any = None,
+    labels: ArrayLike | None = None,
     threshold: float = IMPORTANCE_THRESHOLD,
     atol: float = 0.0,
     batch_size: int = 256,
@@ -145,7 +153,9 @@ def concept_metrics(
     g = g_of(model, owner)
     with torch.no_grad():
         if logits is None:
-            logits = torch.cat([g(activations[i : i + batch_size]) for i in range(0, n_samples, batch_size)])
+            logits = torch.cat(
+                [torch.as_tensor(g(activations[i : i + batch_size])) for i in range(0, n_samples, batch_size)]
+            )
         concepts = extractor.encode(activations)
         reconstructed = extractor.decode(concepts)
     logits = torch.as_tensor(logits).detach().cpu()

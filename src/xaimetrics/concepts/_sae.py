@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import secrets
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -14,6 +14,7 @@ from xaimetrics.concepts._base import ConceptExtractor, is_tensor
 
 if TYPE_CHECKING:
     from xaimetrics._typing import Array, DeviceLike
+    from xaimetrics.concepts._sae_training import SAEConfig
 
 __all__ = ["SAE"]
 
@@ -125,7 +126,7 @@ class SAE(ConceptExtractor):
         self.device = device
         self.progress = progress
 
-    def _config(self, n_features: int) -> Any:
+    def _config(self, n_features: int) -> SAEConfig:
         from xaimetrics.concepts._sae_training import SAEConfig
 
         n_concepts = self._resolve_n_concepts(None, default=n_features)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
 import torch
 
@@ -22,6 +22,22 @@ _RESAMPLE_POOL = 8192
 _RESAMPLE_ENCODER_SCALE = 0.2
 #: Momentum of the running estimate of the BatchTopK inference threshold.
 _THRESHOLD_MOMENTUM = 0.99
+
+
+class TrainingHistory(TypedDict, total=False):
+    """What an SAE's training recorded: per evaluation, and once at the end."""
+
+    step: list[int]
+    train_loss: list[float]
+    validation_loss: list[float]
+    relative_error: list[float]
+    dead_fraction: list[float]
+    resample_steps: list[int]
+    resampled: list[int]
+    stopped_early: bool
+    n_steps: int
+    seconds: float
+    n_validation: int
 
 
 @dataclass(frozen=True)
@@ -54,7 +70,7 @@ class SAEParameters:
     decoder_weight: torch.Tensor  # (k, p), unit-norm rows
     decoder_bias: torch.Tensor  # (p,)
     threshold: float = 0.0  # BatchTopK inference threshold (0 otherwise)
-    history: dict[str, Any] = field(default_factory=dict)
+    history: TrainingHistory = field(default_factory=lambda: TrainingHistory())
 
 
 def activate(pre: torch.Tensor, activation: Activation, k_active: int, threshold: float) -> torch.Tensor:
@@ -216,7 +232,7 @@ def train_sparse_autoencoder(data: torch.Tensor, config: SAEConfig) -> SAEParame
 
     start = time.perf_counter()
     trainer = _Trainer(data, config)
-    history: dict[str, Any] = {
+    history: TrainingHistory = {
         "step": [],
         "train_loss": [],
         "validation_loss": [],

@@ -15,7 +15,9 @@ import os
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, TYPE_CHECKING, Any, TypeGuard
+
+import numpy as np
 
 from xaimetrics._optional import import_optional
 from xaimetrics._validation import invalid
@@ -23,6 +25,9 @@ from xaimetrics.data._dataset import TextDataset
 from xaimetrics.data._splits import carve_split, deduplicate, split_indices
 from xaimetrics.data._tables import Columns, encode_labels, shared_class_names
 from xaimetrics.exceptions import InvalidParameterError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["FILE_SUFFIXES", "check_one_class", "file_error", "is_data_file", "load_files", "read_table"]
 
@@ -56,7 +61,7 @@ def _compressed(path: Path) -> bool:
     return path.suffix.lower() in _COMPRESSION
 
 
-def is_data_file(path: Any) -> bool:
+def is_data_file(path: object) -> TypeGuard[str | os.PathLike[str]]:
     """True if ``path`` names a file :func:`read_table` reads (by suffix; the file need not exist yet).
 
     Example:
@@ -68,7 +73,7 @@ def is_data_file(path: Any) -> bool:
     return _kind(Path(path)) is not None
 
 
-def check_encoding(encoding: Any, owner: str = "load_dataset") -> str:
+def check_encoding(encoding: object, owner: str = "load_dataset") -> str:
     """``encoding`` if Python knows the codec; raises naming the argument otherwise.
 
     Example:
@@ -87,7 +92,7 @@ def check_encoding(encoding: Any, owner: str = "load_dataset") -> str:
     return encoding
 
 
-def read_table(path: str | os.PathLike[str], *, encoding: str = "utf-8") -> Any:
+def read_table(path: str | os.PathLike[str], *, encoding: str = "utf-8") -> pd.DataFrame:
     """Read a CSV / TSV / JSON Lines / JSON / Parquet file into a ``pandas.DataFrame``.
 
     Empty CSV cells are missing values (``NaN``), never the text ``"nan"``; the strings ``"NA"``, ``"null"``
@@ -161,7 +166,7 @@ def _where(path: Path, error: UnicodeError) -> str:
     return f"{byte} on line {line}"
 
 
-def _read(path: Path, kind: str, encoding: str) -> Any:
+def _read(path: Path, kind: str, encoding: str) -> pd.DataFrame:
     import pandas as pd
 
     if kind in (".csv", ".tsv"):
@@ -195,7 +200,7 @@ def _read(path: Path, kind: str, encoding: str) -> Any:
     return _json_lines(path, text)
 
 
-def _open_text(path: Path, encoding: str) -> Any:
+def _open_text(path: Path, encoding: str) -> IO[str] | None:
     import bz2
     import gzip
     import lzma
@@ -212,7 +217,7 @@ def _open_text(path: Path, encoding: str) -> Any:
 _JSON_FIX = 'Each line of a JSON Lines file holds one object, e.g. {"text": "...", "label": "..."}.'
 
 
-def _json_lines(path: Path, text: str) -> Any:
+def _json_lines(path: Path, text: str) -> pd.DataFrame:
     """One object per line; the frame's ``attrs["lines"]`` holds each record's line number."""
     import pandas as pd
 
@@ -239,7 +244,7 @@ def _json_lines(path: Path, text: str) -> Any:
     return frame
 
 
-def _json_array(path: Path, text: str) -> Any:
+def _json_array(path: Path, text: str) -> pd.DataFrame:
     import pandas as pd
 
     fix = 'A .json file holds one array of objects, [{"text": "...", "label": "..."}, ...], or JSON Lines.'
@@ -256,7 +261,7 @@ def _json_array(path: Path, text: str) -> Any:
     return pd.DataFrame.from_records(records)
 
 
-def _row_names(frame: Any, kind: str | None, positions: Sequence[int]) -> str:
+def _row_names(frame: pd.DataFrame, kind: str | None, positions: Sequence[int]) -> str:
     """Where rows are in the file, for messages: ``"lines 3, 7"`` (CSV: the header is line 1)."""
     lines = frame.attrs.get("lines")
     if lines is not None:
@@ -270,7 +275,7 @@ def _row_names(frame: Any, kind: str | None, positions: Sequence[int]) -> str:
     return f"line{'s' if len(where) > 1 else ''} {shown}{' …' if len(where) > 10 else ''}"
 
 
-def _is_empty(value: Any) -> bool:
+def _is_empty(value: object) -> bool:
     """An empty cell: missing (``None``, ``NaN``, ``pd.NA``) or a string of spaces."""
     import pandas as pd
 
@@ -318,7 +323,9 @@ def _read_rows(path: Path, columns: Columns) -> tuple[list[str], list[Any], dict
     return texts, raw_labels, info
 
 
-def check_one_class(labels: Any, class_names: Sequence[str], source: str, column: object) -> None:
+def check_one_class(
+    labels: Sequence[int] | np.ndarray, class_names: Sequence[str], source: str, column: object
+) -> None:
     """Refuse labels holding fewer than two classes (a classifier of one class is always right).
 
     Example:
@@ -427,7 +434,7 @@ def _load_mapping(
     if split != "all":
         return parts[split]
     chosen = list(parts.values())
-    info = {"source": {key: str(value) for key, value in files.items()}}
+    info: dict[str, object] = {"source": {key: str(value) for key, value in files.items()}}
     texts = [t for p in chosen for t in p.texts]
-    labels = [label for p in chosen for label in p.labels.tolist()]
+    labels = np.asarray([label for p in chosen for label in p.labels.tolist()])
     return TextDataset(texts, labels, chosen[0].class_names, dataset_name, "all", info)

@@ -131,11 +131,15 @@ def load_dataset(
                 "A Hugging Face configuration goes in config=... (hub datasets only).",
             )  # fmt: skip
     if offline:
-        texts, labels, classes, info = read_offline(path)
-        full = TextDataset(texts, labels, classes, path, "all", info)
+        name = str(path)  # an offline name is a str
+        texts, labels, classes, info = read_offline(name)
+        full = TextDataset(texts, labels, classes, name, "all", info)
         return carve_split(full, split, seed=seed, **fractions)
     if local:
-        return load_files(path, split, seed=seed, columns=columns, **fractions)
+        return load_files(
+            path, split, seed=seed, columns=columns, validation_fraction=validation_fraction,
+            test_fraction=test_fraction,
+        )  # fmt: skip
     if not isinstance(path, str | os.PathLike):
         raise invalid(
             "path", _OWNER, "a dataset name, a file, or a mapping {split: file}", type(path).__name__
@@ -179,7 +183,7 @@ def load_dataset(
         ) from error
 
 
-def is_dataset_reference(name: Any) -> bool:
+def is_dataset_reference(name: object) -> bool:
     """True for what a grid may name as a dataset: an offline name, a recipe, an existing data file or dataset
     folder, or a Hugging Face id of the form ``org/name``.
 
@@ -200,7 +204,7 @@ def is_dataset_reference(name: Any) -> bool:
 
 
 def check_dataset(
-    name: Any,
+    name: object,
     *,
     owner: str = "Grid",
     argument: str = "datasets",

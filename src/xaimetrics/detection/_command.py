@@ -15,9 +15,17 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xaimetrics._validation import invalid
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from xaimetrics.benchmark import Providers
+    from xaimetrics.concepts import ConceptInterpretation
+    from xaimetrics.detection._prompts import Interpretation
+    from xaimetrics.simulators import Simulator
 
 __all__ = ["register", "run", "run_detection"]
 
@@ -27,7 +35,7 @@ LEXICAL = "lexical"
 ROW_KEYS = ("dataset", "method", "n_concepts", "seed", "reader", "task", "concept")
 
 
-def register(subparsers: Any) -> argparse.ArgumentParser:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add the ``detection`` sub-command."""
     from xaimetrics._arguments import add_simulator_arguments
 
@@ -96,7 +104,7 @@ def _ints(text: str, name: str) -> list[int]:
         raise invalid(name, _OWNER, "integers separated by commas", text) from None
 
 
-def _settings(args: argparse.Namespace) -> dict[str, Any]:
+def _settings(args: argparse.Namespace) -> dict[str, object]:
     keys = (
         "dataset",
         "method",
@@ -112,7 +120,7 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
     return {key: getattr(args, key) for key in keys}
 
 
-def _reader(spec: str, args: argparse.Namespace) -> Any:
+def _reader(spec: str, args: argparse.Namespace) -> Simulator:
     if spec == LEXICAL:
         from xaimetrics.detection._reader import WordOverlapReader
 
@@ -133,7 +141,7 @@ def _done(path: Path) -> set[tuple[str, ...]]:
         return {tuple(str(row[k]) for k in ROW_KEYS) for row in csv.DictReader(handle)}
 
 
-def _append(path: Path, rows: list[dict[str, Any]]) -> None:
+def _append(path: Path, rows: list[dict[str, object]]) -> None:
     if not rows:
         return
     new = not path.is_file()
@@ -145,7 +153,7 @@ def _append(path: Path, rows: list[dict[str, Any]]) -> None:
         handle.flush()
 
 
-def run_detection(args: argparse.Namespace, providers: Any = None) -> dict[str, Any]:
+def run_detection(args: argparse.Namespace, providers: Providers | None = None) -> dict[str, Any]:
     """Run (or resume) the detection of ``args`` and return ``{"frame", "interpretations", "output", ...}``.
 
     ``providers`` (a :class:`~xaimetrics.benchmark.Providers`) adds datasets and models to the built-in ones.
@@ -180,9 +188,10 @@ def run_detection(args: argparse.Namespace, providers: Any = None) -> dict[str, 
     else:
         settings_path.write_text(json.dumps(settings, indent=1), encoding="utf-8")
     providers = providers or Providers(progress=not args.no_progress)
+    extras: dict[str, Any] = providers.grid_extras()  # Grid keyword arguments (datasets, models)
     grid = Grid(datasets=(args.dataset,), methods=(args.method,), n_concepts=args.n_concepts, seeds=tuple(seeds),
                 simulators=(LEXICAL,), prompt_types=("E2-a",), pool_size=None, n_fit=args.n_fit,
-                **providers.grid_extras())  # fmt: skip
+                **extras)  # fmt: skip
     artefacts = Artefacts(grid, providers, output / "artefacts")
     dataset, model_name = grid.datasets[0], grid.models[0]
     if args.no_progress:
@@ -199,8 +208,8 @@ def run_detection(args: argparse.Namespace, providers: Any = None) -> dict[str, 
     texts = list(pool.texts)
     rows_path, answers_path = output / "rows.csv", output / "answers.jsonl"
     done = _done(rows_path)
-    all_interpretations: dict[int, dict[int, Any]] = {}
-    simulators: dict[str, Any] = {}
+    all_interpretations: dict[int, dict[int, ConceptInterpretation]] = {}
+    simulators: dict[str, Simulator] = {}
     started = time.perf_counter()
     for seed in seeds:
         extractor = artefacts.extractor(dataset, model_name, args.method, args.n_concepts, seed)
@@ -260,17 +269,23 @@ def run_detection(args: argparse.Namespace, providers: Any = None) -> dict[str, 
             "wall_time_s": time.perf_counter() - started, "usage": usage}  # fmt: skip
 
 
-def _key(setting: dict[str, Any], task: str, concept: int) -> tuple[str, ...]:
+def _key(setting: dict[str, object], task: str, concept: int) -> tuple[str, ...]:
     return tuple(str(v) for v in (*(setting[k] for k in ROW_KEYS[:5]), task, concept))
 
 
 class _Store:
     """Append one finished concept's rows and answers to the results files (the resume points)."""
 
-    def __init__(self, rows: Path, answers: Path, setting: dict[str, Any], interpretations: Any) -> None:
+    def __init__(
+        self,
+        rows: Path,
+        answers: Path,
+        setting: dict[str, object],
+        interpretations: Mapping[int, Interpretation],
+    ) -> None:
         self.rows, self.answers, self.setting, self.interpretations = rows, answers, setting, interpretations
 
-    def __call__(self, concept: int, rows: list[dict[str, Any]], answers: list[dict[str, Any]]) -> None:
+    def __call__(self, concept: int, rows: list[dict[str, object]], answers: list[dict[str, object]]) -> None:
         from xaimetrics.detection._detection import describe_or_none
 
         described = describe_or_none(self.interpretations[concept])
@@ -287,7 +302,7 @@ class _quiet_import:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, *exc: Any) -> bool:
+    def __exit__(self, *exc: object) -> bool:
         return exc[0] is ImportError
 
 
@@ -295,7 +310,7 @@ def _say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def run(args: argparse.Namespace, providers: Any = None) -> int:
+def run(args: argparse.Namespace, providers: Providers | None = None) -> int:
     """Execute ``xaimetrics detection``; prints the tables and writes the report."""
     from xaimetrics._demo import each_warning_once
     from xaimetrics.detection._report import markdown_table, write_detection_report

@@ -10,9 +10,9 @@ unrelated). :class:`Detection` is the thin shell that loops over concepts.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -24,9 +24,16 @@ from xaimetrics.detection._prompts import (
     build_detection_prompts,
     describe,
 )
-from xaimetrics.detection._sampling import DetectionSample, sample_texts
+from xaimetrics.detection._sampling import DetectionSample, SamplingOptions, sample_texts
 from xaimetrics.detection._scoring import parse_yes, score
 from xaimetrics.simulators import BatchSimulator, Simulator
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from numpy.typing import ArrayLike
+    from typing_extensions import Unpack
+
+    from xaimetrics.detection._prompts import Interpretation
 
 __all__ = ["Answer", "Detection", "DetectionResult", "ask", "detect_concept", "shuffled_concept"]
 
@@ -74,7 +81,7 @@ def ask(
             answers.append(Answer(None, None, response.error))
             continue
         p_yes = None
-        unread = (response.metadata or {}).get("probability_fallback_ids") or ()
+        unread = cast("Collection[str]", (response.metadata or {}).get("probability_fallback_ids") or ())
         if response.probabilities and "0" in response.probabilities and "0" not in unread:
             p_yes = float(response.probabilities["0"][1])
         answers.append(Answer(p_yes, parse_yes(response.text), None, bool(response.usage.cached)))
@@ -97,8 +104,8 @@ def shuffled_concept(concept: int, candidates: Iterable[int], seed: int) -> int:
 def _rows(
     concept: int, description: str, described_by: int, sample: DetectionSample, answers: Sequence[Answer],
     *, confidence: float, seed: int,
-) -> list[dict[str, Any]]:  # fmt: skip
-    rows = []
+) -> list[dict[str, object]]:  # fmt: skip
+    rows: list[dict[str, object]] = []
     kinds = np.asarray(sample.kinds)
     for negatives in ("random", "hard"):
         keep = (sample.active == 1) | (kinds == negatives)
@@ -117,7 +124,7 @@ def _rows(
 def detect_concept(
     simulator: Simulator,
     concept: int,
-    interpretations: Mapping[int, Any],
+    interpretations: Mapping[int, Interpretation],
     inputs: Sequence[str],
     sample: DetectionSample,
     *,
@@ -127,7 +134,7 @@ def detect_concept(
     seed: int = 0,
     confidence: float = 0.95,
     concurrency: int | None = None,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
     """Detection rows and per-text answers of one concept (own description, and the shuffled control).
 
     Returns ``(rows, answers)``: one row per description (``"own"``, ``"shuffled"``) and negative kind
@@ -143,8 +150,8 @@ def detect_concept(
     for _, shown in descriptions:
         prompts += build_detection_prompts(interpretations[shown], texts, prompt=prompt, max_chars=max_chars)
     answers = ask(simulator, prompts, concurrency=concurrency)
-    rows: list[dict[str, Any]] = []
-    records: list[dict[str, Any]] = []
+    rows: list[dict[str, object]] = []
+    records: list[dict[str, object]] = []
     for d, (description, shown) in enumerate(descriptions):
         part = answers[d * len(texts) : (d + 1) * len(texts)]
         rows += _rows(concept, description, shown, sample, part, confidence=confidence, seed=seed)
@@ -158,7 +165,7 @@ def detect_concept(
     return rows, records
 
 
-def describe_or_none(interpretation: Any) -> tuple[tuple[str, ...], str | None] | None:
+def describe_or_none(interpretation: Interpretation) -> tuple[tuple[str, ...], str | None] | None:
     """:func:`describe`, or ``None`` for a concept without words or label (nothing activates it)."""
     try:
         return describe(interpretation)
@@ -170,11 +177,11 @@ def describe_or_none(interpretation: Any) -> tuple[tuple[str, ...], str | None] 
 class DetectionResult:
     """Rows (one per concept, description and negative kind), per-text answers, and the concepts left out."""
 
-    rows: list[dict[str, Any]] = field(default_factory=list)
-    answers: list[dict[str, Any]] = field(default_factory=list)
+    rows: list[dict[str, object]] = field(default_factory=list)
+    answers: list[dict[str, object]] = field(default_factory=list)
     skipped: dict[int, str] = field(default_factory=dict)
 
-    def to_frame(self) -> Any:
+    def to_frame(self) -> pd.DataFrame:
         """The rows as a :class:`pandas.DataFrame`."""
         import pandas as pd
 
@@ -223,7 +230,7 @@ class Detection:
         seed: int = 0,
         confidence: float = 0.95,
         concurrency: int | None = None,
-        **sampling: Any,
+        **sampling: Unpack[SamplingOptions],
     ) -> None:
         if not isinstance(simulator, Simulator):
             raise invalid("simulator", "Detection", "a Simulator (with generate)", type(simulator).__name__)
@@ -241,13 +248,13 @@ class Detection:
 
     def evaluate(
         self,
-        concepts: Any,
+        concepts: ArrayLike,
         inputs: Sequence[str],
-        interpretations: Mapping[int, Any],
+        interpretations: Mapping[int, Interpretation],
         *,
-        embeddings: Any = None,
+        embeddings: ArrayLike | None = None,
         concept_ids: Iterable[int] | None = None,
-        on_concept: Callable[[int, list[dict[str, Any]], list[dict[str, Any]]], None] | None = None,
+        on_concept: Callable[[int, list[dict[str, object]], list[dict[str, object]]], None] | None = None,
         progress: bool = False,
     ) -> DetectionResult:
         """Score every concept of ``concept_ids`` (default: every concept of ``interpretations``).

@@ -17,7 +17,7 @@ activations instead, and any mapping (or callable) can be passed.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,6 +27,9 @@ from xaimetrics.detection._detection import ask
 from xaimetrics.detection._prompts import _cut, build_fuzzing_prompts
 from xaimetrics.detection._scoring import score
 from xaimetrics.simulators import Simulator
+
+if TYPE_CHECKING:
+    from xaimetrics.detection._prompts import Interpretation
 
 __all__ = ["fuzz_concept", "mark_words"]
 
@@ -81,7 +84,7 @@ def mark_words(
 def fuzz_concept(
     simulator: Simulator,
     concept: int,
-    interpretation: Any,
+    interpretation: Interpretation,
     inputs: Sequence[str],
     word_scores: Mapping[str, float] | Callable[[str], float],
     *,
@@ -90,7 +93,7 @@ def fuzz_concept(
     seed: int = 0,
     confidence: float = 0.95,
     concurrency: int | None = None,
-) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+) -> tuple[dict[str, object] | None, list[dict[str, object]]]:
     """Fuzzing row and per-text answers of one concept over its activating texts ``inputs``.
 
     Each text is cut to ``max_chars`` first (so no mark is cut away), then shown correctly marked and
@@ -123,8 +126,8 @@ def fuzz_concept(
     answers = ask(simulator, prompts, concurrency=concurrency)
     result = score(np.array(labels), [a.p_yes for a in answers], [a.yes for a in answers],
                    confidence=confidence, seed=seed)  # fmt: skip
-    row = {"concept": concept, "description": "own", "described_by": concept, "negatives": "fuzzed",
+    row: dict[str, object] = {"concept": concept, "description": "own", "described_by": concept, "negatives": "fuzzed",
            **result.as_dict()}  # fmt: skip
-    records = [{"concept": concept, "text": sources[i], "correct": labels[i], "p_yes": a.p_yes, "yes": a.yes,
+    records: list[dict[str, object]] = [{"concept": concept, "text": sources[i], "correct": labels[i], "p_yes": a.p_yes, "yes": a.yes,
                 "error": a.error} for i, a in enumerate(answers)]  # fmt: skip
     return row, records

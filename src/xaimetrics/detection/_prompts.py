@@ -28,15 +28,22 @@ import ast
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal, Union
 
 from xaimetrics._validation import check_choice, check_positive_int, invalid
 from xaimetrics.simulators import AnswerSchema, ChatMessage
+
+if TYPE_CHECKING:
+    from xaimetrics.concepts import ConceptInterpretation
+
+#: a concept's description: an interpretation (its aligned words and label), a list of words, or a label
+Interpretation = Union["ConceptInterpretation", Sequence[str], str]
 
 __all__ = [
     "ANSWERS",
     "PROMPTS",
     "DetectionPrompt",
+    "Interpretation",
     "build_detection_prompts",
     "build_fuzzing_prompts",
     "describe",
@@ -76,7 +83,7 @@ class DetectionPrompt:
     schema: AnswerSchema
 
 
-def describe(interpretation: Any) -> tuple[tuple[str, ...], str | None]:
+def describe(interpretation: Interpretation) -> tuple[tuple[str, ...], str | None]:
     """``(words, label)`` of a concept's interpretation: a :class:`~xaimetrics.concepts.ConceptInterpretation`
     (its aligned words and label), a list of words, or a label string.
 
@@ -131,7 +138,7 @@ def _system(template: str, words: Sequence[str], label: str | None) -> str:
 
 
 def build_detection_prompts(
-    interpretation: Any,
+    interpretation: Interpretation,
     texts: Sequence[str],
     *,
     prompt: PromptName = "words",
@@ -174,7 +181,7 @@ def build_detection_prompts(
 
 
 def build_fuzzing_prompts(
-    interpretation: Any,
+    interpretation: Interpretation,
     marked_texts: Sequence[str],
     *,
     max_chars: int = 400,

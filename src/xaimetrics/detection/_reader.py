@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any
 
 from xaimetrics._validation import invalid
 from xaimetrics._words import WordTokenizer
@@ -52,7 +51,7 @@ class WordOverlapReader(BaseSimulator):
         self.temperature = float(temperature)
         self._tokenizer = WordTokenizer()
 
-    def cache_identity(self) -> dict[str, Any]:
+    def cache_identity(self) -> dict[str, object]:
         return {"simulator": "word-overlap", "rule": 1, "temperature": self.temperature}
 
     def p_yes(self, messages: tuple[ChatMessage, ...] | list[ChatMessage]) -> float | None:

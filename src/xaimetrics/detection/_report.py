@@ -5,12 +5,15 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["markdown_table", "write_detection_report"]
 
 
-def _cell(value: Any) -> str:
+def _cell(value: object) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
@@ -18,7 +21,7 @@ def _cell(value: Any) -> str:
     return str(value).replace("|", "\\|")
 
 
-def markdown_table(frame: Any) -> str:
+def markdown_table(frame: pd.DataFrame) -> str:
     """A pipe table of a DataFrame (floats with 3 decimals, NaN empty, booleans yes/no).
 
     Example:
@@ -36,7 +39,7 @@ def markdown_table(frame: Any) -> str:
 
 
 def write_detection_report(
-    directory: str | Path, title: str, sections: Sequence[tuple[str, str, Any]]
+    directory: str | Path, title: str, sections: Sequence[tuple[str, str, pd.DataFrame]]
 ) -> dict[str, Path]:
     """Write ``detection.md`` and ``detection.html``: each section is ``(heading, sentence, table)``."""
     directory = Path(directory)

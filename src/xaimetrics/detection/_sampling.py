@@ -21,6 +21,7 @@ error with the counts.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 import numpy as np
 
@@ -84,6 +85,14 @@ def _cosine_nearest(
                 if len(chosen) == n:
                     break
     return chosen
+
+
+class SamplingOptions(TypedDict, total=False):
+    """The keyword arguments of :func:`sample_texts` that :class:`~xaimetrics.detection.Detection` passes on."""
+
+    active_quantile: float
+    inactive_quantile: float
+    n_strata: int
 
 
 def sample_texts(

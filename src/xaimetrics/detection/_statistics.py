@@ -14,18 +14,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from xaimetrics._validation import invalid
 from xaimetrics.benchmark._uncertainty import holm
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from xaimetrics.detection._prompts import Interpretation
+
 __all__ = ["compare_groups", "legibility_table", "summarise"]
 
 
-def _frame(rows: Any, owner: str) -> Any:
+def _frame(rows: pd.DataFrame | Iterable[Mapping[str, object]], owner: str) -> pd.DataFrame:
     import pandas as pd
 
     frame = rows.copy() if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows))
@@ -37,7 +42,9 @@ def _frame(rows: Any, owner: str) -> Any:
     return frame
 
 
-def _words(interpretation: Any) -> str:
+def _words(interpretation: Interpretation | None) -> str:
+    if interpretation is None:
+        return ""
     from xaimetrics.detection._detection import describe_or_none
 
     described = describe_or_none(interpretation)
@@ -48,12 +55,12 @@ def _words(interpretation: Any) -> str:
 
 
 def legibility_table(
-    rows: Any,
-    interpretations: Mapping[int, Any] | None = None,
+    rows: pd.DataFrame | Iterable[Mapping[str, object]],
+    interpretations: Mapping[int, Interpretation] | None = None,
     *,
     alpha: float = 0.05,
     groups: Sequence[str] = (),
-) -> Any:
+) -> pd.DataFrame:
     """One line per concept (and per level of ``groups``, e.g. reader or seed): words, scores, Holm p, legible.
 
     Args:
@@ -80,7 +87,9 @@ def legibility_table(
         own = part[part.description == "own"]
         lines = []
         for concept, block in own.groupby("concept", sort=True):
-            line: dict[str, Any] = dict(zip(groups, key if isinstance(key, tuple) else (key,), strict=True))
+            line: dict[str, object] = dict(
+                zip(groups, key if isinstance(key, tuple) else (key,), strict=True)
+            )
             line["concept"] = int(concept)
             if interpretations is not None:
                 line["words"] = _words(interpretations.get(int(concept)))
@@ -118,12 +127,12 @@ def _t_interval(values: np.ndarray, confidence: float) -> tuple[float, float]:
 
 
 def summarise(
-    rows: Any,
+    rows: pd.DataFrame | Iterable[Mapping[str, object]],
     *,
     by: Sequence[str] = ("description", "negatives"),
     unit: str = "seed",
     confidence: float = 0.95,
-) -> Any:
+) -> pd.DataFrame:
     """Mean score per level of ``by``: concepts averaged within each ``unit`` first, then a t interval on the
     unit means (with one unit, over the concepts, flagged in the ``units`` column), clipped to [0, 1].
 
@@ -152,14 +161,14 @@ def summarise(
 
 
 def compare_groups(
-    rows: Any,
+    rows: pd.DataFrame | Iterable[Mapping[str, object]],
     column: str,
     *,
     baseline: str | None = None,
     unit: str = "seed",
     alpha: float = 0.05,
-    where: Mapping[str, Any] | None = None,
-) -> Any:
+    where: Mapping[str, object] | None = None,
+) -> pd.DataFrame:
     """Paired comparisons of the levels of ``column`` (methods, readers, descriptions), Holm-corrected.
 
     Concepts are averaged within each ``unit`` (seed) and level first; levels are paired by unit (paired

@@ -14,8 +14,8 @@ default) and its scorer averages over them. ERASER uses class probabilities: pas
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -25,7 +25,11 @@ from xaimetrics.fidelity._base import FidelityBase, PerturbationOptions, run_row
 from xaimetrics.fidelity._outputs import Activation
 
 if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
     from typing_extensions import Unpack
+
+    from xaimetrics.fidelity._outputs import BaselineMode, FidelityModel, Operator
+    from xaimetrics.fidelity._text import TokenizedModel
 
 __all__ = ["AOPCComprehensiveness", "AOPCSufficiency"]
 
@@ -37,13 +41,13 @@ class _AOPC(FidelityBase):
 
     def __init__(
         self,
-        model: Any,
-        inputs: Any,
-        targets: Any = None,
+        model: FidelityModel | TokenizedModel,
+        inputs: ArrayLike | Sequence[str],
+        targets: ArrayLike | None = None,
         batch_size: int | None = 64,
-        baseline_mode: float | str | Callable[..., Any] | Any = 0.0,
+        baseline_mode: BaselineMode = 0.0,
         thresholds: Sequence[float] = ERASER_THRESHOLDS,
-        operator: Callable[..., Any] | None = None,
+        operator: Operator | None = None,
         activation: Activation = None,
         **options: Unpack[PerturbationOptions],
     ) -> None:
@@ -59,7 +63,7 @@ class _AOPC(FidelityBase):
         self.thresholds = tuple(float(t) for t in values)
         super().__init__(model, inputs, targets, batch_size, baseline_mode, operator, activation, **options)
 
-    def _drops(self, explanations: Any) -> np.ndarray:
+    def _drops(self, explanations: ArrayLike) -> np.ndarray:
         """Score drops ``(n_samples, n_thresholds)``."""
         ranks, n_features = self._prepare(explanations)
         clean = self._clean_scores().numpy()
@@ -94,15 +98,15 @@ class _AOPC(FidelityBase):
         perturbed = values[inverse.ravel()].reshape(n, len(self.thresholds))
         return clean[:, None] - perturbed
 
-    def evaluate_samples(self, explanations: Any) -> np.ndarray:
+    def evaluate_samples(self, explanations: ArrayLike) -> np.ndarray:
         """Per-sample AOPC (mean drop over the thresholds), shape ``(n_samples,)``."""
         return self._drops(explanations).mean(axis=1)
 
-    def evaluate(self, explanations: Any) -> float:
+    def evaluate(self, explanations: ArrayLike) -> float:
         """AOPC averaged over samples."""
         return float(self.evaluate_samples(explanations).mean())
 
-    def detailed_evaluate(self, explanations: Any) -> dict[float, float]:
+    def detailed_evaluate(self, explanations: ArrayLike) -> dict[float, float]:
         """Mean score drop (over samples) at each threshold."""
         drops = self._drops(explanations).mean(axis=0)
         return {t: float(d) for t, d in zip(self.thresholds, drops, strict=True)}

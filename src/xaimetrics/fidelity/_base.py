@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, TypedDict
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 import numpy as np
 
@@ -31,7 +31,16 @@ from xaimetrics.fidelity._outputs import ACTIVATIONS, Activation
 from xaimetrics.fidelity._stacklevel import user_stacklevel
 
 if TYPE_CHECKING:
+    from typing import TypeGuard
+
     import torch
+    from numpy.typing import ArrayLike
+    from transformers import PreTrainedTokenizerBase
+
+    from xaimetrics._typing import DeviceLike
+    from xaimetrics.fidelity._outputs import BaselineMode, FidelityModel, Operator
+    from xaimetrics.fidelity._tensor import TensorPerturber
+    from xaimetrics.fidelity._text import TextPerturber, TokenizedModel
 
 __all__ = [
     "FidelityBase",
@@ -51,10 +60,10 @@ __all__ = [
 class PerturbationOptions(TypedDict, total=False):
     """The keyword-only options of every fidelity metric, passed on unchanged to :class:`FidelityBase`."""
 
-    tokenizer: Any
+    tokenizer: PreTrainedTokenizerBase | None
     granularity: Literal["token", "word"]
     max_length: int | None
-    device: Any
+    device: DeviceLike | None
 
 
 #: Tolerance used when a fraction times a count should be an integer (0.29 * 100 is 28.999999999999996).
@@ -166,7 +175,7 @@ def check_finite_scores(scores: torch.Tensor, owner: str, where: str) -> torch.T
 
 
 def run_rows(
-    perturber: Any,
+    perturber: TensorPerturber | TextPerturber,
     sample_index: torch.Tensor,
     mask_fn: Callable[[torch.Tensor], torch.Tensor],
     batch_size: int | None,
@@ -216,18 +225,18 @@ class FidelityBase:
 
     def __init__(
         self,
-        model: Any,
-        inputs: Any,
-        targets: Any,
+        model: FidelityModel | TokenizedModel,
+        inputs: ArrayLike | Sequence[str],
+        targets: ArrayLike | None,
         batch_size: int | None,
-        baseline_mode: Any,
-        operator: Callable[..., Any] | None,
+        baseline_mode: BaselineMode,
+        operator: Operator | None,
         activation: Activation,
         *,
-        tokenizer: Any = None,
+        tokenizer: PreTrainedTokenizerBase | None = None,
         granularity: Literal["token", "word"] = "token",
         max_length: int | None = None,
-        device: Any = None,
+        device: DeviceLike | None = None,
     ) -> None:
         owner = self._owner
         if batch_size is not None and (
@@ -235,7 +244,7 @@ class FidelityBase:
         ):
             raise invalid("batch_size", owner, "an integer ≥ 1 or None (all rows at once)", batch_size)
         if activation is not None:
-            check_choice(activation, "activation", owner, [*ACTIVATIONS, None])  # type: ignore[list-item]
+            check_choice(activation, "activation", owner, [*ACTIVATIONS, None])
         if operator is not None and not callable(operator):
             raise invalid("operator", owner, "a callable g(f, x, y) or None", type(operator).__name__)
         self.batch_size = batch_size
@@ -244,7 +253,7 @@ class FidelityBase:
         if is_text(inputs):
             from xaimetrics.fidelity._text import TextPerturber
 
-            self._perturber: Any = TextPerturber(
+            self._perturber: TensorPerturber | TextPerturber = TextPerturber(
                 model,
                 inputs,
                 tokenizer=tokenizer,
@@ -309,14 +318,14 @@ class FidelityBase:
             )
         return self._baseline
 
-    def _prepare(self, explanations: Any) -> tuple[torch.Tensor, torch.Tensor]:
+    def _prepare(self, explanations: ArrayLike) -> tuple[torch.Tensor, torch.Tensor]:
         """Validate explanations; return feature ranks ``(n, F)`` on the device and feature counts ``(n,)``."""
         self._clean_scores()
         scores, n_features = self._perturber.explanation_scores(explanations)
         return feature_ranks(scores).to(self._perturber.device), n_features
 
 
-def is_text(inputs: Any) -> bool:
+def is_text(inputs: object) -> TypeGuard[str | list[str] | tuple[str, ...]]:
     if isinstance(inputs, str):
         return True
     return isinstance(inputs, list | tuple) and bool(inputs) and all(isinstance(t, str) for t in inputs)

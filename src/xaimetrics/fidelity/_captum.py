@@ -17,7 +17,7 @@ Texts: attributions at the word-embedding layer, reduced to one score per token,
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 import numpy as np
 import torch
@@ -28,6 +28,16 @@ from xaimetrics.fidelity._base import is_text, run_rows
 from xaimetrics.fidelity._outputs import model_outputs
 from xaimetrics.fidelity._tensor import as_float_tensor, model_device, model_dtype
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from types import ModuleType
+
+    from numpy.typing import ArrayLike
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+    from xaimetrics.fidelity._outputs import FidelityModel
+    from xaimetrics.fidelity._text import TextPerturber, TokenizedModel
+
 __all__ = ["METHODS", "attribute"]
 
 Method = Literal["saliency", "input_x_gradient", "integrated_gradients", "occlusion"]
@@ -35,12 +45,12 @@ METHODS = ("saliency", "input_x_gradient", "integrated_gradients", "occlusion")
 
 
 def attribute(
-    model: Any,
-    inputs: Any,
+    model: FidelityModel | TokenizedModel,
+    inputs: ArrayLike | Sequence[str],
     method: Method = "saliency",
-    targets: Any = None,
+    targets: ArrayLike | None = None,
     *,
-    tokenizer: Any = None,
+    tokenizer: PreTrainedTokenizerBase | None = None,
     granularity: Literal["token", "word"] = "token",
     baseline: float = 0.0,
     n_steps: int = 50,
@@ -88,12 +98,13 @@ def attribute(
             n_steps,
             max_length,
         )
+    tensor_model = cast("FidelityModel", model)  # tensor inputs: a callable model
     return _attribute_tensor(
-        model, inputs, method, targets, captum_attr, baseline, n_steps, batch_size, reduce_channels
+        tensor_model, inputs, method, targets, captum_attr, baseline, n_steps, batch_size, reduce_channels
     )
 
 
-def _target_indices(targets: Any, outputs: torch.Tensor) -> torch.Tensor:
+def _target_indices(targets: ArrayLike | None, outputs: torch.Tensor) -> torch.Tensor:
     if targets is None:
         return outputs.argmax(dim=-1)
     y = torch.as_tensor(np.asarray(targets.detach().cpu() if isinstance(targets, torch.Tensor) else targets))
@@ -110,11 +121,11 @@ def _target_indices(targets: Any, outputs: torch.Tensor) -> torch.Tensor:
 
 
 def _attribute_tensor(
-    model: Any,
-    inputs: Any,
+    model: FidelityModel,
+    inputs: ArrayLike,
     method: str,
-    targets: Any,
-    captum_attr: Any,
+    targets: ArrayLike | None,
+    captum_attr: ModuleType,
     baseline: float,
     n_steps: int,
     batch_size: int,
@@ -157,12 +168,12 @@ def _attribute_tensor(
 
 
 def _attribute_text(
-    model: Any,
+    model: FidelityModel | TokenizedModel,
     texts: list[str],
     method: str,
-    targets: Any,
-    captum_attr: Any,
-    tokenizer: Any,
+    targets: ArrayLike | None,
+    captum_attr: ModuleType,
+    tokenizer: PreTrainedTokenizerBase | None,
     granularity: str,
     batch_size: int,
     n_steps: int,
@@ -205,12 +216,19 @@ def _attribute_text(
 
 
 def _embedding_attributions(
-    hf_model: Any, p: Any, method: str, captum_attr: Any, batch_size: int, n_steps: int
+    hf_model: FidelityModel,
+    p: TextPerturber,
+    method: str,
+    captum_attr: ModuleType,
+    batch_size: int,
+    n_steps: int,
 ) -> torch.Tensor:
     """Token attributions at the word-embedding layer, summed per feature: ``(n, max_features)``."""
-    layer = hf_model.get_input_embeddings()
+    layer = cast("PreTrainedModel", hf_model).get_input_embeddings()  # a Hugging Face classifier
     keys = p.keys
-    target = p.targets.argmax(dim=-1)
+    targets = p.targets
+    assert targets is not None  # set by set_targets before any attribution
+    target = targets.argmax(dim=-1)
 
     def forward(input_ids: torch.Tensor, *extra: torch.Tensor) -> torch.Tensor:
         kwargs = dict(zip(keys[1:], extra, strict=True))

@@ -19,9 +19,9 @@ count ``0..K`` (no step is repeated, so no point weighs twice).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import torch
@@ -40,7 +40,11 @@ from xaimetrics.fidelity._base import (
 from xaimetrics.fidelity._outputs import Activation
 
 if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
     from typing_extensions import Unpack
+
+    from xaimetrics.fidelity._outputs import BaselineMode, FidelityModel, Operator
+    from xaimetrics.fidelity._text import TokenizedModel
 
 __all__ = ["Curves", "Deletion", "Insertion"]
 
@@ -86,14 +90,14 @@ class _CausalFidelity(FidelityBase):
 
     def __init__(
         self,
-        model: Any,
-        inputs: Any,
-        targets: Any = None,
+        model: FidelityModel | TokenizedModel,
+        inputs: ArrayLike | Sequence[str],
+        targets: ArrayLike | None = None,
         batch_size: int | None = 64,
-        baseline_mode: float | str | Callable[..., Any] | Any = 0.0,
+        baseline_mode: BaselineMode = 0.0,
         steps: int = 10,
         max_percentage_perturbed: float = 1.0,
-        operator: Callable[..., Any] | None = None,
+        operator: Operator | None = None,
         activation: Activation = None,
         **options: Unpack[PerturbationOptions],
     ) -> None:
@@ -110,7 +114,7 @@ class _CausalFidelity(FidelityBase):
         self.max_percentage_perturbed = float(max_percentage_perturbed)
         super().__init__(model, inputs, targets, batch_size, baseline_mode, operator, activation, **options)
 
-    def curves(self, explanations: Any) -> Curves:
+    def curves(self, explanations: ArrayLike) -> Curves:
         """Compute each sample's curve.
 
         Args:
@@ -160,11 +164,11 @@ class _CausalFidelity(FidelityBase):
         auc = np.array([trapezoid_auc(f, s) for f, s in zip(fractions, per_sample, strict=True)])
         return Curves(self._kind, counts, fractions, per_sample, auc)
 
-    def evaluate(self, explanations: Any) -> float:
+    def evaluate(self, explanations: ArrayLike) -> float:
         """The mean (over samples) normalised area under the curve."""
         return float(self.curves(explanations).auc.mean())
 
-    def detailed_evaluate(self, explanations: Any) -> dict[int, float]:
+    def detailed_evaluate(self, explanations: ArrayLike) -> dict[int, float]:
         """Mean score (over samples) at each step.
 
         Keys are the step numbers ``j = 0..steps``; for sample ``i`` step ``j`` perturbs
@@ -182,7 +186,7 @@ class _CausalFidelity(FidelityBase):
         mean = np.mean(aligned, axis=0)
         return {j: float(v) for j, v in enumerate(mean)}
 
-    def evaluate_samples(self, explanations: Any) -> np.ndarray:
+    def evaluate_samples(self, explanations: ArrayLike) -> np.ndarray:
         """The area of each sample's curve, shape ``(n_samples,)``."""
         return self.curves(explanations).auc
 

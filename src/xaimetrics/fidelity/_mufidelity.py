@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import torch
@@ -30,7 +30,12 @@ from xaimetrics.fidelity._outputs import Activation
 from xaimetrics.fidelity._stacklevel import user_stacklevel
 
 if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
     from typing_extensions import Unpack
+
+    from xaimetrics.fidelity._outputs import BaselineMode, FidelityModel, Operator
+    from xaimetrics.fidelity._tensor import TensorPerturber
+    from xaimetrics.fidelity._text import TokenizedModel
 
 __all__ = ["MuFidelity"]
 
@@ -66,15 +71,15 @@ class MuFidelity(FidelityBase):
 
     def __init__(
         self,
-        model: Any,
-        inputs: Any,
-        targets: Any = None,
+        model: FidelityModel | TokenizedModel,
+        inputs: ArrayLike | Sequence[str],
+        targets: ArrayLike | None = None,
         batch_size: int | None = 64,
         grid_size: int | None = None,
         subset_percent: float = 0.2,
-        baseline_mode: float | str | Callable[..., Any] | Any = 0.0,
+        baseline_mode: BaselineMode = 0.0,
         nb_samples: int = 200,
-        operator: Callable[..., Any] | None = None,
+        operator: Operator | None = None,
         activation: Activation = None,
         *,
         random_state: int = 0,
@@ -111,8 +116,8 @@ class MuFidelity(FidelityBase):
         super().__init__(model, inputs, targets, batch_size, baseline_mode, operator, activation, **options)
         if grid_size is not None and getattr(self._perturber, "inputs", torch.empty(0)).ndim != 4:
             raise invalid("grid_size", owner, "None unless the inputs are images (n, C, H, W)", grid_size)
-        self._drop_cache: dict[Any, np.ndarray] = {}
-        self._subset_cache: dict[Any, torch.Tensor] = {}
+        self._drop_cache: dict[tuple[object, ...], np.ndarray] = {}
+        self._subset_cache: dict[tuple[int, ...], torch.Tensor] = {}
 
     seed = RenamedAttribute("random_state")
 
@@ -121,7 +126,7 @@ class MuFidelity(FidelityBase):
         """Feature → group map (``None``: one group per feature) and the number of groups per sample."""
         if self.grid_size is None:
             return None, n_features.numpy()
-        shape = self._perturber._mask_shape
+        shape = cast("TensorPerturber", self._perturber)._mask_shape  # grid_size: images (tensor inputs)
         height, width = shape[-2], shape[-1]
         g = self.grid_size
         if g > min(height, width):
@@ -185,7 +190,7 @@ class MuFidelity(FidelityBase):
         self._drop_cache[key] = drops
         return drops
 
-    def evaluate_samples(self, explanations: Any) -> np.ndarray:
+    def evaluate_samples(self, explanations: ArrayLike) -> np.ndarray:
         """Per-sample Pearson correlation, shape ``(n_samples,)`` (NaN when attribution sums are constant)."""
         scores, n_features = self._perturber.explanation_scores(explanations)
         self._clean_scores()
@@ -200,7 +205,7 @@ class MuFidelity(FidelityBase):
         sums = padded.gather(1, subsets.view(self.n_samples, -1)).view(subsets.shape).sum(dim=-1)
         return _pearson_rows(sums.numpy(), drops)
 
-    def evaluate(self, explanations: Any) -> float:
+    def evaluate(self, explanations: ArrayLike) -> float:
         """Mean correlation over the inputs (inputs with an undefined correlation are skipped, with a warning)."""
         values = self.evaluate_samples(explanations)
         undefined = np.isnan(values)

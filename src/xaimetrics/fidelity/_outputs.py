@@ -8,14 +8,37 @@ passed to a user ``operator``. A leaf module: the tensor and text perturbers and
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Generic, Literal, TypeVar, Union
 
 import numpy as np
 import torch
 
 from xaimetrics._validation import invalid
 
-__all__ = ["ACTIVATIONS", "Activation", "Scorer", "apply_activation", "build_targets", "model_outputs"]
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+__all__ = [
+    "ACTIVATIONS",
+    "Activation",
+    "BaselineMode",
+    "FidelityModel",
+    "Operator",
+    "Scorer",
+    "apply_activation",
+    "build_targets",
+    "model_outputs",
+]
+
+#: a model of tensor inputs: any callable ``inputs → outputs`` (a ``torch.nn.Module``, a function); for texts, a
+#: Hugging Face sequence classifier (with ``tokenizer=``) or a split classifier that holds its tokenizer
+FidelityModel = Callable[..., object]
+#: ``g(f, x, y)``: called with the activated model, a batch of inputs and the target weights; one score per input
+Operator = Callable[..., "ArrayLike"]
+#: the value of perturbed features: a number or an array broadcastable to the inputs, a callable
+#: ``inputs → baseline`` (tensor inputs), or ``"mask"``, ``"pad"``, ``"delete"`` (texts)
+BaselineMode = Union[float, str, "ArrayLike", Callable[[torch.Tensor], "ArrayLike"]]
+_In = TypeVar("_In")
 
 Activation = Literal["sigmoid", "softmax"] | None
 ACTIVATIONS = ("sigmoid", "softmax")
@@ -30,7 +53,7 @@ def apply_activation(outputs: torch.Tensor, activation: Activation) -> torch.Ten
     return outputs
 
 
-def model_outputs(model: Callable[..., Any], *args: Any, **kwargs: Any) -> torch.Tensor:
+def model_outputs(model: Callable[..., object], *args: object, **kwargs: object) -> torch.Tensor:
     """Call ``model`` and return a 2-D output tensor ``(batch, classes)`` (``.logits`` of HF outputs)."""
     out = model(*args, **kwargs)
     if hasattr(out, "logits"):
@@ -43,7 +66,7 @@ def model_outputs(model: Callable[..., Any], *args: Any, **kwargs: Any) -> torch
     return out
 
 
-def build_targets(targets: Any, outputs: torch.Tensor, owner: str) -> torch.Tensor:
+def build_targets(targets: ArrayLike | None, outputs: torch.Tensor, owner: str) -> torch.Tensor:
     """Turn ``targets`` into a float weight matrix ``(n, classes)`` applied to the (activated) outputs.
 
     ``None`` selects the predicted class (argmax of ``outputs``; weight 1 for single-output models); class
@@ -86,11 +109,15 @@ def build_targets(targets: Any, outputs: torch.Tensor, owner: str) -> torch.Tens
     return torch.nn.functional.one_hot(y.long(), n_classes).to(device=outputs.device, dtype=outputs.dtype)
 
 
-class Scorer:
+class Scorer(Generic[_In]):
     """``g(f, x, y)``: the default ``sum(activation(f(x)) * y)`` or a user operator."""
 
     def __init__(
-        self, call: Callable[[Any], torch.Tensor], activation: Activation, operator: Any, owner: str
+        self,
+        call: Callable[[_In], torch.Tensor],
+        activation: Activation,
+        operator: Operator | None,
+        owner: str,
     ):
         self._call = call
         self._activation = activation
@@ -102,10 +129,10 @@ class Scorer:
         """Whether scores are ``sum(activated outputs * y)`` (so they can be derived from stored outputs)."""
         return self._operator is None
 
-    def activated(self, x: Any) -> torch.Tensor:
+    def activated(self, x: _In) -> torch.Tensor:
         return apply_activation(self._call(x), self._activation)
 
-    def __call__(self, x: Any, y: torch.Tensor) -> torch.Tensor:
+    def __call__(self, x: _In, y: torch.Tensor) -> torch.Tensor:
         if self._operator is None:
             return (self.activated(x) * y).sum(dim=-1)
         scores = torch.as_tensor(self._operator(self.activated, x, y)).reshape(-1)

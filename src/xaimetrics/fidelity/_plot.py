@@ -3,22 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from xaimetrics._optional import import_optional
 from xaimetrics._validation import invalid
 from xaimetrics.fidelity._insertion_deletion import Curves
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["plot_curves"]
 
 
 def plot_curves(
     curves: Curves | Mapping[str, Curves],
-    ax: Any = None,
+    ax: Axes | None = None,
     *,
     show_samples: bool = False,
     n_points: int = 101,
-) -> Any:
+) -> Axes:
     """Draw the mean curve of one or several methods (their AUC in the legend) on a matplotlib axis.
 
     Args:

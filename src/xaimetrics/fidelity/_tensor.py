@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -21,10 +21,16 @@ from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.fidelity._outputs import Activation, Scorer, build_targets, model_outputs
 from xaimetrics.fidelity._stacklevel import user_stacklevel
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from xaimetrics._typing import DeviceLike
+    from xaimetrics.fidelity._outputs import BaselineMode, Operator
+
 __all__ = ["TensorPerturber", "as_float_tensor", "model_device", "model_dtype", "warn_if_training"]
 
 
-def as_float_tensor(value: Any, name: str, owner: str) -> torch.Tensor:
+def as_float_tensor(value: object, name: str, owner: str) -> torch.Tensor:
     """Turn a numpy array, a torch tensor or nested lists into a floating-point tensor (detached)."""
     if isinstance(value, torch.Tensor):
         tensor = value.detach()
@@ -43,13 +49,13 @@ class TensorPerturber:
 
     def __init__(
         self,
-        model: Any,
-        inputs: Any,
+        model: object,  # checked: a callable
+        inputs: ArrayLike,
         *,
-        baseline_mode: Any,
-        device: Any,
+        baseline_mode: BaselineMode,
+        device: DeviceLike | None,
         activation: Activation,
-        operator: Any,
+        operator: Operator | None,
         owner: str,
     ) -> None:
         if not callable(model):
@@ -74,12 +80,14 @@ class TensorPerturber:
         self.n_samples = int(x.shape[0])
         self.sample_position = torch.arange(self.n_samples)
         self.baseline = self._resolve_baseline(baseline_mode)
-        self.scorer = Scorer(lambda batch: model_outputs(model, batch), activation, operator, owner)
+        self.scorer: Scorer[torch.Tensor] = Scorer(
+            lambda batch: model_outputs(model, batch), activation, operator, owner
+        )
         self.targets: torch.Tensor | None = None
         self._mask_shape: tuple[int, ...] = tuple(x.shape[1:])
         warn_if_training(model, owner)
 
-    def _resolve_baseline(self, baseline_mode: Any) -> torch.Tensor:
+    def _resolve_baseline(self, baseline_mode: BaselineMode) -> torch.Tensor:
         owner = self.owner
         if callable(baseline_mode):
             value = baseline_mode(self.inputs)
@@ -107,7 +115,7 @@ class TensorPerturber:
             ) from error
 
     # ------------------------------------------------------------------ targets and endpoints
-    def set_targets(self, targets: Any, batch_size: int | None) -> None:
+    def set_targets(self, targets: ArrayLike | None, batch_size: int | None) -> None:
         outputs = self._batched(lambda idx: self.scorer.activated(self.inputs[idx]), batch_size)
         self.targets = build_targets(targets, outputs, self.owner)
         self.clean_outputs = outputs
@@ -136,7 +144,7 @@ class TensorPerturber:
         return torch.cat(parts)
 
     # ------------------------------------------------------------------ explanations and perturbation
-    def explanation_scores(self, explanations: Any) -> tuple[torch.Tensor, torch.Tensor]:
+    def explanation_scores(self, explanations: ArrayLike) -> tuple[torch.Tensor, torch.Tensor]:
         """Validate explanations; return scores ``(n, n_features)`` and feature counts ``(n,)``."""
         owner = self.owner
         e = as_float_tensor(explanations, "explanations", owner)
@@ -208,7 +216,7 @@ def _feature_shape(e_shape: tuple[int, ...], x_shape: tuple[int, ...], owner: st
     )
 
 
-def warn_if_training(model: Any, owner: str) -> None:
+def warn_if_training(model: object, owner: str) -> None:
     """Warn when dropout or batch-norm layers are in training mode (their outputs would be random)."""
     modules = getattr(model, "modules", None)
     if not callable(modules):
@@ -223,7 +231,7 @@ def warn_if_training(model: Any, owner: str) -> None:
         )
 
 
-def model_dtype(model: Any) -> torch.dtype | None:
+def model_dtype(model: object) -> torch.dtype | None:
     """The floating dtype of the model's first parameter (inputs are cast to it), if any."""
     parameters = getattr(model, "parameters", None)
     if callable(parameters):
@@ -232,7 +240,7 @@ def model_dtype(model: Any) -> torch.dtype | None:
     return None
 
 
-def model_device(model: Any) -> torch.device:
+def model_device(model: object) -> torch.device:
     parameters = getattr(model, "parameters", None)
     if callable(parameters):
         for parameter in parameters():

@@ -15,7 +15,7 @@ on the device from the padded id matrix and a token→feature index map:
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from typing import TYPE_CHECKING, Protocol, cast
 
 import numpy as np
 import torch
@@ -25,12 +25,34 @@ from xaimetrics._validation import check_choice, check_texts, invalid
 from xaimetrics.fidelity._outputs import Activation, Scorer, build_targets, model_outputs
 from xaimetrics.fidelity._tensor import warn_if_training
 
-__all__ = ["TextPerturber", "resolve_text_model"]
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from numpy.typing import ArrayLike
+    from transformers import PreTrainedTokenizerBase
+
+    from xaimetrics._typing import DeviceLike
+    from xaimetrics.fidelity._outputs import BaselineMode, FidelityModel, Operator
+
+__all__ = ["TextPerturber", "TokenizedModel", "resolve_text_model"]
+
+
+class TokenizedModel(Protocol):
+    """A text classifier that holds its tokenizer (e.g. :class:`~xaimetrics.models.SplitClassifier`)."""
+
+    @property
+    def model(self) -> FidelityModel: ...
+
+    @property
+    def tokenizer(self) -> PreTrainedTokenizerBase: ...
+
 
 _MODES = ("mask", "pad", "delete")
 
 
-def resolve_text_model(model: Any, tokenizer: Any, owner: str) -> tuple[Any, Any, int | None]:
+def resolve_text_model(
+    model: FidelityModel | TokenizedModel, tokenizer: PreTrainedTokenizerBase | None, owner: str
+) -> tuple[FidelityModel, PreTrainedTokenizerBase, int | None]:
     """Return ``(hf_model, tokenizer, max_length)`` from a HF model + tokenizer or a ``SplitClassifier``."""
     if tokenizer is None and hasattr(model, "tokenizer") and hasattr(model, "model"):
         return model.model, model.tokenizer, getattr(model, "max_length", None)
@@ -52,16 +74,16 @@ class TextPerturber:
 
     def __init__(
         self,
-        model: Any,
-        texts: Any,
+        model: FidelityModel | TokenizedModel,
+        texts: Sequence[str],
         *,
-        tokenizer: Any,
+        tokenizer: PreTrainedTokenizerBase | None,
         granularity: str,
-        baseline_mode: Any,
+        baseline_mode: BaselineMode,
         max_length: int | None,
-        device: Any,
+        device: DeviceLike | None,
         activation: Activation,
-        operator: Any,
+        operator: Operator | None,
         owner: str,
     ) -> None:
         self.owner = owner
@@ -81,12 +103,16 @@ class TextPerturber:
         self.accepted = _accepted_inputs(hf_model)
         self._encode_texts(texts, tokenizer, granularity, int(max_length))
         self._resolve_baseline(baseline_mode)
-        self.scorer = Scorer(lambda enc: model_outputs(hf_model, **enc), activation, operator, owner)
+        self.scorer: Scorer[dict[str, torch.Tensor]] = Scorer(
+            lambda enc: model_outputs(hf_model, **enc), activation, operator, owner
+        )
         self.targets: torch.Tensor | None = None
         warn_if_training(hf_model, owner)
 
     # ------------------------------------------------------------------ tokenisation
-    def _encode_texts(self, texts: list[str], tokenizer: Any, granularity: str, max_length: int) -> None:
+    def _encode_texts(
+        self, texts: list[str], tokenizer: PreTrainedTokenizerBase, granularity: str, max_length: int
+    ) -> None:
         word = granularity == "word"
         enc = tokenizer(
             texts,
@@ -132,7 +158,8 @@ class TextPerturber:
             else:
                 positions = [t for t in range(length) if not special[t]]
                 feature_of_token[i, positions] = torch.arange(len(positions))
-                names.append(tokenizer.convert_ids_to_tokens([row_ids[t] for t in positions]))
+                tokens = tokenizer.convert_ids_to_tokens([row_ids[t] for t in positions])
+                names.append(cast("list[str]", tokens))  # a list of ids gives a list of tokens
             if not names[-1]:
                 raise invalid(
                     "inputs",
@@ -155,7 +182,7 @@ class TextPerturber:
         self.feature_of_token = feature_of_token.to(self.device)
         self._lengths_device = self.lengths.to(self.device)
 
-    def _resolve_baseline(self, baseline_mode: Any) -> None:
+    def _resolve_baseline(self, baseline_mode: BaselineMode) -> None:
         owner = self.owner
         tokenizer = self.tokenizer
         self.replacement: torch.Tensor | None = None
@@ -236,7 +263,9 @@ class TextPerturber:
         """Scores of the perturbed texts, shape ``(b,)``."""
         return self.scorer(self.encode(samples, mask), self.targets[samples])  # type: ignore[index]
 
-    def _batched(self, fn: Any, batch_size: int | None, full: bool) -> torch.Tensor:
+    def _batched(
+        self, fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor], batch_size: int | None, full: bool
+    ) -> torch.Tensor:
         n = self.n_samples
         size = n if batch_size is None else batch_size
         width = int(self.n_features.max())
@@ -252,7 +281,7 @@ class TextPerturber:
         result[torch.cat(rows).to(out.device)] = out
         return result
 
-    def set_targets(self, targets: Any, batch_size: int | None) -> None:
+    def set_targets(self, targets: ArrayLike | None, batch_size: int | None) -> None:
         outputs = self._batched(lambda s, m: self.scorer.activated(self.encode(s, m)), batch_size, False)
         self.targets = build_targets(targets, outputs, self.owner)
         self.clean_outputs = outputs
@@ -263,7 +292,7 @@ class TextPerturber:
         return self._batched(self.forward, batch_size, baseline).to(device="cpu", dtype=torch.float64)
 
     # ------------------------------------------------------------------ explanations
-    def explanation_scores(self, explanations: Any) -> tuple[torch.Tensor, torch.Tensor]:
+    def explanation_scores(self, explanations: ArrayLike) -> tuple[torch.Tensor, torch.Tensor]:
         """Validate per-text explanations; return scores ``(n, max_features)`` (``-inf`` padded) and counts."""
         owner = self.owner
         n = self.n_samples
@@ -272,18 +301,19 @@ class TextPerturber:
         scores = torch.full((n, width), -torch.inf, dtype=torch.float64)
         feature_cpu = self.feature_of_token.cpu()
         padded = isinstance(rows, np.ndarray)
-        if padded and rows.shape[1] not in (width, self.ids.shape[1]):
+        n_columns = rows.shape[1] if isinstance(rows, np.ndarray) else None
+        if padded and n_columns not in (width, self.ids.shape[1]):
             raise invalid(
                 "explanations",
                 owner,
                 f"a 2-D array of width {width} (features, padded at the end) or {self.ids.shape[1]} (all tokens)",
-                f"shape {rows.shape}",
+                f"shape {np.shape(rows)}",
             )
         feature_cpu = self.feature_of_token.cpu()
         for i, row in enumerate(rows):
             n_i = int(self.n_features[i])
             n_tokens = int(self.lengths[i])
-            if padded and rows.shape[1] == width:
+            if padded and n_columns == width:
                 values = row[:n_i]
             elif not padded and row.shape[0] == n_i:
                 values = row
@@ -306,14 +336,15 @@ class TextPerturber:
         return scores, self.n_features.clone()
 
 
-def _explanation_rows(explanations: Any, n: int, owner: str) -> Any:
+def _explanation_rows(explanations: object, n: int, owner: str) -> np.ndarray | list[np.ndarray]:
     """A list of 1-D float arrays (or a 2-D array whose rows are padded at the end)."""
     if isinstance(explanations, torch.Tensor):
         explanations = explanations.detach().cpu().numpy()
     if isinstance(explanations, np.ndarray) and explanations.ndim == 2:
-        rows: Any = explanations.astype(np.float64)
+        rows: np.ndarray | list[np.ndarray] = explanations.astype(np.float64)
     elif isinstance(explanations, list | tuple):
-        rows = []
+        listed: list[np.ndarray] = []
+        rows = listed
         for row in explanations:
             array = np.asarray(row.detach().cpu() if isinstance(row, torch.Tensor) else row, dtype=np.float64)
             if array.ndim != 1:
@@ -323,7 +354,7 @@ def _explanation_rows(explanations: Any, n: int, owner: str) -> Any:
                     "one 1-D array of scores per text",
                     f"an array of shape {array.shape}",
                 )
-            rows.append(array)
+            listed.append(array)
     else:
         raise invalid(
             "explanations",
@@ -336,11 +367,11 @@ def _explanation_rows(explanations: Any, n: int, owner: str) -> Any:
     return rows
 
 
-def _accepted_inputs(hf_model: Any) -> frozenset[str]:
+def _accepted_inputs(hf_model: object) -> frozenset[str]:
     """Model inputs named by ``forward`` (DistilBERT takes no ``token_type_ids``); all three if unknown."""
     names = ("input_ids", "attention_mask", "token_type_ids")
     try:
-        parameters = inspect.signature(hf_model.forward).parameters
+        parameters = inspect.signature(cast("torch.nn.Module", hf_model).forward).parameters
     except (TypeError, ValueError, AttributeError):
         return frozenset(names)
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
@@ -348,10 +379,10 @@ def _accepted_inputs(hf_model: Any) -> frozenset[str]:
     return frozenset(n for n in names if n in parameters)
 
 
-def _text_device(hf_model: Any, wrapper: Any) -> torch.device:
+def _text_device(hf_model: object, wrapper: object) -> torch.device:
     device = getattr(wrapper, "device", None)
     if isinstance(device, torch.device):
         return device
-    for parameter in hf_model.parameters():
+    for parameter in cast("torch.nn.Module", hf_model).parameters():  # a Hugging Face model
         return parameter.device
     return torch.device("cpu")

@@ -6,11 +6,14 @@ from __future__ import annotations
 import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import torch
 from torch import nn
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
 
 __all__ = [
     "Encoded",
@@ -46,7 +49,9 @@ class Encoded:
     spans: list[tuple[int, int]] | None = None
 
 
-def encode(tokenizer: Any, texts: Sequence[str], max_length: int, *, offsets: bool = False) -> Encoded:
+def encode(
+    tokenizer: PreTrainedTokenizerBase, texts: Sequence[str], max_length: int, *, offsets: bool = False
+) -> Encoded:
     """Tokenise ``texts`` without padding (special tokens included, truncated to ``max_length``).
 
     ``offsets=True`` also keeps each token's character range (needs a fast tokenizer).

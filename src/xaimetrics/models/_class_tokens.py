@@ -14,9 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from xaimetrics._validation import invalid
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
 
 __all__ = ["TEXT_FIELD", "ClassTokens", "PromptTemplate", "class_tokens"]
 
@@ -43,7 +46,13 @@ class PromptTemplate:
 
     @classmethod
     def build(
-        cls, tokenizer: Any, template: str, class_words: Sequence[str], *, chat: bool, system: str | None
+        cls,
+        tokenizer: PreTrainedTokenizerBase,
+        template: str,
+        class_words: Sequence[str],
+        *,
+        chat: bool,
+        system: str | None,
     ) -> PromptTemplate:
         """Fill ``{classes}`` and split ``template`` at ``{text}`` (through the chat template when ``chat``)."""
         if not isinstance(template, str) or template.count(TEXT_FIELD) != 1:
@@ -59,7 +68,10 @@ class PromptTemplate:
                 )
             messages = [{"role": "system", "content": system}] if system else []
             messages.append({"role": "user", "content": filled})
-            filled = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+            # tokenize=False: the rendered text (the stub's return type covers every mode)
+            filled = cast(
+                str, tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+            )
         before, after = filled.split(_SENTINEL)
         separator = "" if not after or after[-1].isspace() else " "
         return cls(before, after, separator, special_tokens=not chat)
@@ -77,11 +89,13 @@ class ClassTokens:
     ids: tuple[int, ...]
 
 
-def _ids(tokenizer: Any, text: str) -> list[int]:
+def _ids(tokenizer: PreTrainedTokenizerBase, text: str) -> list[int]:
     return list(tokenizer(text, add_special_tokens=False)["input_ids"])
 
 
-def class_tokens(tokenizer: Any, template: PromptTemplate, class_words: Sequence[str]) -> ClassTokens:
+def class_tokens(
+    tokenizer: PreTrainedTokenizerBase, template: PromptTemplate, class_words: Sequence[str]
+) -> ClassTokens:
     """The shared answer prefix and the distinguishing token of each class (see the module docstring).
 
     Raises:

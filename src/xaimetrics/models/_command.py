@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
 
 from xaimetrics._arguments import add_data_arguments, add_progress_argument, data_options
 
 __all__ = ["register", "run"]
 
 
-def register(subparsers: Any) -> argparse.ArgumentParser:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add the ``finetune`` sub-command."""
     parser = subparsers.add_parser(
         "finetune",

@@ -11,27 +11,44 @@ whole text, which is what the prompt shows for one sample.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 import torch
 
 from xaimetrics._validation import check_positive_int, check_texts, invalid
 
-__all__ = ["concept_importance"]
+if TYPE_CHECKING:
+    from xaimetrics._typing import Array
+    from xaimetrics.concepts._concept_model import ConceptCodec
+
+__all__ = ["RowSplitModel", "concept_importance"]
 
 
-def _as_tensor(value: Any) -> torch.Tensor:
+class RowSplitModel(Protocol):
+    """A split classifier at any split point and granularity (e.g. :class:`~xaimetrics.models.SplitClassifier`):
+    ``h`` with its activation rows per text, and ``g`` that may re-run the network on the texts."""
+
+    def activations(self, inputs: Sequence[str], /) -> Array: ...
+
+    def rows_per_text(self, inputs: Sequence[str], /) -> np.ndarray: ...
+
+    def logits_from_activations(
+        self, activations: torch.Tensor, inputs: Sequence[str] | None = ..., /
+    ) -> torch.Tensor: ...
+
+
+def _as_tensor(value: object) -> torch.Tensor:
     if isinstance(value, torch.Tensor):
         return value.detach().float()
     return torch.as_tensor(np.asarray(value), dtype=torch.float32)
 
 
 def concept_importance(
-    model: Any,
-    extractor: Any,
+    model: RowSplitModel,
+    extractor: ConceptCodec,
     inputs: Sequence[str],
-    targets: Any = None,
+    targets: int | Sequence[int] | np.ndarray | torch.Tensor | None = None,
     *,
     batch_size: int = 32,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -108,7 +125,7 @@ def concept_importance(
     return torch.cat(phis).double().numpy(), torch.cat(predictions).numpy().astype(np.int64)
 
 
-def _targets(targets: Any, n: int, owner: str) -> np.ndarray | None:
+def _targets(targets: object, n: int, owner: str) -> np.ndarray | None:
     if targets is None:
         return None
     if isinstance(targets, int | np.integer) and not isinstance(targets, bool):

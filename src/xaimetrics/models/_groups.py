@@ -33,7 +33,7 @@ __all__ = ["GRANULARITIES", "BatchGroups", "batch_groups", "text_groups"]
 
 GranularityName = Literal["cls", "last", "mean", "token", "word"]
 #: every granularity of a named split point
-GRANULARITIES: tuple[str, ...] = ("cls", "last", "mean", "token", "word")
+GRANULARITIES: tuple[GranularityName, ...] = ("cls", "last", "mean", "token", "word")
 #: granularities with exactly one row per text
 POOLED: frozenset[str] = frozenset({"cls", "last", "mean"})
 

@@ -141,8 +141,10 @@ def detect_head(model: nn.Module) -> HeadAdapter | None:
             f"last-token hidden state ({model_type})", "score", score.in_features, first_token=False
         )
     head = getattr(model, "classification_head", None)
-    if isinstance(getattr(head, "out_proj", None), nn.Linear) and isinstance(
-        getattr(head, "dense", None), nn.Linear
+    if (
+        head is not None
+        and isinstance(getattr(head, "out_proj", None), nn.Linear)
+        and isinstance(getattr(head, "dense", None), nn.Linear)
     ):
         return HeadAdapter(
             f"decoder end-of-sequence state ({model_type})",

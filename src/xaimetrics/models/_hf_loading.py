@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 import torch
-from torch import nn
 
 from xaimetrics._validation import invalid
+
+if TYPE_CHECKING:
+    from transformers import PretrainedConfig, PreTrainedModel, PreTrainedTokenizerBase
 
 __all__ = ["decoder_inputs", "load_hf_model", "load_tokenizer"]
 
 
-def decoder_inputs(inputs: Mapping[str, torch.Tensor], config: Any) -> dict[str, torch.Tensor]:
+def decoder_inputs(inputs: Mapping[str, torch.Tensor], config: PretrainedConfig) -> dict[str, torch.Tensor]:
     """Decoder inputs of an encoder-decoder classifier (T5, BART): each text's tokens shifted right by one
     behind the decoder start token, *within its own columns*, with the encoder's attention mask.
 
@@ -32,12 +34,15 @@ def decoder_inputs(inputs: Mapping[str, torch.Tensor], config: Any) -> dict[str,
 
 
 def load_hf_model(
-    auto_class: Any, name_or_path: str | os.PathLike[str], kwargs: Mapping[str, Any] | None, owner: str
-) -> nn.Module:
-    """``auto_class.from_pretrained(name_or_path, **kwargs)`` with an error naming the argument."""
+    from_pretrained: Callable[..., PreTrainedModel],
+    name_or_path: str | os.PathLike[str],
+    kwargs: Mapping[str, object] | None,
+    owner: str,
+) -> PreTrainedModel:
+    """``from_pretrained(name_or_path, **kwargs)`` (an auto class's loader) with an error naming the argument."""
     source = os.fspath(name_or_path)
     try:
-        return auto_class.from_pretrained(source, **dict(kwargs or {}))
+        return from_pretrained(source, **dict(kwargs or {}))
     except (OSError, ValueError) as error:
         raise invalid(
             "name_or_path", owner, "a directory holding a saved model or a reachable hub id", source,
@@ -45,7 +50,11 @@ def load_hf_model(
         ) from error  # fmt: skip
 
 
-def load_tokenizer(tokenizer: Any, name_or_path: str | os.PathLike[str], owner: str) -> Any:
+def load_tokenizer(
+    tokenizer: PreTrainedTokenizerBase | str | os.PathLike[str] | None,
+    name_or_path: str | os.PathLike[str],
+    owner: str,
+) -> PreTrainedTokenizerBase:
     """``tokenizer`` itself, or the tokenizer stored at ``tokenizer`` (a path) or at ``name_or_path``."""
     if tokenizer is not None and not isinstance(tokenizer, str | os.PathLike):
         return tokenizer

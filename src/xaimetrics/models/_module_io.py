@@ -21,7 +21,7 @@ __all__ = [
 ]
 
 
-def first_tensor(output: Any) -> torch.Tensor:
+def first_tensor(output: object) -> torch.Tensor:
     """The main tensor of a module output (a tensor, a tuple starting with one, or a ``ModelOutput``)."""
     if isinstance(output, torch.Tensor):
         return output
@@ -30,7 +30,9 @@ def first_tensor(output: Any) -> torch.Tensor:
     raise invalid("split", "SplitClassifier", "a module that outputs a tensor", type(output).__name__)
 
 
-def replace_first_tensor(output: Any, tensor: torch.Tensor) -> Any:
+def replace_first_tensor(
+    output: Any, tensor: torch.Tensor
+) -> Any:  # a module's output, of any container type
     """``output`` with its main tensor replaced by ``tensor`` (same container type)."""
     if isinstance(output, torch.Tensor):
         return tensor
@@ -40,7 +42,7 @@ def replace_first_tensor(output: Any, tensor: torch.Tensor) -> Any:
     return type(output)([tensor, *output[1:]])
 
 
-def as_float_tensor(activations: Any, owner: str) -> torch.Tensor:
+def as_float_tensor(activations: object, owner: str) -> torch.Tensor:
     """A float32 tensor from a tensor (kept in the autograd graph) or an array-like."""
     if isinstance(activations, torch.Tensor):
         return activations if activations.dtype == torch.float32 else activations.float()

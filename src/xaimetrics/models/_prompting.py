@@ -20,7 +20,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from torch import nn
@@ -32,6 +32,10 @@ from xaimetrics.models._class_tokens import ClassTokens, PromptTemplate, class_t
 from xaimetrics.models._heads import HeadAdapter
 from xaimetrics.models._hf_loading import load_hf_model
 from xaimetrics.models._split_classifier import SplitClassifier, _Batch
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+    from typing_extensions import Self
 
 __all__ = ["DEFAULT_TEMPLATE", "PromptClassifier"]
 
@@ -61,7 +65,7 @@ class _UnembeddingHead(HeadAdapter):
         return logits[:, torch.as_tensor(self.ids, device=logits.device)]
 
 
-def _unembedding_name(model: nn.Module) -> str:
+def _unembedding_name(model: PreTrainedModel) -> str:
     head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
     for name, module in model.named_modules():
         if head is not None and module is head:
@@ -107,8 +111,8 @@ class PromptClassifier(SplitClassifier):
 
     def __init__(
         self,
-        model: nn.Module,
-        tokenizer: Any,
+        model: PreTrainedModel,
+        tokenizer: PreTrainedTokenizerBase,
         class_names: Sequence[str],
         *,
         class_words: Sequence[str] | None = None,
@@ -239,16 +243,16 @@ class PromptClassifier(SplitClassifier):
 
     # ------------------------------------------------------------------ loading and saving
     @classmethod
-    def from_pretrained(  # type: ignore[override]
+    def from_pretrained(
         cls,
         name_or_path: str | os.PathLike[str],
         class_names: Sequence[str] | None = None,
         *,
-        tokenizer: Any = None,
+        tokenizer: PreTrainedTokenizerBase | str | os.PathLike[str] | None = None,
         gguf_file: str | None = None,
-        model_kwargs: Mapping[str, Any] | None = None,
-        **kwargs: Any,
-    ) -> PromptClassifier:
+        model_kwargs: Mapping[str, object] | None = None,
+        **kwargs: Any,  # the constructor's keyword arguments
+    ) -> Self:
         """Load a causal or encoder-decoder LM (a directory, a hub id, or a GGUF file in a directory).
 
         ``gguf_file`` (needs the ``gguf`` package: ``pip install 'xaimetrics[gguf]'``) is the name of a GGUF
@@ -288,11 +292,11 @@ class PromptClassifier(SplitClassifier):
                 str(error),
             ) from error
         auto = AutoModelForSeq2SeqLM if getattr(config, "is_encoder_decoder", False) else AutoModelForCausalLM
-        model = load_hf_model(auto, source, extra, owner)
+        model = load_hf_model(auto.from_pretrained, source, extra, owner)
         if gguf_file is not None:
             # The GGUF weights are dequantised on loading: the model is an ordinary float one, and saving it
             # (e.g. after fine-tuning) must not refuse because of the quantisation it was read from.
-            model.hf_quantizer = None
+            model.hf_quantizer = None  # type: ignore[assignment]  # set by from_pretrained, undeclared on the class
             if hasattr(model.config, "quantization_config"):
                 del model.config.quantization_config
         if tokenizer is None and gguf_file is not None:
@@ -302,7 +306,7 @@ class PromptClassifier(SplitClassifier):
         return cls._finish_loading(model, source, tokenizer, class_names=class_names, **kwargs)
 
     @classmethod
-    def _construct(cls, model: nn.Module, tokenizer: Any, **kwargs: Any) -> Any:
+    def _construct(cls, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, **kwargs: Any) -> Self:
         class_names = kwargs.pop("class_names")
         return cls(model, tokenizer, class_names, **kwargs)
 

@@ -14,17 +14,22 @@ non-negative variant.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xaimetrics._registry import Registry
 from xaimetrics._validation import invalid
 
+if TYPE_CHECKING:
+    from xaimetrics.models._split_classifier import SplitClassifier
+
 __all__ = ["CLASSIFIERS", "is_classifier_reference", "is_positive_model", "load_classifier"]
 
-ClassifierFactory = Callable[..., Any]
+#: ``factory(dataset, *, progress=..., dataset_options=...)`` → the classifier fine-tuned on ``dataset``
+ClassifierFactory = Callable[..., "SplitClassifier"]
 #: the registered classifier names (case-insensitive), e.g. for ``Grid(models=[...])``
 CLASSIFIERS: Registry[ClassifierFactory] = Registry("classifier", argument="models")
 _HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
@@ -33,7 +38,12 @@ MINILM_RECIPE: dict[str, Any] = {"n_train": 3000, "max_length": 64, "learning_ra
 
 
 def _demo(positive: bool) -> ClassifierFactory:
-    def load(dataset: Any, *, progress: bool = True, dataset_options: Mapping[str, Any] | None = None) -> Any:
+    def load(
+        dataset: str | os.PathLike[str] | Mapping[str, str | os.PathLike[str]],
+        *,
+        progress: bool = True,
+        dataset_options: Mapping[str, object] | None = None,
+    ) -> SplitClassifier:
         from xaimetrics.data import OFFLINE_DATASETS
 
         if isinstance(dataset, str) and dataset in OFFLINE_DATASETS:  # column options do not apply to them
@@ -64,7 +74,7 @@ CLASSIFIERS.register(
 )
 
 
-def is_classifier_reference(name: Any) -> bool:
+def is_classifier_reference(name: object) -> bool:
     """True for a registered name, a Hugging Face id (``org/model``, optionally ``+``) or an existing directory.
 
     Example:
@@ -81,7 +91,7 @@ def is_classifier_reference(name: Any) -> bool:
     return Path(base).is_dir() or bool(_HUB_ID.fullmatch(base))
 
 
-def _config(path: Path) -> dict[str, Any]:
+def _config(path: Path) -> dict[str, Any]:  # a JSON config
     try:
         data = json.loads((path / "config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -109,7 +119,7 @@ def _saved_positive(path: Path) -> bool:
     return isinstance(params, dict) and params.get("positive") is True
 
 
-def is_positive_model(name: Any) -> bool:
+def is_positive_model(name: object) -> bool:
     """True if the classifier ``name`` has non-negative activations (a ConSim ``+`` model, as NMF needs).
 
     A saved classifier directory answers from its own config (or ``metadata.json``), whatever the folder is
@@ -137,12 +147,12 @@ def _split_name(name: str) -> tuple[str, bool]:
 
 def load_classifier(
     name: str,
-    dataset: Any,
+    dataset: str | os.PathLike[str] | Mapping[str, str | os.PathLike[str]],
     *,
     progress: bool = True,
-    dataset_options: Mapping[str, Any] | None = None,
-    **finetune_options: Any,
-) -> Any:
+    dataset_options: Mapping[str, object] | None = None,
+    **finetune_options: Any,  # forwarded to finetune
+) -> SplitClassifier:
     """The classifier ``name`` for ``dataset`` (see the module docstring for what names mean).
 
     Args:

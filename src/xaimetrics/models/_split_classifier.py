@@ -12,7 +12,7 @@ import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -42,6 +42,12 @@ from xaimetrics.models._module_io import (
     positions_from_input_ids,
     replace_first_tensor,
 )
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+    from typing_extensions import Self
+
+    from xaimetrics.concepts._concept_model import ConceptCodec
 
 __all__ = ["POSITIVE_CONFIG_KEY", "SplitClassifier"]
 
@@ -144,8 +150,8 @@ class SplitClassifier:
 
     def __init__(
         self,
-        model: nn.Module,
-        tokenizer: Any,
+        model: PreTrainedModel,
+        tokenizer: PreTrainedTokenizerBase,
         *,
         split: str | None = None,
         granularity: Granularity = "cls",
@@ -170,7 +176,7 @@ class SplitClassifier:
                 "Load it with AutoTokenizer.from_pretrained(...); for models without a pad token set "
                 "tokenizer.pad_token = tokenizer.eos_token.",
             )  # fmt: skip
-        self.granularity: Granularity = check_choice(granularity, "granularity", owner, GRANULARITIES)  # type: ignore[assignment]
+        self.granularity: Granularity = check_choice(granularity, "granularity", owner, GRANULARITIES)
         if self.granularity == "word" and not getattr(tokenizer, "is_fast", False):
             raise invalid(
                 "granularity", owner, "not 'word' with a slow tokenizer (words need token offsets)", "'word'",
@@ -182,9 +188,10 @@ class SplitClassifier:
             raise invalid("progress", owner, "True, False or None (automatic)", progress)
         self.progress = progress
         side = self.default_padding_side if padding_side is None else padding_side
-        self.padding_side: PaddingSide = check_choice(side, "padding_side", owner, ("left", "right"))  # type: ignore[assignment]
+        self.padding_side: PaddingSide = check_choice(side, "padding_side", owner, ("left", "right"))
         self.device = resolve_device(device, owner)
-        self.model = model.to(self.device).eval()
+        # transformers wraps PreTrainedModel.to with functools.wraps(nn.Module.to), whose stub keeps `self`
+        self.model = model.to(self.device).eval()  # type: ignore[arg-type]
         self.tokenizer = tokenizer
         self._head: HeadAdapter | None = self._detect_head()
         if self.padding_side == "left" and self._head is not None and self._head.first_token:
@@ -198,7 +205,7 @@ class SplitClassifier:
         self.num_classes = self._num_classes()
         self.class_names = self._check_class_names(class_names)
         #: Free-form facts about the model (e.g. training recipe and accuracy of the demo classifier).
-        self.metadata: dict[str, Any] = {}
+        self.metadata: dict[str, Any] = {}  # JSON values
         self._accepted = accepted_inputs(model)
         self._explicit_positions = (
             self.padding_side == "left"
@@ -308,10 +315,10 @@ class SplitClassifier:
         cls,
         name_or_path: str | os.PathLike[str],
         *,
-        tokenizer: Any = None,
-        model_kwargs: Mapping[str, Any] | None = None,
-        **kwargs: Any,
-    ) -> SplitClassifier:
+        tokenizer: PreTrainedTokenizerBase | str | os.PathLike[str] | None = None,
+        model_kwargs: Mapping[str, object] | None = None,
+        **kwargs: Any,  # the constructor's keyword arguments
+    ) -> Self:
         """Load a model (and tokenizer) saved with ``save_pretrained`` or from the Hugging Face hub.
 
         Local directories load offline. A positive model (``xaimetrics_positive_split`` in its config) gets
@@ -332,14 +339,21 @@ class SplitClassifier:
         from transformers import AutoModelForSequenceClassification
 
         model = load_hf_model(
-            AutoModelForSequenceClassification, name_or_path, model_kwargs, f"{cls.__name__}.from_pretrained"
+            AutoModelForSequenceClassification.from_pretrained,
+            name_or_path,
+            model_kwargs,
+            f"{cls.__name__}.from_pretrained",
         )
         return cls._finish_loading(model, name_or_path, tokenizer, **kwargs)
 
     @classmethod
     def _finish_loading(
-        cls, model: nn.Module, name_or_path: str | os.PathLike[str], tokenizer: Any, **kwargs: Any
-    ) -> Any:
+        cls,
+        model: PreTrainedModel,
+        name_or_path: str | os.PathLike[str],
+        tokenizer: PreTrainedTokenizerBase | str | os.PathLike[str] | None,
+        **kwargs: Any,  # the constructor's keyword arguments
+    ) -> Self:
         tokenizer = load_tokenizer(tokenizer, name_or_path, f"{cls.__name__}.from_pretrained")
         classifier = cls._construct(model, tokenizer, **kwargs)
         metadata_path = Path(os.fspath(name_or_path)) / METADATA_FILE
@@ -348,7 +362,7 @@ class SplitClassifier:
         return classifier
 
     @classmethod
-    def _construct(cls, model: nn.Module, tokenizer: Any, **kwargs: Any) -> Any:
+    def _construct(cls, model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase, **kwargs: Any) -> Self:
         return cls(model, tokenizer, **kwargs)
 
     def save_pretrained(self, path: str | os.PathLike[str]) -> Path:
@@ -370,7 +384,7 @@ class SplitClassifier:
         :class:`~xaimetrics.concepts.TopWords` interpretation of concepts fitted on token activations.
         """
         other = copy.copy(self)
-        other.granularity = check_choice(granularity, "granularity", "with_granularity", GRANULARITIES)  # type: ignore[assignment]
+        other.granularity = check_choice(granularity, "granularity", "with_granularity", GRANULARITIES)
         if other.split is None and other.granularity != "cls":
             raise invalid("granularity", "with_granularity", "'cls' when split=None", granularity)
         if other.granularity == "word" and not getattr(self.tokenizer, "is_fast", False):
@@ -454,7 +468,7 @@ class SplitClassifier:
             raise RuntimeError("SplitClassifier has no recognised classification head")
         return self._head
 
-    def _texts(self, inputs: Any, method: str) -> list[str]:
+    def _texts(self, inputs: object, method: str) -> list[str]:
         return check_texts(inputs, "inputs", f"{type(self).__name__}.{method}")
 
     def _batches(self, encoded: Encoded, desc: str) -> Iterator[_Batch]:
@@ -522,12 +536,12 @@ class SplitClassifier:
             adapter = self._adapter()
             module = self.model.get_submodule(adapter.module_name)
 
-            def read_head_input(_module: nn.Module, args: tuple[Any, ...]) -> None:
+            def read_head_input(_module: nn.Module, args: tuple[torch.Tensor, ...]) -> None:
                 state["captured"].append(adapter.extract(args, state["batch"].last_positions))
 
             return module.register_forward_pre_hook(read_head_input)
 
-        def at_split(_module: nn.Module, _args: Any, output: Any) -> Any:
+        def at_split(_module: nn.Module, _args: tuple[object, ...], output: object) -> object:
             state["calls"] += 1
             raw = first_tensor(output)
             if capture:
@@ -601,7 +615,12 @@ class SplitClassifier:
 
     # ------------------------------------------------------------------ g
     def concept_importance(
-        self, extractor: Any, inputs: Texts, targets: Any = None, *, batch_size: int | None = None
+        self,
+        extractor: ConceptCodec,
+        inputs: Texts,
+        targets: int | Sequence[int] | np.ndarray | torch.Tensor | None = None,
+        *,
+        batch_size: int | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Gradient×input concept importance of each text through ``g∘t⁻¹``, summed over its rows.
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -19,12 +19,16 @@ from xaimetrics._optional import import_optional
 from xaimetrics._validation import check_choice, invalid
 from xaimetrics.representation._bands import band
 
+if TYPE_CHECKING:
+    import pandas as pd
+    from numpy.typing import ArrayLike
+
 __all__ = ["AlphaResult", "HumanEvaluation", "analyze_ratings", "krippendorff_alpha"]
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 Orientation = Literal["coders_units", "units_coders"]
-LEVELS: tuple[str, ...] = ("nominal", "ordinal", "interval", "ratio")
-ORIENTATIONS: tuple[str, ...] = ("coders_units", "units_coders")
+LEVELS: tuple[Level, ...] = ("nominal", "ordinal", "interval", "ratio")
+ORIENTATIONS: tuple[Orientation, ...] = ("coders_units", "units_coders")
 
 
 @dataclass(frozen=True)
@@ -51,7 +55,7 @@ class AlphaResult:
     def band(self) -> str:
         return band("agreement", self.alpha)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         alpha = None if math.isnan(self.alpha) else self.alpha
         return {
             "alpha": alpha,
@@ -64,7 +68,7 @@ class AlphaResult:
         }
 
 
-def _as_float_array(ratings: Any, ndim: int, owner: str) -> np.ndarray:
+def _as_float_array(ratings: object, ndim: int, owner: str) -> np.ndarray:
     if hasattr(ratings, "to_numpy"):
         ratings = ratings.to_numpy()
     try:
@@ -85,7 +89,7 @@ def _as_float_array(ratings: Any, ndim: int, owner: str) -> np.ndarray:
 
 
 def krippendorff_alpha(
-    ratings: Any,
+    ratings: ArrayLike | pd.DataFrame,
     *,
     orientation: Orientation,
     level: Level = "ordinal",
@@ -156,7 +160,7 @@ def krippendorff_alpha(
     return AlphaResult(float(alpha), **common)
 
 
-def _check_value_domain(value_domain: Any, data: np.ndarray) -> list[float]:
+def _check_value_domain(value_domain: object, data: np.ndarray) -> list[float]:
     """The domain as a list of distinct finite numbers covering every rating in ``data``."""
     owner = "krippendorff_alpha"
     if isinstance(value_domain, str | bytes) or not isinstance(value_domain, Sequence | np.ndarray):
@@ -196,7 +200,7 @@ class HumanEvaluation:
         n_examples: rated examples; n_annotators: annotators.
     """
 
-    summary: Any
+    summary: pd.DataFrame
     alpha: AlphaResult
     dimension_alpha: list[AlphaResult] = field(default_factory=list)
     n_examples: int = 0
@@ -206,7 +210,7 @@ class HumanEvaluation:
     def means(self) -> list[float]:
         return [float(x) for x in self.summary["mean_rating"]]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         records = self.summary.astype(object).where(self.summary.notna(), None).to_dict(orient="records")
         return {
             "alpha": self.alpha.to_dict(),
@@ -216,7 +220,7 @@ class HumanEvaluation:
         }
 
 
-def _ordered(column: Any) -> list[Any]:
+def _ordered(column: pd.Series) -> list[object]:
     """Distinct values, sorted when they can be (else in order of appearance)."""
     values = list(dict.fromkeys(column))
     try:
@@ -225,7 +229,7 @@ def _ordered(column: Any) -> list[Any]:
         return values
 
 
-def _long_to_cube(frame: Any) -> tuple[np.ndarray, list[str]]:
+def _long_to_cube(frame: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
     required = {"example", "annotator", "dimension", "rating"}
     missing = required - set(frame.columns)
     if missing:
@@ -249,7 +253,7 @@ def _long_to_cube(frame: Any) -> tuple[np.ndarray, list[str]]:
 
 
 def analyze_ratings(
-    ratings: Any,
+    ratings: ArrayLike | pd.DataFrame,
     *,
     level: Level = "ordinal",
     scale: tuple[float, float] | None = (1, 5),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 
@@ -77,7 +77,7 @@ class DimensionScores:
         """The band of each dimension's score."""
         return [band(self._band_metric, s) for s in getattr(self, self._scores_attribute)]
 
-    def _score_summary(self) -> dict[str, Any]:
+    def _score_summary(self) -> dict[str, object]:
         """The JSON-ready ``mean``, scores (under the attribute's name) and ``bands``, NaN as ``None``."""
         scores = [none_if_nan(s) for s in getattr(self, self._scores_attribute)]
         return {"mean": none_if_nan(self.mean), self._scores_attribute: scores, "bands": self.bands}
@@ -185,7 +185,7 @@ class TargetCheck:
 
 
 def check_targets(
-    metrics: Mapping[str, float | Sequence[float]],
+    metrics: Mapping[str, float | Sequence[float] | np.ndarray],
     version: str = "v0.2",
     targets: Mapping[str, Sequence[Target]] | None = None,
 ) -> list[TargetCheck]:

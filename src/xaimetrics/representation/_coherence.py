@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -31,6 +31,10 @@ from xaimetrics._words import POLES, Pole, encode_words, top_word_indices
 from xaimetrics.representation._bands import DimensionScores, none_if_nan
 from xaimetrics.representation._cooccurrence import COUNTING_MODES, WindowCounts, count_windows
 from xaimetrics.representation._corpus import ReferenceCorpus
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "CoherenceResult",
@@ -44,7 +48,7 @@ __all__ = [
 GENSIM_EPSILON = 1e-12
 
 
-def _as_numpy_2d(values: Any, name: str, owner: str) -> np.ndarray:
+def _as_numpy_2d(values: object, name: str, owner: str) -> np.ndarray:
     if hasattr(values, "detach"):
         values = values.detach().cpu().numpy()
     array = np.asarray(values, dtype=np.float64)
@@ -54,7 +58,7 @@ def _as_numpy_2d(values: Any, name: str, owner: str) -> np.ndarray:
 
 
 def top_words(
-    word_vectors: Any, vocabulary: Sequence[str], k: int = 20, *, pole: Pole = "abs"
+    word_vectors: ArrayLike, vocabulary: Sequence[str], k: int = 20, *, pole: Pole = "abs"
 ) -> list[list[str]]:
     """The ``k`` words that most activate each dimension, strongest first (ties: vocabulary order); the
     ranking step of the library's one top-words pipeline (:mod:`xaimetrics._words`, shared with TopWords).
@@ -127,8 +131,8 @@ def _checked_counts(
             type(corpus).__name__,
             "Build one with ReferenceCorpus.from_texts(texts) or ReferenceCorpus.from_dataset(name).",
         )
-    mode = check_choice(mode, "mode", owner, COUNTING_MODES)
-    if mode == "gensim":
+    counting = check_choice(mode, "mode", owner, COUNTING_MODES)
+    if counting == "gensim":
         absent = [w for w, i in zip(words, corpus.ids(words), strict=True) if i < 0]
         if absent:
             raise invalid(
@@ -138,7 +142,7 @@ def _checked_counts(
                 f"absent words {absent[:10]}",
                 "gensim raises on them too; use mode='xaimetrics', which leaves their pairs out.",
             )
-    return count_windows(corpus, words, window_size=window_size, mode=mode)
+    return count_windows(corpus, words, window_size=window_size, mode=counting)
 
 
 def npmi_matrix(
@@ -257,7 +261,7 @@ class CoherenceResult(DimensionScores):
 
     _band_metric = "coherence"
 
-    def to_frame(self) -> Any:
+    def to_frame(self) -> pd.DataFrame:
         """A pandas DataFrame, one row per dimension."""
         import pandas as pd
 
@@ -274,7 +278,7 @@ class CoherenceResult(DimensionScores):
             frame[f"coherence_{pole}"] = scores
         return frame
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """JSON-ready summary (NaN becomes ``None``)."""
         return {
             **self._score_summary(),
@@ -293,7 +297,7 @@ class CoherenceResult(DimensionScores):
 
 
 def dim_coherence(
-    word_vectors: Any,
+    word_vectors: ArrayLike,
     vocabulary: Sequence[str],
     corpus: ReferenceCorpus,
     *,

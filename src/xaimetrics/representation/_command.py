@@ -17,19 +17,27 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from xaimetrics._arguments import add_tracking_arguments
 from xaimetrics._validation import invalid
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    import pandas as pd
+
+    from xaimetrics._typing import Array
+    from xaimetrics.concepts import ConceptExtractor
+
 __all__ = ["REGRESSION_EXIT_CODE", "register", "run"]
 
 REGRESSION_EXIT_CODE = 3
 
 
-def register(subparsers: Any) -> argparse.ArgumentParser:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add the ``interpretability`` sub-command (``--extractor`` choices read from the extractor registry)."""
     from xaimetrics.concepts import EXTRACTORS
 
@@ -89,7 +97,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     return parser
 
 
-def _load_ratings(path: Path) -> Any:
+def _load_ratings(path: Path) -> np.ndarray | pd.DataFrame:
     if not path.is_file():
         raise invalid("--ratings", "xaimetrics interpretability", "an existing file", str(path))
     suffix = path.suffix.lower()
@@ -104,7 +112,7 @@ def _load_ratings(path: Path) -> Any:
     raise invalid("--ratings", "xaimetrics interpretability", "a .csv, .npy or .json file", str(path))
 
 
-def _sentence_encoder(path: str, batch_size: int, device: str) -> Any:
+def _sentence_encoder(path: str, batch_size: int, device: str) -> Callable[[list[str]], np.ndarray]:
     import torch
     from transformers import AutoModel, AutoTokenizer
 
@@ -201,8 +209,8 @@ def run(args: argparse.Namespace) -> int:
             for seed in range(args.seeds)
         ]
 
-        def encoder_of(extractor: Any) -> Any:
-            def encode(batch: list[str]) -> Any:  # the evaluation texts' activations are computed once
+        def encoder_of(extractor: ConceptExtractor) -> Callable[[list[str]], Array]:
+            def encode(batch: list[str]) -> Array:  # the evaluation texts' activations are computed once
                 return extractor.encode(activations if batch == texts else classifier.activations(batch))
 
             return encode

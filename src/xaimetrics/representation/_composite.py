@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -52,7 +51,7 @@ class CompositeScore:
     def status(self) -> str:
         return status_mark("composite", self.score)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "score": self.score,
             "band": self.band,
@@ -62,7 +61,7 @@ class CompositeScore:
         }
 
 
-def _finite_mean(values: Any) -> float | None:
+def _finite_mean(values: object) -> float | None:
     if values is None:
         return None
     array = np.asarray(values, dtype=np.float64).ravel()
@@ -72,10 +71,10 @@ def _finite_mean(values: Any) -> float | None:
 
 def composite_score(
     *,
-    coherence: Sequence[float] | None = None,
-    consistency: Sequence[float] | None = None,
+    coherence: Sequence[float] | np.ndarray | None = None,
+    consistency: Sequence[float] | np.ndarray | None = None,
     stability: float | None = None,
-    human: Sequence[float] | None = None,
+    human: Sequence[float] | np.ndarray | None = None,
     weights: Mapping[str, float] | None = None,
     likert_max: float = 5.0,
 ) -> CompositeScore:

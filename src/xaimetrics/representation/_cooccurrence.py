@@ -37,7 +37,7 @@ from xaimetrics.representation._corpus import ReferenceCorpus
 __all__ = ["COUNTING_MODES", "WindowCounts", "count_windows"]
 
 CountingMode = Literal["xaimetrics", "gensim"]
-COUNTING_MODES: tuple[str, ...] = ("xaimetrics", "gensim")
+COUNTING_MODES: tuple[CountingMode, ...] = ("xaimetrics", "gensim")
 _DENSE_LIMIT = 4_000_000  # m² below which pair counts accumulate in a dense array
 
 

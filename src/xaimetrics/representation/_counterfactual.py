@@ -22,19 +22,28 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import numpy as np
 
 from xaimetrics._validation import check_choice, invalid
 from xaimetrics.representation._bands import DimensionScores
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from xaimetrics._typing import Array
+    from xaimetrics.concepts._concept_model import ConceptCodec, HeadLike
+
+_Input = TypeVar("_Input")
+_Output = TypeVar("_Output")
+
 __all__ = ["ConsistencyResult", "concept_counterfactual_consistency", "counterfactual_consistency"]
 
 DEFAULT_DELTAS: tuple[float, ...] = (-0.5, -0.25, 0.25, 0.5)
 
 
-def _numpy(values: Any) -> np.ndarray:
+def _numpy(values: object) -> np.ndarray:
     if hasattr(values, "detach"):
         values = values.detach().cpu().numpy()
     return np.asarray(values, dtype=np.float64)
@@ -66,7 +75,7 @@ class ConsistencyResult(DimensionScores):
 
     _band_metric = "consistency"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """JSON-ready summary (NaN becomes ``None``)."""
         return {
             **self._score_summary(),
@@ -97,11 +106,11 @@ def _nanmean(values: np.ndarray, axis: int | None = None) -> Any:
 
 
 def counterfactual_consistency(
-    inputs: Sequence[Any],
+    inputs: Sequence[_Input],
     *,
-    encoder: Callable[[list[Any]], Any],
-    decoder: Callable[[np.ndarray], Any],
-    scorers: Mapping[str, Callable[[Any], Any]],
+    encoder: Callable[[list[_Input]], ArrayLike],
+    decoder: Callable[[np.ndarray], _Output],
+    scorers: Mapping[str, Callable[[_Output], ArrayLike]],
     expected_shift: Callable[[int, float], Mapping[str, float]],
     dimensions: int | Sequence[int] | None = None,
     deltas: Sequence[float] = DEFAULT_DELTAS,
@@ -189,8 +198,8 @@ def _evaluate(
     z: np.ndarray,
     dims: list[int],
     dimension_names: list[str],
-    decoder: Callable[[np.ndarray], Any],
-    scorers: Mapping[str, Callable[[Any], Any]],
+    decoder: Callable[[np.ndarray], _Output],
+    scorers: Mapping[str, Callable[[_Output], ArrayLike]],
     names: list[str],
     expected_shift: Callable[[int, float], Mapping[str, float]],
     deltas: tuple[float, ...],
@@ -233,11 +242,11 @@ def _evaluate(
 
 
 def concept_counterfactual_consistency(
-    model: Any,
-    extractor: Any,
-    activations: Any,
+    model: HeadLike,
+    extractor: ConceptCodec,
+    activations: Array,
     *,
-    importance: Any = None,
+    importance: ArrayLike | None = None,
     concepts: int | Sequence[int] | None = None,
     deltas: Sequence[float] = DEFAULT_DELTAS,
     delta_scale: Literal["std", "absolute"] = "std",
@@ -342,7 +351,9 @@ def concept_counterfactual_consistency(
     return result
 
 
-def _global_importance(model: Any, extractor: Any, concepts: np.ndarray, n_classes: int) -> np.ndarray:
+def _global_importance(
+    model: HeadLike, extractor: ConceptCodec, concepts: np.ndarray, n_classes: int
+) -> np.ndarray:
     """Φ (n_classes, n_concepts) by gradient × input through g∘t⁻¹ (the concepts family, ConSim eq. 3-4)."""
     from xaimetrics.concepts import global_importance, local_importance
 

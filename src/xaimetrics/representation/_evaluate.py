@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -19,34 +19,38 @@ from xaimetrics.representation._regression import check_regression, check_thresh
 from xaimetrics.representation._report import InterpretabilityReport
 from xaimetrics.representation._stability import dictionary_stability, representation_stability
 
+if TYPE_CHECKING:
+    import pandas as pd
+    from numpy.typing import ArrayLike
+
 __all__ = ["evaluate_interpretability"]
 
 
-def _numpy(values: Any) -> np.ndarray:
+def _numpy(values: object) -> np.ndarray:
     if hasattr(values, "detach"):
         values = values.detach().cpu().numpy()
     return np.asarray(values, dtype=np.float64)
 
 
 def evaluate_interpretability(
-    encoder: Callable[[list[str]], Any],
+    encoder: Callable[[list[str]], ArrayLike],
     inputs: Sequence[str],
     corpus: ReferenceCorpus,
     *,
-    targets: Any = None,
+    targets: ArrayLike | None = None,
     vocabulary: Sequence[str] | None = None,
     k: int = 20,
     window_size: int = 10,
     coherence_mode: str = "xaimetrics",
     poles: bool = False,
-    other_runs: Sequence[Callable[[list[str]], Any] | Any] = (),
+    other_runs: Sequence[Callable[[list[str]], ArrayLike] | ArrayLike] = (),
     n_clusters: int = 5,
-    dictionaries: Sequence[Any] = (),
+    dictionaries: Sequence[ArrayLike] = (),
     sign_invariant: bool = True,
     consistency: ConsistencyResult | None = None,
-    ratings: Any = None,
+    ratings: ArrayLike | pd.DataFrame | None = None,
     level: str = "ordinal",
-    baseline: Mapping[str, Any] | str | os.PathLike[str] | None = None,
+    baseline: Mapping[str, object] | str | os.PathLike[str] | None = None,
     threshold: float = 0.1,
     target_version: str = "v0.2",
     version_targets: Mapping[str, Sequence[Target]] | None = None,

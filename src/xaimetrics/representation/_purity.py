@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
 from xaimetrics._validation import check_choice, invalid
 from xaimetrics.representation._bands import DimensionScores
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = ["PurityResult", "dimension_purity"]
 
@@ -46,7 +49,7 @@ class PurityResult(DimensionScores):
     _band_metric = "purity"
     _scores_attribute = "purity"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """JSON-ready summary (NaN becomes ``None``)."""
         return {
             **self._score_summary(),
@@ -58,7 +61,7 @@ class PurityResult(DimensionScores):
         }
 
 
-def _factors_from(targets: Any, n: int, names: Sequence[str] | None) -> tuple[np.ndarray, list[str]]:
+def _factors_from(targets: object, n: int, names: Sequence[str] | None) -> tuple[np.ndarray, list[str]]:
     if hasattr(targets, "detach"):
         targets = targets.detach().cpu().numpy()
     if hasattr(targets, "columns") and names is None:
@@ -84,8 +87,8 @@ def _factors_from(targets: Any, n: int, names: Sequence[str] | None) -> tuple[np
 
 
 def dimension_purity(
-    representations: Any,
-    factors: Any,
+    representations: ArrayLike,
+    factors: ArrayLike,
     *,
     factor_names: Sequence[str] | None = None,
     dimension_names: Sequence[str] | None = None,

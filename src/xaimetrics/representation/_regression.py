@@ -16,7 +16,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from xaimetrics._validation import check_choice, invalid
 from xaimetrics.exceptions import InvalidParameterError
@@ -41,7 +41,7 @@ DEFAULT_DIRECTIONS: dict[str, Direction] = {
 }
 
 
-def flatten_metrics(values: Mapping[str, Any], prefix: str = "") -> dict[str, float]:
+def flatten_metrics(values: Mapping[str, object], prefix: str = "") -> dict[str, float]:
     """Flatten nested dicts and lists of numbers into ``{"a.b.0": value}``; ``None`` (an undefined metric in
     JSON) becomes NaN; strings, booleans and lists of non-numbers are skipped.
 
@@ -127,7 +127,7 @@ class RegressionReport:
         """The document's messages, e.g. ``"coherence.mean: 0.450 → 0.300"``."""
         return [str(r) for r in self.regressions]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "detected": self.detected,
             "regressions": self.lines(),
@@ -137,7 +137,7 @@ class RegressionReport:
         }
 
 
-def _direction(metric: str, directions: Mapping[str, str]) -> str:
+def _direction(metric: str, directions: Mapping[str, Direction]) -> Direction:
     for pattern, direction in directions.items():
         if fnmatch.fnmatchcase(metric, pattern):
             return direction
@@ -145,8 +145,8 @@ def _direction(metric: str, directions: Mapping[str, str]) -> str:
 
 
 def check_regression(
-    current: Mapping[str, Any],
-    baseline: Mapping[str, Any] | str | os.PathLike[str],
+    current: Mapping[str, object],
+    baseline: Mapping[str, object] | str | os.PathLike[str],
     *,
     threshold: float | Mapping[str, float] = 0.1,
     directions: Mapping[str, Direction] | None = None,
@@ -214,7 +214,7 @@ def check_regression(
     return RegressionReport(regressions, checked, absent, threshold)
 
 
-def check_threshold(threshold: Any, name: str = "threshold", owner: str = "check_regression") -> None:
+def check_threshold(threshold: object, name: str = "threshold", owner: str = "check_regression") -> None:
     """Raise unless ``threshold`` is a finite number ≥ 0, or a mapping of patterns to such numbers.
 
     NaN would disable the gate (every comparison with NaN is false: no regression is ever found) and

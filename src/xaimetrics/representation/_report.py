@@ -10,7 +10,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 import numpy as np
 
@@ -43,7 +43,7 @@ def _measured(check: bands.TargetCheck) -> str:
     return f" (measured {check.value:.2f})"
 
 
-def _nan_to_none(value: Any) -> Any:
+def _nan_to_none(value: object) -> object:
     if isinstance(value, float) and math.isnan(value):
         return None
     if isinstance(value, dict):
@@ -97,14 +97,14 @@ class InterpretabilityReport:
 
     def __post_init__(self) -> None:
         if self.composite is None:
-            parts = {
-                "coherence": None if self.coherence is None else self.coherence.scores,
-                "consistency": None if self.consistency is None else self.consistency.scores,
-                "stability": None if self.stability is None else self.stability.ari,
-                "human": None if self.human is None else self.human.means,
-            }
-            if any(v is not None for v in parts.values()):
-                self.composite = composite_score(**parts)
+            coherence = None if self.coherence is None else self.coherence.scores
+            consistency = None if self.consistency is None else self.consistency.scores
+            stability = None if self.stability is None else self.stability.ari
+            human = None if self.human is None else self.human.means
+            if any(v is not None for v in (coherence, consistency, stability, human)):
+                self.composite = composite_score(
+                    coherence=coherence, consistency=consistency, stability=stability, human=human
+                )
 
     # ------------------------------------------------------------------ numbers
     def metrics(self) -> dict[str, float]:
@@ -138,7 +138,7 @@ class InterpretabilityReport:
 
     def target_checks(self) -> list[bands.TargetCheck]:
         """The checks of :attr:`target_version`'s targets against the measured metrics."""
-        measured: dict[str, Any] = {}
+        measured: dict[str, float | Sequence[float] | np.ndarray] = {}
         if self.coherence is not None:
             measured["coherence"] = self.coherence.scores
         if self.consistency is not None:
@@ -166,9 +166,9 @@ class InterpretabilityReport:
             return f"Target: > {threshold:.2f}", "–"
         return f"Target: > {threshold:.2f}", "✓" if value > threshold else "✗"
 
-    def recommendations(self) -> list[dict[str, Any]]:
+    def recommendations(self) -> list[dict[str, object]]:
         """The weakest dimensions with suggested actions, then global remarks (``{"title", "actions"}``)."""
-        items: list[dict[str, Any]] = []
+        items: list[dict[str, object]] = []
         weak: dict[str, list[str]] = {}
         actions: dict[str, list[str]] = {}
         coherence_limit = self._threshold("coherence") or 0.3
@@ -264,8 +264,8 @@ class InterpretabilityReport:
         return items
 
     # ------------------------------------------------------------------ rendering
-    def _context(self) -> dict[str, Any]:
-        ctx: dict[str, Any] = {
+    def _context(self) -> dict[str, object]:
+        ctx: dict[str, object] = {
             "title": self.title,
             "model": self.model,
             "version": self.version,
@@ -308,7 +308,7 @@ class InterpretabilityReport:
                 ],
             }
         if self.stability is not None or self.dictionary is not None:
-            block: dict[str, Any] = {"ari": None, "dictionary": None}
+            block: dict[str, object] = {"ari": None, "dictionary": None}
             if self.stability is not None:
                 for key in ("ari", "nmi"):
                     value = getattr(self.stability, key)
@@ -405,7 +405,7 @@ class InterpretabilityReport:
         """The report as a standalone HTML page (every value escaped)."""
         return self._render("report.html.jinja", html=True)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """JSON-ready: metadata, each result's ``to_dict()``, ``metrics`` (flat) and target checks."""
         results = {
             name: getattr(self, name).to_dict()
@@ -425,17 +425,20 @@ class InterpretabilityReport:
             {"target": c.target.describe(), "value": c.value, "passed": c.passed}
             for c in self.target_checks()
         ]
-        return _nan_to_none(
-            {
-                "model": self.model,
-                "version": self.version,
-                "dataset": self.dataset,
-                "date": self.date,
-                "target_version": self.target_version,
-                "metrics": self.metrics(),
-                "results": results,
-                "targets": checks,
-            }
+        return cast(
+            "dict[str, object]",
+            _nan_to_none(
+                {
+                    "model": self.model,
+                    "version": self.version,
+                    "dataset": self.dataset,
+                    "date": self.date,
+                    "target_version": self.target_version,
+                    "metrics": self.metrics(),
+                    "results": results,
+                    "targets": checks,
+                }
+            ),
         )
 
     def save(self, directory: str | os.PathLike[str], stem: str = "interpretability") -> dict[str, Path]:

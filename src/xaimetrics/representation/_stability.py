@@ -19,13 +19,16 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from xaimetrics._validation import check_choice, check_positive_int, invalid
 from xaimetrics.representation._bands import band
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 __all__ = [
     "ClusteringStability",
@@ -39,7 +42,7 @@ __all__ = [
 Baseline = Literal["permutation", "gaussian"]
 
 
-def _to_numpy(values: Any) -> np.ndarray:
+def _to_numpy(values: object) -> np.ndarray:
     if hasattr(values, "detach"):
         values = values.detach().cpu().numpy()
     return np.asarray(values)
@@ -64,11 +67,11 @@ class ClusteringStability:
     def bands(self) -> dict[str, str]:
         return {"ari": band("stability", self.ari), "nmi": band("stability", self.nmi)}
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {"ari": self.ari, "nmi": self.nmi, "bands": self.bands, "n_runs": len(self.ari_pairs)}
 
 
-def clustering_stability(labelings: Sequence[Any]) -> ClusteringStability:
+def clustering_stability(labelings: Sequence[ArrayLike]) -> ClusteringStability:
     """Mean pairwise ARI and NMI of ``labelings`` (each an array of shape ``(n_samples,)``).
 
     Example:
@@ -100,7 +103,7 @@ def clustering_stability(labelings: Sequence[Any]) -> ClusteringStability:
 
 
 def representation_stability(
-    representations: Sequence[Any], *, n_clusters: int = 5, random_state: int = 42
+    representations: Sequence[ArrayLike], *, n_clusters: int = 5, random_state: int = 42
 ) -> ClusteringStability:
     """Cluster each run's representation of the same texts with k-means, then :func:`clustering_stability`.
 
@@ -147,7 +150,9 @@ def _unit_rows(atoms: np.ndarray, owner: str) -> np.ndarray:
     return atoms / norms
 
 
-def match_atoms(first: Any, second: Any, *, sign_invariant: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def match_atoms(
+    first: ArrayLike, second: ArrayLike, *, sign_invariant: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
     """Match the atoms (rows) of two dictionaries one to one, maximising the total cosine similarity.
 
     Args:
@@ -209,7 +214,7 @@ class DictionaryStability:
         dictionaries that the runs close (0: no better than random, 1: identical up to order)."""
         return float((self.score - self.baseline) / (1.0 - self.baseline)) if self.baseline < 1 else math.nan
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "score": self.score,
             "baseline": self.baseline,
@@ -228,7 +233,7 @@ def _random_like(atoms: np.ndarray, kind: str, rng: np.random.Generator) -> np.n
 
 
 def dictionary_stability(
-    dictionaries: Sequence[Any],
+    dictionaries: Sequence[ArrayLike],
     *,
     sign_invariant: bool = True,
     baseline: Baseline = "permutation",
@@ -273,7 +278,7 @@ def dictionary_stability(
             )
     n = len(runs)
     pair_scores = np.eye(n)
-    per_atom = [[] for _ in range(runs[0].shape[0])]
+    per_atom: list[list[float]] = [[] for _ in range(runs[0].shape[0])]
     matched = []
     for i, j in itertools.combinations(range(n), 2):
         pairs, similarity = match_atoms(runs[i], runs[j], sign_invariant=sign_invariant)

@@ -8,21 +8,24 @@ import datetime as _dt
 import math
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from xaimetrics._optional import import_optional
+
+if TYPE_CHECKING:
+    from xaimetrics.representation._report import InterpretabilityReport
 
 __all__ = ["log_to_mlflow", "log_to_wandb"]
 
 
-def _metrics_of(metrics: Any) -> dict[str, float]:
-    values = metrics.metrics() if hasattr(metrics, "metrics") else dict(metrics)
+def _metrics_of(metrics: Mapping[str, float] | InterpretabilityReport) -> dict[str, float]:
+    values = dict(metrics) if isinstance(metrics, Mapping) else metrics.metrics()
     # trackers reject NaN; an undefined metric is simply not logged
     return {name: float(v) for name, v in values.items() if v is not None and not math.isnan(float(v))}
 
 
 def log_to_mlflow(
-    metrics: Mapping[str, float] | Any,
+    metrics: Mapping[str, float] | InterpretabilityReport,
     *,
     version: str,
     tracking_uri: str | None = None,
@@ -58,7 +61,7 @@ def log_to_mlflow(
 
 
 def log_to_wandb(
-    metrics: Mapping[str, float] | Any,
+    metrics: Mapping[str, float] | InterpretabilityReport,
     *,
     version: str,
     project: str = "xaimetrics-interpretability",

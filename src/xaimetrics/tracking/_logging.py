@@ -6,12 +6,18 @@ import os
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, SupportsFloat, cast
 
 import numpy as np
 
 from xaimetrics._validation import invalid
 from xaimetrics.tracking._trackers import MLflowTracker, Tracker
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from xaimetrics.benchmark import ResultsStore
+    from xaimetrics.fidelity import Curves
 
 __all__ = ["consim_grid_metrics", "log_consim_grid", "log_fidelity"]
 
@@ -19,7 +25,7 @@ __all__ = ["consim_grid_metrics", "log_consim_grid", "log_fidelity"]
 _GRID_PARAMETERS = ("dataset", "model", "simulator", "interpretation", "n_concepts", "scoring", "phase")
 
 
-def _frame(results: Any) -> Any:
+def _frame(results: ResultsStore | str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame:
     """A results table from a ``ResultsStore``, a path to one, or a ``pandas.DataFrame``."""
     import pandas as pd
 
@@ -28,7 +34,7 @@ def _frame(results: Any) -> Any:
     if isinstance(results, str | os.PathLike):
         from xaimetrics.benchmark import ResultsStore
 
-        with ResultsStore(results) as store:
+        with ResultsStore(Path(results)) as store:
             return store.to_frame()
     if callable(getattr(results, "to_frame", None)):
         return results.to_frame()
@@ -38,7 +44,7 @@ def _frame(results: Any) -> Any:
     )  # fmt: skip
 
 
-def consim_grid_metrics(results: Any) -> dict[str, float]:
+def consim_grid_metrics(results: ResultsStore | str | os.PathLike[str] | pd.DataFrame) -> dict[str, float]:
     """The numbers logged for a ConSim grid: counts, the mean score, and the mean score per method and prompt.
 
     Keys: ``settings``, ``failed_settings``, ``score.mean``, ``score/<method>/<prompt type>`` (``-a`` for
@@ -82,7 +88,7 @@ def consim_grid_metrics(results: Any) -> dict[str, float]:
     return metrics
 
 
-def _flag(column: Any) -> Any:
+def _flag(column: pd.Series) -> pd.Series:
     """A boolean column from stored flags (``True``/``1``/``1.0``; missing values are ``False``)."""
     import pandas as pd
 
@@ -105,11 +111,11 @@ def _tracker(tracker: Tracker | None, experiment: str) -> Tracker:
 
 
 def log_consim_grid(
-    results: Any,
+    results: ResultsStore | str | os.PathLike[str] | pd.DataFrame,
     tracker: Tracker | None = None,
     *,
     run_name: str = "consim-grid",
-    params: Mapping[str, Any] | None = None,
+    params: Mapping[str, object] | None = None,
     artifacts: Sequence[str | os.PathLike[str]] = (),
 ) -> str:
     """Log a ConSim grid as one tracker run and return the run id.
@@ -125,7 +131,7 @@ def log_consim_grid(
     """
     frame = _frame(results)
     metrics = consim_grid_metrics(frame)
-    logged: dict[str, Any] = {
+    logged: dict[str, object] = {
         column: ",".join(sorted(map(str, frame[column].dropna().unique())))
         for column in _GRID_PARAMETERS
         if column in frame.columns
@@ -145,12 +151,12 @@ def log_consim_grid(
 
 
 def log_fidelity(
-    scores: Mapping[str, Any],
+    scores: Mapping[str, object],
     tracker: Tracker | None = None,
     *,
     run_name: str = "fidelity",
-    params: Mapping[str, Any] | None = None,
-    curves: Mapping[str, Any] | None = None,
+    params: Mapping[str, object] | None = None,
+    curves: Mapping[str, Curves] | None = None,
     artifacts: Sequence[str | os.PathLike[str]] = (),
 ) -> str:
     """Log a fidelity run (metric values per explanation method, optionally curves) as one tracker run.
@@ -183,7 +189,7 @@ def log_fidelity(
         return str(target.run_id)
 
 
-def _fidelity_metrics(scores: Mapping[str, Any]) -> dict[str, float]:
+def _fidelity_metrics(scores: Mapping[str, object]) -> dict[str, float]:
     if not isinstance(scores, Mapping) or not scores:
         raise invalid(
             "scores",
@@ -196,5 +202,5 @@ def _fidelity_metrics(scores: Mapping[str, Any]) -> dict[str, float]:
         if isinstance(value, Mapping):
             metrics.update({f"fidelity/{metric}/{key}": float(v) for metric, v in value.items()})
         else:
-            metrics[f"fidelity/{key}"] = float(value)
+            metrics[f"fidelity/{key}"] = float(cast(SupportsFloat, value))  # float() raises on the rest
     return metrics

@@ -13,8 +13,9 @@ import contextlib
 import math
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from types import ModuleType
+from typing import Any, SupportsFloat, cast
 
 from xaimetrics._optional import import_optional
 from xaimetrics.exceptions import TrackingError, XaimetricsError
@@ -22,7 +23,7 @@ from xaimetrics.exceptions import TrackingError, XaimetricsError
 __all__ = ["MLflowTracker", "Tracker", "WandbTracker", "finite"]
 
 
-def finite(metrics: Mapping[str, Any]) -> dict[str, float]:
+def finite(metrics: Mapping[str, object]) -> dict[str, float]:
     """The entries that are finite numbers, as floats (``None``, NaN and infinities are left out).
 
     Example:
@@ -33,7 +34,7 @@ def finite(metrics: Mapping[str, Any]) -> dict[str, float]:
     for name, value in metrics.items():
         if value is None or isinstance(value, bool):
             continue
-        number = float(value)
+        number = float(cast(SupportsFloat, value))  # float() raises on anything else, as it should
         if math.isfinite(number):
             out[str(name)] = number
     return out
@@ -64,16 +65,16 @@ class Tracker(ABC):
 
     @abstractmethod
     def start(
-        self, run_name: str, params: Mapping[str, Any] | None = None, tags: Mapping[str, str] | None = None
+        self, run_name: str, params: Mapping[str, object] | None = None, tags: Mapping[str, str] | None = None
     ) -> str:
         """Open a run and return its id."""
 
     @abstractmethod
-    def log_params(self, params: Mapping[str, Any]) -> None:
+    def log_params(self, params: Mapping[str, object]) -> None:
         """Record configuration values (strings, numbers)."""
 
     @abstractmethod
-    def log_metrics(self, metrics: Mapping[str, Any], step: int | None = None) -> None:
+    def log_metrics(self, metrics: Mapping[str, object], step: int | None = None) -> None:
         """Record numbers (non-finite ones are skipped), optionally at a step."""
 
     @abstractmethod
@@ -89,12 +90,12 @@ class Tracker(ABC):
         paid work, when this tracker cannot log; the default checks nothing."""
 
     def run(
-        self, run_name: str, params: Mapping[str, Any] | None = None, tags: Mapping[str, str] | None = None
+        self, run_name: str, params: Mapping[str, object] | None = None, tags: Mapping[str, str] | None = None
     ) -> _Run:
         """A context manager around :meth:`start` and :meth:`end`."""
         return _Run(self, run_name, params, tags)
 
-    def step_logger(self, name: str = "loss") -> Any:
+    def step_logger(self, name: str = "loss") -> Callable[[int, float], None]:
         """A ``callback(step, value)`` logging ``name`` at each step (e.g. for :func:`xaimetrics.models.finetune`)."""
 
         def log(step: int, value: float) -> None:
@@ -104,7 +105,13 @@ class Tracker(ABC):
 
 
 class _Run:
-    def __init__(self, tracker: Tracker, run_name: str, params: Any, tags: Any) -> None:
+    def __init__(
+        self,
+        tracker: Tracker,
+        run_name: str,
+        params: Mapping[str, object] | None,
+        tags: Mapping[str, str] | None,
+    ) -> None:
         self.tracker, self.run_name, self.params, self.tags = tracker, run_name, params, tags
 
     def __enter__(self) -> Tracker:
@@ -132,7 +139,7 @@ class MLflowTracker(Tracker):
         self.experiment = experiment
         self._run: Any = None
 
-    def _mlflow(self) -> Any:
+    def _mlflow(self) -> ModuleType:
         return import_optional("mlflow", extra="tracking", caller="MLflowTracker")
 
     @contextlib.contextmanager
@@ -150,7 +157,7 @@ class MLflowTracker(Tracker):
                 "'sqlite:///mlflow.db' or a running server's http:// URL)."
             ) from error
 
-    def _connect(self) -> Any:
+    def _connect(self) -> ModuleType:
         mlflow = self._mlflow()
         with self._calling("open the experiment"):
             if self.tracking_uri is not None:
@@ -163,7 +170,7 @@ class MLflowTracker(Tracker):
         self._connect()
 
     def start(
-        self, run_name: str, params: Mapping[str, Any] | None = None, tags: Mapping[str, str] | None = None
+        self, run_name: str, params: Mapping[str, object] | None = None, tags: Mapping[str, str] | None = None
     ) -> str:
         mlflow = self._connect()
         with self._calling("start a run"):
@@ -175,11 +182,11 @@ class MLflowTracker(Tracker):
             self.log_params(params)
         return self.run_id
 
-    def log_params(self, params: Mapping[str, Any]) -> None:
+    def log_params(self, params: Mapping[str, object]) -> None:
         with self._calling("log parameters"):
             self._mlflow().log_params({str(k): _short(v) for k, v in params.items()})
 
-    def log_metrics(self, metrics: Mapping[str, Any], step: int | None = None) -> None:
+    def log_metrics(self, metrics: Mapping[str, object], step: int | None = None) -> None:
         values = finite(metrics)
         if values:
             with self._calling("log metrics"):
@@ -221,7 +228,7 @@ class WandbTracker(Tracker):
         import_optional("wandb", extra="tracking", caller="WandbTracker")
 
     def start(
-        self, run_name: str, params: Mapping[str, Any] | None = None, tags: Mapping[str, str] | None = None
+        self, run_name: str, params: Mapping[str, object] | None = None, tags: Mapping[str, str] | None = None
     ) -> str:
         wandb = import_optional("wandb", extra="tracking", caller="WandbTracker")
         self._run = wandb.init(
@@ -231,10 +238,10 @@ class WandbTracker(Tracker):
         self.run_id = str(self._run.id)
         return self.run_id
 
-    def log_params(self, params: Mapping[str, Any]) -> None:
+    def log_params(self, params: Mapping[str, object]) -> None:
         self._run.config.update(dict(params), allow_val_change=True)
 
-    def log_metrics(self, metrics: Mapping[str, Any], step: int | None = None) -> None:
+    def log_metrics(self, metrics: Mapping[str, object], step: int | None = None) -> None:
         values = finite(metrics)
         if values:
             self._run.log(values, step=step)
@@ -248,7 +255,7 @@ class WandbTracker(Tracker):
             self._run = None
 
 
-def _short(value: Any) -> str:
+def _short(value: object) -> str:
     """MLflow parameters are strings of at most a few hundred characters."""
     text = value if isinstance(value, str) else repr(value)
     return text if len(text) <= 250 else text[:247] + "..."
