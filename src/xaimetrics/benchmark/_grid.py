@@ -50,6 +50,7 @@ from xaimetrics._validation import invalid
 from xaimetrics.benchmark._store import setting_key
 from xaimetrics.concepts import EXTRACTORS
 from xaimetrics.consim import CONTROLS, PROMPT_TYPES, PromptSetting, prompt_label
+from xaimetrics.consim._choices import BALANCES, INTERPRETATIONS, SCORINGS
 from xaimetrics.exceptions import InvalidParameterError
 
 __all__ = [
@@ -69,9 +70,6 @@ BASELINE_METHOD = "NoExplanation"
 #: the controls (:mod:`xaimetrics.consim._controls`): a positive one that must beat the baseline, a negative
 #: one that must not
 CONTROL_METHODS: tuple[str, ...] = CONTROLS.names()
-#: built-in models: the demo MiniLM classifier, standard or with a ReLU at the split ("+", needed by NMF)
-BUILTIN_MODELS: tuple[str, ...] = ("minilm", "minilm+")
-INTERPRETATIONS: tuple[str, ...] = ("top_words", "llm_labels")
 #: the built-in prompt types (the live list, with registered ones: ``xaimetrics.consim.PROMPT_TYPES``)
 PROMPT_NAMES: tuple[str, ...] = PROMPT_TYPES.names()
 _OWNER = "Grid"
@@ -161,16 +159,17 @@ class Grid:
         datasets: offline dataset names (``rotten_tomatoes``, ``imdb``, ``bbc_news``), recipes, data files
             (CSV, TSV, JSON Lines, JSON, Parquet: read with ``text_column`` …, checked before the run), Hugging
             Face ids, or extra ones registered with the runner.
-        models: ``"minilm"`` / ``"minilm+"`` (the MiniLM classifier fine-tuned on the dataset, any dataset;
-            ``+`` adds a ReLU at the split, as NMF needs), a Hugging Face id (``+`` for the ReLU variant), a
-            saved classifier directory (its own config says whether it is a ``+`` model), or names registered
-            with the runner.
+        models: names of :data:`~xaimetrics.models.CLASSIFIERS` (``"minilm"`` / ``"minilm+"``: the MiniLM
+            classifier fine-tuned on the dataset, any dataset; ``+`` adds a ReLU at the split, as NMF needs), a
+            Hugging Face id (``+`` for the ReLU variant), a saved classifier directory (its own config says
+            whether it is a ``+`` model), or names registered with the runner.
         methods: extractors of :data:`~xaimetrics.concepts.EXTRACTORS` (NMF, SAE, ICA, PCA, SVD, NoProjection
             and any registered), ``"NoExplanation"`` and the controls, case-insensitive (stored in their
             canonical spelling). Default: every registered extractor and ``"NoExplanation"``.
         n_concepts: one integer for all methods, or ``{method: int or [candidates]}`` (missing methods get
             ``default_n_concepts``). Candidates are chosen on ``validation_seeds``.
-        interpretations: ``"top_words"`` (CMAW, eq. 1) and/or ``"llm_labels"`` (o1CA, eq. 2).
+        interpretations: names of :data:`~xaimetrics.consim.INTERPRETATIONS`: ``"top_words"`` (CMAW, eq. 1)
+            and/or ``"llm_labels"`` (o1CA, eq. 2).
         prompt_types: names of :data:`~xaimetrics.consim.PROMPT_TYPES` with an optional ``-a`` suffix
             (anonymised classes): NE1, E1, NE2, E2, E3, U1 and any registered. Baselines (NE1/NE2) are run by
             ``NoExplanation`` only, the others by concept methods and controls only.
@@ -186,7 +185,8 @@ class Grid:
         pool_size: test texts LP/EP samples are drawn from (``None``: the whole test split).
         validation_seeds: seeds of the runs choosing the number of concepts (paper: two).
         max_sample_chars: cut longer sample texts in prompts.
-        balance: ``"strict"`` or ``"relaxed"`` LP/EP selection (see :func:`xaimetrics.consim.select_examples`).
+        balance: a name of :data:`~xaimetrics.consim.BALANCES`: ``"strict"`` or ``"relaxed"`` LP/EP selection
+            (see :func:`xaimetrics.consim.select_examples`).
         default_n_concepts: the number of concepts of methods ``n_concepts`` does not name.
         extractor_options: ``{method: {keyword: value}}`` passed to the extractors (e.g. ``{"SAE":
             {"max_steps": 200}}``).
@@ -194,9 +194,9 @@ class Grid:
             and the negative control (``RandomWords``, random words) on the explanation prompt types, so
             that the report can say whether this grid detects explanation quality at all. The control
             names may also be listed in ``methods``.
-        scoring: ``"accuracy"`` (eq. 5 on the answer text) or ``"probability"`` (also the simulator's class
-            probabilities per EP sample: expected accuracy, log-loss, Brier; needs a simulator with
-            log-probabilities). Rankings use expected accuracy when every setting has it.
+        scoring: a name of :data:`~xaimetrics.consim.SCORINGS`: ``"accuracy"`` (eq. 5 on the answer text) or
+            ``"probability"`` (also the simulator's class probabilities per EP sample: expected accuracy,
+            log-loss, Brier; needs a simulator with log-probabilities). Rankings use expected accuracy when every setting has it.
         text_column, label_column: the columns of data-file datasets holding the texts and the labels (any
             names; default: the usual ones, ``text``/``label`` …), as in :func:`xaimetrics.data.load_dataset`.
         encoding: the text encoding of data files (default UTF-8).
@@ -267,7 +267,7 @@ class Grid:
     def validate(self) -> None:
         """Check every field; raise :class:`~xaimetrics.exceptions.InvalidParameterError` naming the bad key."""
         from xaimetrics.data import check_dataset
-        from xaimetrics.models import is_classifier_reference, is_positive_model
+        from xaimetrics.models import CLASSIFIERS, is_classifier_reference, is_positive_model
 
         # recipes, data files (read once here, so that a bad file stops the grid before the run) and "org/name"
         # hub ids are datasets; hub ids and local directories are models
@@ -279,14 +279,13 @@ class Grid:
         _choices(
             "models",
             [m for m in self.models if not is_classifier_reference(m)],
-            (*BUILTIN_MODELS, *self.extra_models),
+            (*CLASSIFIERS.names(), *self.extra_models),
         )
-        _choices("methods", self.methods, (*EXTRACTORS.names(), *CONTROLS.names(), BASELINE_METHOD))
+        _choices("methods", self.methods, method_names())
         if not isinstance(self.controls, bool):
             raise invalid("controls", _OWNER, "True or False", self.controls)
-        if self.scoring not in ("accuracy", "probability"):
-            raise invalid("scoring", _OWNER, "'accuracy' or 'probability'", self.scoring)
-        _choices("interpretations", self.interpretations, INTERPRETATIONS)
+        _choices("scoring", [self.scoring], SCORINGS.names())
+        _choices("interpretations", self.interpretations, INTERPRETATIONS.names())
         kinds = [self._simulator_kind(simulator) for simulator in self.simulators]
         for simulator, kind in zip(self.simulators, kinds, strict=True):
             if kind is not None and kind.interactive:
@@ -334,8 +333,7 @@ class Grid:
             isinstance(self.pool_size, bool) or not isinstance(self.pool_size, int) or self.pool_size < 2
         ):
             raise invalid("pool_size", _OWNER, "None or an integer ≥ 2", self.pool_size)
-        if self.balance not in ("strict", "relaxed"):
-            raise invalid("balance", _OWNER, "'strict' or 'relaxed'", self.balance)
+        _choices("balance", [self.balance], BALANCES.names())
         self._check_n_concepts()
         options = self.extractor_options
         if options is not None:
@@ -633,7 +631,17 @@ def check_class_names(names: Sequence[Any], name: str, owner: str) -> None:
         raise invalid(name, owner, expected, list(names), "Rename the classes so that they differ.")
 
 
-def _choices(name: str, values: Sequence[str], valid: Sequence[str]) -> None:
+def method_names() -> tuple[str, ...]:
+    """Every name ``methods`` accepts, read from the registries: the extractors, the controls, the baseline.
+
+    Example:
+        >>> method_names()
+        ('NMF', 'SAE', 'ICA', 'PCA', 'SVD', 'NoProjection', 'SurrogateWords', 'RandomWords', 'NoExplanation')
+    """
+    return (*EXTRACTORS.names(), *CONTROLS.names(), BASELINE_METHOD)
+
+
+def _choices(name: str, values: Sequence[object], valid: Sequence[str]) -> None:
     for value in values:
         if value not in valid:
             raise invalid(

@@ -24,8 +24,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from xaimetrics._arguments import add_data_arguments, add_portable_argument, data_options
+from xaimetrics._arguments import add_data_arguments, add_portable_argument, data_options, described
 from xaimetrics._validation import invalid
+from xaimetrics.consim._choices import BALANCES
 from xaimetrics.exceptions import InvalidParameterError
 
 __all__ = ["register"]
@@ -70,9 +71,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     selection.add_argument("--n-lp", type=int, help="learning-phase samples (default: the grid's, else 20)")
     selection.add_argument("--n-ep", type=int, help="evaluation-phase samples (default: the grid's, else 20)")
     selection.add_argument(
-        "--balance", choices=("strict", "relaxed"),
-        help="strict: fail when a class lacks right or wrong predictions; relaxed: fill from the nearest classes "
-        "(default: the grid's, else strict)",
+        "--balance", choices=BALANCES.names(), help=f"{described(BALANCES)} (default: the grid's, else strict)",
     )  # fmt: skip
     selection.add_argument(
         "--pool-size",
