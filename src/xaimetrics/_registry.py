@@ -162,7 +162,13 @@ class Registry(Generic[T]):
 
     @contextmanager
     def temporarily(
-        self, name: str, value: T, *, aliases: tuple[str, ...] = (), description: str = "", replace: bool = False
+        self,
+        name: str,
+        value: T,
+        *,
+        aliases: tuple[str, ...] = (),
+        description: str = "",
+        replace: bool = False,
     ) -> Iterator[T]:
         """Register ``name`` for the duration of a ``with`` block (tests, notebooks).
 
