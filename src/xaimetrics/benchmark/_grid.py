@@ -55,23 +55,18 @@ from xaimetrics.exceptions import InvalidParameterError
 
 __all__ = [
     "BASELINE_METHOD",
-    "CONCEPT_METHODS",
-    "CONTROL_METHODS",
     "Grid",
     "Setting",
+    "grid_from_dict",
     "load_grid",
+    "method_names",
     "ranking_prompt",
 ]
 
-#: the built-in concept extraction methods (the live list, with registered ones: ``xaimetrics.concepts.EXTRACTORS``)
-CONCEPT_METHODS: tuple[str, ...] = EXTRACTORS.names()
 #: the no-explanation baseline
 BASELINE_METHOD = "NoExplanation"
-#: the controls (:mod:`xaimetrics.consim._controls`): a positive one that must beat the baseline, a negative
-#: one that must not
+#: the built-in controls, as registered when this module was imported (the live list: ``consim.CONTROLS``)
 CONTROL_METHODS: tuple[str, ...] = CONTROLS.names()
-#: the built-in prompt types (the live list, with registered ones: ``xaimetrics.consim.PROMPT_TYPES``)
-PROMPT_NAMES: tuple[str, ...] = PROMPT_TYPES.names()
 _OWNER = "Grid"
 
 
@@ -422,13 +417,13 @@ class Grid:
     @property
     def concept_methods(self) -> tuple[str, ...]:
         """The concept extraction methods listed (not the baseline, not the controls)."""
-        return tuple(m for m in self.methods if m != BASELINE_METHOD and m not in CONTROL_METHODS)
+        return tuple(m for m in self.methods if m != BASELINE_METHOD and m not in CONTROLS)
 
     @property
     def control_methods(self) -> tuple[str, ...]:
         """The controls run: those listed in ``methods``, and both when ``controls`` is on."""
-        listed = [m for m in self.methods if m in CONTROL_METHODS]
-        extra = [m for m in CONTROL_METHODS if self.controls and m not in listed]
+        listed = [m for m in self.methods if m in CONTROLS]
+        extra = [m for m in CONTROLS.names() if self.controls and m not in listed]
         return (*listed, *extra)
 
     def candidates(self, method: str) -> tuple[int, ...]:

@@ -216,7 +216,7 @@ def _majority_share(values: list[int], n: int) -> float:
 
 def _probabilistic_scores(prompt: ConSimPrompt, response: Any) -> dict[str, Any]:
     """Expected accuracy, log-loss and Brier score from the response's class probabilities (if any)."""
-    from xaimetrics.simulators import check_probabilities
+    from xaimetrics.simulators._probabilities import check_probabilities
 
     probabilities = getattr(response, "probabilities", None)
     if probabilities is None:

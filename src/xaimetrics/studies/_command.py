@@ -300,7 +300,8 @@ def _invite(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     import dataclasses
 
-    from xaimetrics.studies import bind, load_config, open_study, serve
+    from xaimetrics.studies import load_config, open_study, serve
+    from xaimetrics.studies._config import bind
 
     config = load_config(args.study)
     changes = {k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
