@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from xaimetrics._registry import Registry
+from xaimetrics.concepts._base import ConceptExtractor
 from xaimetrics.concepts._ica import ICA
 from xaimetrics.concepts._nmf import NMF
 from xaimetrics.concepts._no_projection import NoProjection
@@ -44,7 +44,7 @@ class ExtractorKind:
         (True, 'NoProjection')
     """
 
-    factory: Callable[..., Any]
+    factory: Callable[..., ConceptExtractor]
     sized: bool = True
     positive_activations: bool = False
     nonnegative_codes: bool = False
@@ -82,8 +82,8 @@ def make_extractor(
     random_state: int | None = None,
     owner: str = "make_extractor",
     argument: str = "method",
-    **options: Any,
-) -> Any:
+    **options: object,
+) -> ConceptExtractor:
     """A fresh (unfitted) extractor of a registered name; ``options`` go to its constructor.
 
     Extractors that are not ``sized`` (NoProjection) ignore ``n_concepts`` and ``random_state``.

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
 
 from xaimetrics._device import resolve_device
 from xaimetrics._typing import DeviceLike
@@ -31,7 +30,7 @@ def load_demo_classifier(
     learning_rate: float = 1e-4,
     seed: int = 0,
     n_eval: int | None = 1000,
-    dataset_options: Mapping[str, Any] | None = None,
+    dataset_options: Mapping[str, object] | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
     device: DeviceLike = "auto",
     force: bool = False,

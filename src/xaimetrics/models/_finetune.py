@@ -168,7 +168,7 @@ def finetune(
     learning_rate: float = 5e-5,
     seed: int = 0,
     n_eval: int | None = 1000,
-    dataset_options: Mapping[str, Any] | None = None,
+    dataset_options: Mapping[str, object] | None = None,
     model_kwargs: Mapping[str, object] | None = None,
     output_dir: str | os.PathLike[str] | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
@@ -230,7 +230,7 @@ def finetune(
         check_positive_int(checkpoint_steps, "checkpoint_steps", _OWNER)
     resolved_device = resolve_device(device, _OWNER)
     source, identity = _base(model)
-    options = dict(dataset_options or {})
+    options: dict[str, Any] = dict(dataset_options or {})  # load_dataset's keywords, checked there
 
     def load(split: str) -> TextDataset:
         return load_dataset(dataset, split, seed=0, **options)

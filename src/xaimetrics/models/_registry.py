@@ -43,7 +43,7 @@ class ClassifierFactory(Protocol):
         dataset: DatasetSource,
         *,
         progress: bool = True,
-        dataset_options: Mapping[str, Any] | None = None,
+        dataset_options: Mapping[str, object] | None = None,
     ) -> SplitClassifier: ...
 
 
@@ -54,7 +54,7 @@ _HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
 
 def _minilm(positive: bool) -> ClassifierFactory:
     def load(
-        dataset: DatasetSource, *, progress: bool = True, dataset_options: Mapping[str, Any] | None = None
+        dataset: DatasetSource, *, progress: bool = True, dataset_options: Mapping[str, object] | None = None
     ) -> SplitClassifier:
         from xaimetrics.data import OFFLINE_DATASETS
         from xaimetrics.models._demo import load_demo_classifier
@@ -159,7 +159,7 @@ def load_classifier(
     dataset: DatasetSource,
     *,
     progress: bool = True,
-    dataset_options: Mapping[str, Any] | None = None,
+    dataset_options: Mapping[str, object] | None = None,
     **finetune_options: Any,
 ) -> SplitClassifier:
     """The classifier ``name`` for ``dataset`` (see the module docstring for what names mean).
@@ -178,8 +178,12 @@ def load_classifier(
     """
     options = dict(dataset_options or {})
     if name in CLASSIFIERS:
-        extra = {"dataset_options": options} if options else {}
-        return CLASSIFIERS.get(name)(dataset, progress=progress, **extra)
+        factory = CLASSIFIERS.get(name)  # factories registered without dataset_options are called without it
+        return (
+            factory(dataset, progress=progress, dataset_options=options)
+            if options
+            else factory(dataset, progress=progress)
+        )
     if not is_classifier_reference(name):
         from xaimetrics._registry import did_you_mean
 
