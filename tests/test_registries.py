@@ -270,6 +270,7 @@ def test_each_name_has_one_spelling_across_the_grid_and_the_command_line() -> No
     add_scoring_argument(parser, default="accuracy")
     (action,) = [a for a in parser._actions if a.dest == "scoring"]
     assert tuple(action.choices) == SCORINGS.names() == ("accuracy", "probability")
+    assert all(not entry.aliases for entry in EXTRACTORS.entries()) and "none" not in EXTRACTORS
     assert INTERPRETATIONS.names() == ("top_words", "llm_labels") and BALANCES.names() == (
         "strict",
         "relaxed",
