@@ -3,6 +3,7 @@ command line and a grid run, and leave nothing behind."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 
@@ -11,6 +12,7 @@ import pytest
 
 from benchmark.toy_grid import PROVIDER_KWARGS, ToyTopicModel, toy_dataset, toy_grid
 from xaimetrics import cli
+from xaimetrics._arguments import add_scoring_argument
 from xaimetrics.benchmark import Providers, ResultsStore, ranking_frame, ranking_prompt, run_grid
 from xaimetrics.concepts import EXTRACTORS, ConceptExtractor, ExtractorKind, make_extractor
 from xaimetrics.consim import (
@@ -21,6 +23,14 @@ from xaimetrics.consim import (
     PromptKind,
     PromptSetting,
     resolve_prompt_type,
+)
+from xaimetrics.consim._choices import (
+    BALANCES,
+    INTERPRETATIONS,
+    SCORINGS,
+    BalanceKind,
+    InterpretationKind,
+    ScoringKind,
 )
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.simulators import SIMULATORS, ScriptedSimulator, SimulatorKind, make_simulator
@@ -225,3 +235,46 @@ def test_human_is_a_simulator_kind_for_one_setting_but_not_for_a_grid(tmp_path) 
         InvalidParameterError, match=r"'simulators' parameter of Grid.*xaimetrics study create"
     ):
         Grid(methods=("PCA",), prompt_types=("E2",), simulators=("human",))
+
+
+@pytest.mark.parametrize(
+    ("registry", "key", "value", "kind"),
+    [
+        (INTERPRETATIONS, "interpretations", ("exemplars",), InterpretationKind()),
+        (SCORINGS, "scoring", "exemplars", ScoringKind()),
+        (BALANCES, "balance", "exemplars", BalanceKind()),
+    ],
+)
+def test_interpretations_scorings_and_balance_modes_are_read_from_their_registries(
+    registry, key, value, kind
+) -> None:
+    listed = ", ".join(repr(name) for name in registry.names())
+    with registry.temporarily("exemplars", kind, description="the nearest training texts"):
+        assert getattr(toy_grid(**{key: value}), key) == value
+        with pytest.raises(
+            InvalidParameterError, match=rf"'{key}' parameter of Grid must be among {listed}, 'exemplars'"
+        ):
+            toy_grid(**{key: "lime" if isinstance(value, str) else ("lime",)})
+        parser = argparse.ArgumentParser()
+        add_scoring_argument(parser, default="accuracy")
+        assert ("exemplars" in parser.format_help()) == (registry is SCORINGS)
+    with pytest.raises(
+        InvalidParameterError, match=rf"'{key}' parameter of Grid must be among {listed}\. Got exemplars"
+    ):
+        toy_grid(**{key: value})
+
+
+def test_each_name_has_one_spelling_across_the_grid_and_the_command_line() -> None:
+    """The command line offers exactly the registries' names (no second spelling such as 'words' or 'llm')."""
+    parser = argparse.ArgumentParser()
+    add_scoring_argument(parser, default="accuracy")
+    (action,) = [a for a in parser._actions if a.dest == "scoring"]
+    assert tuple(action.choices) == SCORINGS.names() == ("accuracy", "probability")
+    assert all(not entry.aliases for entry in EXTRACTORS.entries()) and "none" not in EXTRACTORS
+    assert INTERPRETATIONS.names() == ("top_words", "llm_labels") and BALANCES.names() == (
+        "strict",
+        "relaxed",
+    )
+    assert [
+        (e.name, e.aliases) for e in (*INTERPRETATIONS.entries(), *SCORINGS.entries(), *BALANCES.entries())
+    ] == [(name, ()) for name in (*INTERPRETATIONS.names(), *SCORINGS.names(), *BALANCES.names())]

@@ -7,8 +7,21 @@ Choices come from the registries when the parser is built, so that a registered 
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from xaimetrics._registry import Registry
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from xaimetrics.tracking import Tracker
+
+#: what ``add_argument`` is called on: a parser or one of its argument groups (argparse's common base class)
+Arguments = argparse._ActionsContainer
+_T = TypeVar("_T")
 
 __all__ = [
     "add_data_arguments",
@@ -19,6 +32,7 @@ __all__ = [
     "add_tracking_arguments",
     "apply_portable_argument",
     "data_options",
+    "described",
     "grid_trackers",
     "response_cache",
     "track_grid",
@@ -29,7 +43,7 @@ __all__ = [
 DATA_OPTIONS: tuple[str, ...] = ("text_column", "label_column", "encoding", "drop_empty_rows")
 
 
-def add_data_arguments(parser: argparse.ArgumentParser | Any) -> None:
+def add_data_arguments(parser: Arguments) -> None:
     """Add ``--text-column``, ``--label-column``, ``--encoding`` and ``--drop-empty-rows``: how a dataset file is
     read, with the names of :func:`xaimetrics.data.load_dataset`'s keywords and of the grid file's keys.
 
@@ -57,13 +71,13 @@ def add_data_arguments(parser: argparse.ArgumentParser | Any) -> None:
     )
 
 
-def data_options(args: argparse.Namespace) -> dict[str, Any]:
+def data_options(args: argparse.Namespace) -> dict[str, object]:
     """The :func:`~xaimetrics.data.load_dataset` keywords the parsed data arguments set (only those given)."""
     values = {name: getattr(args, name, None) for name in DATA_OPTIONS}
     return {name: value for name, value in values.items() if value not in (None, False)}
 
 
-def add_progress_argument(parser: argparse.ArgumentParser | Any) -> None:
+def add_progress_argument(parser: Arguments) -> None:
     """Add ``--no-progress`` (alias ``--quiet``): no progress bar at all, transformers' and huggingface_hub's
     included (the command line calls :func:`xaimetrics._progress.silence_progress_bars`; ``TQDM_DISABLE=1``
     does the same).
@@ -79,9 +93,7 @@ def add_progress_argument(parser: argparse.ArgumentParser | Any) -> None:
     )
 
 
-def add_simulator_arguments(
-    parser: argparse.ArgumentParser | Any, *, default: str, local: str, api_key_env: bool = True
-) -> None:
+def add_simulator_arguments(parser: Arguments, *, default: str, local: str, api_key_env: bool = True) -> None:
     """Add ``--simulator`` (choices from :data:`~xaimetrics.simulators.SIMULATORS`), ``--base-url``,
     ``--no-cache`` and, with ``api_key_env``, ``--api-key-env`` to ``parser`` (or an argument group).
 
@@ -117,7 +129,7 @@ def add_simulator_arguments(
     add_portable_argument(parser)
 
 
-def add_portable_argument(parser: argparse.ArgumentParser | Any) -> None:
+def add_portable_argument(parser: Arguments) -> None:
     """Add ``--portable-llm``: keep local llama.cpp weights in the portable CPU buffer (no AMX / repacking).
 
     ``xaimetrics`` applies it before the command runs by setting ``XAIMETRICS_LLAMA_PORTABLE=1`` for this process
@@ -147,14 +159,14 @@ def apply_portable_argument(args: argparse.Namespace) -> None:
         os.environ[PORTABLE_ENV] = "1"
 
 
-def response_cache(args: argparse.Namespace) -> Any:
+def response_cache(args: argparse.Namespace) -> Path | None:
     """The response cache file the parsed ``--no-cache`` asks for (``None``: no cache)."""
     from xaimetrics._cache import cache_dir
 
     return None if args.no_cache else cache_dir("simulators") / "responses.sqlite"
 
 
-def add_scoring_argument(parser: argparse.ArgumentParser | Any, *, default: str) -> None:
+def add_scoring_argument(parser: Arguments, *, default: str) -> None:
     """Add ``--scoring``: ``accuracy`` (eq. 5 on the answer text) or ``probability`` (class probabilities).
 
     Example:
@@ -163,18 +175,29 @@ def add_scoring_argument(parser: argparse.ArgumentParser | Any, *, default: str)
         >>> parser.parse_args(["--scoring", "probability"]).scoring
         'probability'
     """
-    from xaimetrics.consim import SCORINGS
+    from xaimetrics.consim._choices import SCORINGS
 
     parser.add_argument(
         "--scoring",
         default=default,
-        choices=SCORINGS,
-        help="'probability': the simulator's class probabilities (expected accuracy, log-loss, Brier; needs a "
-        "local or logprobs simulator); 'accuracy': eq. 5 on the answer text (default: %(default)s)",
+        choices=SCORINGS.names(),
+        help=f"{described(SCORINGS)} (default: %(default)s)",
     )
 
 
-def add_tracking_arguments(parser: argparse.ArgumentParser | Any) -> None:
+def described(registry: Registry[_T]) -> str:
+    """A registry's names with their descriptions, for ``--help`` (``%`` escaped for argparse).
+
+    Example:
+        >>> from xaimetrics.consim._choices import BALANCES
+        >>> described(BALANCES).split("; ")[1]
+        "'relaxed': fill the shortfall from the nearest classes and say so"
+    """
+    text = "; ".join(f"{entry.name!r}: {entry.description}" for entry in registry.entries())
+    return text.replace("%", "%%")
+
+
+def add_tracking_arguments(parser: Arguments) -> None:
     """Add ``--mlflow-uri`` and ``--wandb`` (log the results to an experiment tracker as well).
 
     Example:
@@ -192,10 +215,12 @@ def add_tracking_arguments(parser: argparse.ArgumentParser | Any) -> None:
     )
 
 
-def grid_trackers(args: argparse.Namespace, experiment: str, directory: Any) -> list[Any]:
+def grid_trackers(
+    args: argparse.Namespace, experiment: str, directory: str | os.PathLike[str]
+) -> list[Tracker]:
     """The trackers the parsed ``--mlflow-uri`` / ``--wandb`` ask for (W&B files under ``directory``), each
     checked (:meth:`~xaimetrics.tracking.Tracker.check`): call it before a long run to fail first."""
-    trackers: list[Any] = []
+    trackers: list[Tracker] = []
     if getattr(args, "mlflow_uri", None):
         from xaimetrics.tracking import MLflowTracker
 
@@ -210,7 +235,11 @@ def grid_trackers(args: argparse.Namespace, experiment: str, directory: Any) -> 
 
 
 def track_grid(
-    args: argparse.Namespace, frame: Any, grid: Mapping[str, Any], artifacts: Sequence[Any], output: Any
+    args: argparse.Namespace,
+    frame: pd.DataFrame,
+    grid: Mapping[str, object],
+    artifacts: Sequence[str | os.PathLike[str]],
+    output: str | os.PathLike[str],
 ) -> None:
     """Log the rows (and the report files) to the trackers ``--mlflow-uri`` / ``--wandb`` ask for."""
     from xaimetrics.tracking import log_consim_grid

@@ -161,13 +161,21 @@ class Registry(Generic[T]):
         self._lookup = {key: target for key, target in self._lookup.items() if target != canonical}
 
     @contextmanager
-    def temporarily(self, name: str, value: T, **options: object) -> Iterator[T]:
+    def temporarily(
+        self,
+        name: str,
+        value: T,
+        *,
+        aliases: tuple[str, ...] = (),
+        description: str = "",
+        replace: bool = False,
+    ) -> Iterator[T]:
         """Register ``name`` for the duration of a ``with`` block (tests, notebooks).
 
         On exit the registry is restored as it was, entries that ``replace=True`` displaced included.
         """
         entries, lookup = dict(self._entries), dict(self._lookup)
-        self.register(name, value, **options)  # type: ignore[arg-type]
+        self.register(name, value, aliases=aliases, description=description, replace=replace)
         try:
             yield self._entries[name].value
         finally:

@@ -62,7 +62,7 @@ def test_ranking_prompt_maps_baselines_to_their_explanations():
         ({"seeds": ()}, r"'seeds'.*non-empty"),
         ({"prompt_types": ("E1", "E2")}, r"baseline prompt type \(NE1 or NE2\) when 'NoExplanation'"),
         ({"prompt_types": ("NE1",)}, r"at least one explanation prompt type"),
-        ({"balance": "loose"}, r"'balance'.*'strict' or 'relaxed'"),
+        ({"balance": "loose"}, r"'balance'.*among 'strict', 'relaxed'"),
         ({"extractor_options": {"ICA": {}}}, r"'extractor_options'.*keys among"),
         ({"methods": ("PCA", "PCA")}, r"'methods'.*without duplicates"),
     ],

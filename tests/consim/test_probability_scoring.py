@@ -10,7 +10,8 @@ import pytest
 
 from xaimetrics.consim import ConSim, PromptType, render_prompt, score_response
 from xaimetrics.exceptions import InvalidParameterError
-from xaimetrics.simulators import AnswerSchema, ScriptedSimulator, SimulatorResponse, answer_text
+from xaimetrics.simulators import AnswerSchema, ScriptedSimulator, SimulatorResponse
+from xaimetrics.simulators._probabilities import answer_text
 
 CLASSES = ["negative", "neutral", "positive"]
 EP_PREDICTIONS = [2, 0, 1, 2]  # f's predictions on the four EP samples

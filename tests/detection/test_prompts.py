@@ -13,8 +13,8 @@ from xaimetrics.detection import (
     build_detection_prompts,
     build_fuzzing_prompts,
     describe,
-    read_detection_prompt,
 )
+from xaimetrics.detection._prompts import read_detection_prompt
 from xaimetrics.exceptions import InvalidParameterError
 
 

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from xaimetrics.detection import auroc, balanced_accuracy, parse_yes, score
+from xaimetrics.detection import auroc, balanced_accuracy, score
+from xaimetrics.detection._scoring import parse_yes
 from xaimetrics.exceptions import InvalidParameterError
 
 

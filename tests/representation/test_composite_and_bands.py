@@ -5,14 +5,8 @@ from __future__ import annotations
 import pytest
 
 from xaimetrics.exceptions import InvalidParameterError
-from xaimetrics.representation import (
-    DEFAULT_WEIGHTS,
-    Target,
-    band,
-    check_targets,
-    composite_score,
-    status_mark,
-)
+from xaimetrics.representation import DEFAULT_WEIGHTS, Target, band, check_targets, composite_score
+from xaimetrics.representation._bands import status_mark
 
 
 def test_composite_follows_the_document_formula():

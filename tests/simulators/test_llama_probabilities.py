@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from xaimetrics.simulators import AnswerSchema, ChatMessage, ClassContinuations, class_continuations
+from xaimetrics.simulators import AnswerSchema, ChatMessage
+from xaimetrics.simulators._probabilities import ClassContinuations, class_continuations
 
 SYSTEM = (
     "You are a classifier. For each sample, you have to predict the class. You will have examples of samples and "

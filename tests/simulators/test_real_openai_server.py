@@ -24,9 +24,9 @@ from xaimetrics.simulators import (
     ChatMessage,
     LlamaCppSimulator,
     OpenAICompatibleSimulator,
-    check_probabilities,
     load_default_gguf,
 )
+from xaimetrics.simulators._probabilities import check_probabilities
 
 pytestmark = pytest.mark.slow
 

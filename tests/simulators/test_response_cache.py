@@ -16,8 +16,8 @@ from xaimetrics.simulators import (
     ChatMessage,
     OpenAICompatibleSimulator,
     ScriptedSimulator,
-    cache_key,
 )
+from xaimetrics.simulators._response_cache import cache_key
 
 KEY = "sk-cache-test-9f8e7d6c5b4a"
 REFERENCE = {"5": "World", "8": "Sci/Tech", "13": "Business"}

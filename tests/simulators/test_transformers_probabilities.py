@@ -10,7 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from xaimetrics.simulators import AnswerSchema, ChatMessage, TransformersChatSimulator, check_probabilities
+from xaimetrics.simulators import AnswerSchema, ChatMessage, TransformersChatSimulator
+from xaimetrics.simulators._probabilities import check_probabilities
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")

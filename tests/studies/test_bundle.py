@@ -24,8 +24,8 @@ from xaimetrics.studies import (
     load_study,
     save_study,
     simulatability_study_from_grid,
-    study_digest,
 )
+from xaimetrics.studies._bundle import study_digest
 from xaimetrics.studies._views import explanation_view
 
 

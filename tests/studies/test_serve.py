@@ -16,10 +16,10 @@ from xaimetrics.studies import (
     StudyArm,
     StudyConfig,
     StudyStore,
-    bind,
     save_study,
     write_config,
 )
+from xaimetrics.studies._config import bind
 
 
 def _config(tmp_path):

@@ -17,8 +17,8 @@ from xaimetrics.studies import (
     StudyArm,
     StudyStore,
     assign_arms,
-    screens,
 )
+from xaimetrics.studies._plan import screens
 
 
 def _study(arms_per_participant: int = 3) -> SimulatabilityStudy:

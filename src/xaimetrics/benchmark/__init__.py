@@ -26,24 +26,22 @@ Example:
 from xaimetrics.benchmark._analysis import (
     RANKING_KEYS,
     UNIT_KEYS,
-    parse_statistics,
     prompt_type_comparison,
     ranking_frame,
     rankings_by,
-    setting_columns,
     spearman_with_metrics,
     subset_rankings,
     unit_scores,
 )
-from xaimetrics.benchmark._artefacts import Artefacts, Providers, make_extractor
+from xaimetrics.benchmark._artefacts import Artefacts, Providers
 from xaimetrics.benchmark._assessment import Assessment, assess
 from xaimetrics.benchmark._grid import (
     BASELINE_METHOD,
-    CONCEPT_METHODS,
     Grid,
     Setting,
     grid_from_dict,
     load_grid,
+    method_names,
     ranking_prompt,
 )
 from xaimetrics.benchmark._ranking import (
@@ -54,11 +52,11 @@ from xaimetrics.benchmark._ranking import (
     rank_methods,
     win_matrix,
 )
-from xaimetrics.benchmark._report import markdown_table, report_section, write_report
+from xaimetrics.benchmark._report import report_section, write_report
 from xaimetrics.benchmark._runner import RunInterrupted, RunSummary, choose_n_concepts, run_grid
 from xaimetrics.benchmark._sequential import SequentialDesign, SequentialResult, until_decided
 from xaimetrics.benchmark._simulation import simulate_results
-from xaimetrics.benchmark._store import ResultsStore, setting_key
+from xaimetrics.benchmark._store import ResultsStore
 from xaimetrics.benchmark._uncertainty import (
     DEFAULT_MARGIN,
     baseline_comparison,
@@ -73,7 +71,6 @@ from xaimetrics.benchmark._uncertainty import (
 
 __all__ = [
     "BASELINE_METHOD",
-    "CONCEPT_METHODS",
     "DEFAULT_MARGIN",
     "RANKING_KEYS",
     "UNIT_KEYS",
@@ -97,12 +94,10 @@ __all__ = [
     "equivalence_test",
     "grid_from_dict",
     "load_grid",
-    "make_extractor",
-    "markdown_table",
+    "method_names",
     "minimum_pvalue",
     "pairwise_comparison",
     "pairwise_differences",
-    "parse_statistics",
     "pivot_scores",
     "plan",
     "prompt_type_comparison",
@@ -112,8 +107,6 @@ __all__ = [
     "rankings_by",
     "report_section",
     "run_grid",
-    "setting_columns",
-    "setting_key",
     "sign_flip_test",
     "simulate_results",
     "spearman_with_metrics",

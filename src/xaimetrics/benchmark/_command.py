@@ -216,9 +216,9 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _rank(args: argparse.Namespace) -> int:
-    from xaimetrics.benchmark import markdown_table, ranking_frame, rankings_by
+    from xaimetrics.benchmark import ranking_frame, rankings_by
     from xaimetrics.benchmark._analysis import overall_statistics
-    from xaimetrics.benchmark._report import _pairs_table
+    from xaimetrics.benchmark._report import _pairs_table, markdown_table
 
     with _open_results(args.output) as store:
         frame = store.to_frame()

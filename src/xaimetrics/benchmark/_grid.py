@@ -42,7 +42,7 @@ import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from xaimetrics._registry import did_you_mean, join_or
 from xaimetrics._urls import public_url
@@ -50,31 +50,30 @@ from xaimetrics._validation import invalid
 from xaimetrics.benchmark._store import setting_key
 from xaimetrics.concepts import EXTRACTORS
 from xaimetrics.consim import CONTROLS, PROMPT_TYPES, PromptSetting, prompt_label
+from xaimetrics.consim._choices import BALANCES, INTERPRETATIONS, SCORINGS
 from xaimetrics.exceptions import InvalidParameterError
+
+if TYPE_CHECKING:
+    from xaimetrics.simulators import SimulatorKind
 
 __all__ = [
     "BASELINE_METHOD",
-    "CONCEPT_METHODS",
-    "CONTROL_METHODS",
     "Grid",
     "Setting",
+    "grid_from_dict",
     "load_grid",
+    "method_names",
     "ranking_prompt",
 ]
 
-#: the built-in concept extraction methods (the live list, with registered ones: ``xaimetrics.concepts.EXTRACTORS``)
-CONCEPT_METHODS: tuple[str, ...] = EXTRACTORS.names()
 #: the no-explanation baseline
 BASELINE_METHOD = "NoExplanation"
-#: the controls (:mod:`xaimetrics.consim._controls`): a positive one that must beat the baseline, a negative
-#: one that must not
+#: the built-in controls, as registered when this module was imported (the live list: ``consim.CONTROLS``)
 CONTROL_METHODS: tuple[str, ...] = CONTROLS.names()
-#: built-in models: the demo MiniLM classifier, standard or with a ReLU at the split ("+", needed by NMF)
-BUILTIN_MODELS: tuple[str, ...] = ("minilm", "minilm+")
-INTERPRETATIONS: tuple[str, ...] = ("top_words", "llm_labels")
-#: the built-in prompt types (the live list, with registered ones: ``xaimetrics.consim.PROMPT_TYPES``)
-PROMPT_NAMES: tuple[str, ...] = PROMPT_TYPES.names()
 _OWNER = "Grid"
+_T = TypeVar("_T")
+#: the number of concepts: one for every method, or per method (a number or candidates to choose among)
+NConcepts = int | Sequence[int] | Mapping[str, int | Sequence[int]]
 
 
 @dataclass(frozen=True)
@@ -112,7 +111,7 @@ class Setting:
         """The prompt type and anonymisation as one :class:`~xaimetrics.consim.PromptSetting`."""
         return PromptSetting.parse(self.prompt_type, self.anonymized, owner="Setting")
 
-    def params(self) -> dict[str, Any]:
+    def params(self) -> dict[str, object]:
         params = dataclasses.asdict(self)
         if params["scoring"] == "accuracy":  # keys of stores written before scoring modes existed stay valid
             del params["scoring"]
@@ -137,7 +136,7 @@ def ranking_prompt(prompt_type: str) -> tuple[str, ...]:
     return PROMPT_TYPES.ranked_in(prompt_type)
 
 
-def _tuple_of(name: str, value: Any, kind: type, allow_empty: bool = False) -> tuple[Any, ...]:
+def _tuple_of(name: str, value: object, kind: type[_T], allow_empty: bool = False) -> tuple[_T, ...]:
     if isinstance(value, kind) and not isinstance(value, bool):
         value = (value,)
     if isinstance(value, str | bytes) or not isinstance(value, Iterable):
@@ -161,16 +160,17 @@ class Grid:
         datasets: offline dataset names (``rotten_tomatoes``, ``imdb``, ``bbc_news``), recipes, data files
             (CSV, TSV, JSON Lines, JSON, Parquet: read with ``text_column`` …, checked before the run), Hugging
             Face ids, or extra ones registered with the runner.
-        models: ``"minilm"`` / ``"minilm+"`` (the MiniLM classifier fine-tuned on the dataset, any dataset;
-            ``+`` adds a ReLU at the split, as NMF needs), a Hugging Face id (``+`` for the ReLU variant), a
-            saved classifier directory (its own config says whether it is a ``+`` model), or names registered
-            with the runner.
+        models: names of :data:`~xaimetrics.models.CLASSIFIERS` (``"minilm"`` / ``"minilm+"``: the MiniLM
+            classifier fine-tuned on the dataset, any dataset; ``+`` adds a ReLU at the split, as NMF needs), a
+            Hugging Face id (``+`` for the ReLU variant), a saved classifier directory (its own config says
+            whether it is a ``+`` model), or names registered with the runner.
         methods: extractors of :data:`~xaimetrics.concepts.EXTRACTORS` (NMF, SAE, ICA, PCA, SVD, NoProjection
             and any registered), ``"NoExplanation"`` and the controls, case-insensitive (stored in their
             canonical spelling). Default: every registered extractor and ``"NoExplanation"``.
         n_concepts: one integer for all methods, or ``{method: int or [candidates]}`` (missing methods get
             ``default_n_concepts``). Candidates are chosen on ``validation_seeds``.
-        interpretations: ``"top_words"`` (CMAW, eq. 1) and/or ``"llm_labels"`` (o1CA, eq. 2).
+        interpretations: names of :data:`~xaimetrics.consim.INTERPRETATIONS`: ``"top_words"`` (CMAW, eq. 1)
+            and/or ``"llm_labels"`` (o1CA, eq. 2).
         prompt_types: names of :data:`~xaimetrics.consim.PROMPT_TYPES` with an optional ``-a`` suffix
             (anonymised classes): NE1, E1, NE2, E2, E3, U1 and any registered. Baselines (NE1/NE2) are run by
             ``NoExplanation`` only, the others by concept methods and controls only.
@@ -186,7 +186,8 @@ class Grid:
         pool_size: test texts LP/EP samples are drawn from (``None``: the whole test split).
         validation_seeds: seeds of the runs choosing the number of concepts (paper: two).
         max_sample_chars: cut longer sample texts in prompts.
-        balance: ``"strict"`` or ``"relaxed"`` LP/EP selection (see :func:`xaimetrics.consim.select_examples`).
+        balance: a name of :data:`~xaimetrics.consim.BALANCES`: ``"strict"`` or ``"relaxed"`` LP/EP selection
+            (see :func:`xaimetrics.consim.select_examples`).
         default_n_concepts: the number of concepts of methods ``n_concepts`` does not name.
         extractor_options: ``{method: {keyword: value}}`` passed to the extractors (e.g. ``{"SAE":
             {"max_steps": 200}}``).
@@ -194,9 +195,9 @@ class Grid:
             and the negative control (``RandomWords``, random words) on the explanation prompt types, so
             that the report can say whether this grid detects explanation quality at all. The control
             names may also be listed in ``methods``.
-        scoring: ``"accuracy"`` (eq. 5 on the answer text) or ``"probability"`` (also the simulator's class
-            probabilities per EP sample: expected accuracy, log-loss, Brier; needs a simulator with
-            log-probabilities). Rankings use expected accuracy when every setting has it.
+        scoring: a name of :data:`~xaimetrics.consim.SCORINGS`: ``"accuracy"`` (eq. 5 on the answer text) or
+            ``"probability"`` (also the simulator's class probabilities per EP sample: expected accuracy,
+            log-loss, Brier; needs a simulator with log-probabilities). Rankings use expected accuracy when every setting has it.
         text_column, label_column: the columns of data-file datasets holding the texts and the labels (any
             names; default: the usual ones, ``text``/``label`` …), as in :func:`xaimetrics.data.load_dataset`.
         encoding: the text encoding of data files (default UTF-8).
@@ -212,7 +213,7 @@ class Grid:
     datasets: tuple[str, ...] = ("rotten_tomatoes",)
     models: tuple[str, ...] = ("minilm+",)
     methods: tuple[str, ...] = field(default_factory=lambda: (*EXTRACTORS.names(), BASELINE_METHOD))
-    n_concepts: Any = 20
+    n_concepts: NConcepts = 20
     interpretations: tuple[str, ...] = ("top_words",)
     prompt_types: tuple[str, ...] = ("NE1-a", "E1-a", "NE2-a", "E2-a", "E3-a")
     seeds: tuple[int, ...] = (0, 1, 2)
@@ -227,7 +228,7 @@ class Grid:
     max_sample_chars: int | None = None
     balance: str = "strict"
     default_n_concepts: int = 20
-    extractor_options: Any = None
+    extractor_options: Mapping[str, Mapping[str, object]] | None = None
     controls: bool = False
     scoring: str = "accuracy"
     text_column: str | None = None
@@ -267,7 +268,7 @@ class Grid:
     def validate(self) -> None:
         """Check every field; raise :class:`~xaimetrics.exceptions.InvalidParameterError` naming the bad key."""
         from xaimetrics.data import check_dataset
-        from xaimetrics.models import is_classifier_reference, is_positive_model
+        from xaimetrics.models import CLASSIFIERS, is_classifier_reference, is_positive_model
 
         # recipes, data files (read once here, so that a bad file stops the grid before the run) and "org/name"
         # hub ids are datasets; hub ids and local directories are models
@@ -279,14 +280,13 @@ class Grid:
         _choices(
             "models",
             [m for m in self.models if not is_classifier_reference(m)],
-            (*BUILTIN_MODELS, *self.extra_models),
+            (*CLASSIFIERS.names(), *self.extra_models),
         )
-        _choices("methods", self.methods, (*EXTRACTORS.names(), *CONTROLS.names(), BASELINE_METHOD))
+        _choices("methods", self.methods, method_names())
         if not isinstance(self.controls, bool):
             raise invalid("controls", _OWNER, "True or False", self.controls)
-        if self.scoring not in ("accuracy", "probability"):
-            raise invalid("scoring", _OWNER, "'accuracy' or 'probability'", self.scoring)
-        _choices("interpretations", self.interpretations, INTERPRETATIONS)
+        _choices("scoring", [self.scoring], SCORINGS.names())
+        _choices("interpretations", self.interpretations, INTERPRETATIONS.names())
         kinds = [self._simulator_kind(simulator) for simulator in self.simulators]
         for simulator, kind in zip(self.simulators, kinds, strict=True):
             if kind is not None and kind.interactive:
@@ -334,20 +334,23 @@ class Grid:
             isinstance(self.pool_size, bool) or not isinstance(self.pool_size, int) or self.pool_size < 2
         ):
             raise invalid("pool_size", _OWNER, "None or an integer ≥ 2", self.pool_size)
-        if self.balance not in ("strict", "relaxed"):
-            raise invalid("balance", _OWNER, "'strict' or 'relaxed'", self.balance)
+        _choices("balance", [self.balance], BALANCES.names())
         self._check_n_concepts()
-        options = self.extractor_options
-        if options is not None:
-            if not isinstance(options, Mapping) or not all(isinstance(v, Mapping) for v in options.values()):
-                raise invalid("extractor_options", _OWNER, "a mapping {method: {keyword: value}}", options)
-            unknown = sorted(set(options) - set(self.concept_methods))
+        extractor_options = self.extractor_options
+        if extractor_options is not None:
+            if not isinstance(extractor_options, Mapping) or not all(
+                isinstance(v, Mapping) for v in extractor_options.values()
+            ):
+                raise invalid(
+                    "extractor_options", _OWNER, "a mapping {method: {keyword: value}}", extractor_options
+                )
+            unknown = sorted(set(extractor_options) - set(self.concept_methods))
             if unknown:
                 raise invalid(
                     "extractor_options", _OWNER, f"keys among the listed concept methods {self.concept_methods}",
                     unknown,
                 )  # fmt: skip
-            for method, method_options in options.items():
+            for method, method_options in extractor_options.items():
                 _check_extractor_options(method, method_options)
         positive = [m for m in self.concept_methods if EXTRACTORS.get(m).positive_activations]
         # built-in names and Hugging Face ids: a trailing '+' asks for the non-negative variant; a saved
@@ -397,7 +400,7 @@ class Grid:
         names = ("text_column", "label_column", "encoding", "drop_empty_rows")
         return {name: getattr(self, name) for name in names if getattr(self, name) not in (None, False)}
 
-    def _simulator_kind(self, spec: str) -> Any:
+    def _simulator_kind(self, spec: str) -> SimulatorKind | None:
         """The :class:`~xaimetrics.simulators.SimulatorKind` of a spec (``None`` for a runner-provided name)."""
         from xaimetrics.simulators import SIMULATORS, check_simulator_spec
 
@@ -424,13 +427,13 @@ class Grid:
     @property
     def concept_methods(self) -> tuple[str, ...]:
         """The concept extraction methods listed (not the baseline, not the controls)."""
-        return tuple(m for m in self.methods if m != BASELINE_METHOD and m not in CONTROL_METHODS)
+        return tuple(m for m in self.methods if m != BASELINE_METHOD and m not in CONTROLS)
 
     @property
     def control_methods(self) -> tuple[str, ...]:
         """The controls run: those listed in ``methods``, and both when ``controls`` is on."""
-        listed = [m for m in self.methods if m in CONTROL_METHODS]
-        extra = [m for m in CONTROL_METHODS if self.controls and m not in listed]
+        listed = [m for m in self.methods if m in CONTROLS]
+        extra = [m for m in CONTROLS.names() if self.controls and m not in listed]
         return (*listed, *extra)
 
     def candidates(self, method: str) -> tuple[int, ...]:
@@ -439,8 +442,8 @@ class Grid:
         if kind is not None and not kind.sized:
             return (0,)  # C = H (the model's width), or one concept per class direction (the surrogate's)
         if method in CONTROLS:
-            value = self.n_concepts if isinstance(self.n_concepts, int) else self.default_n_concepts
-            return (value,)
+            count = self.n_concepts if isinstance(self.n_concepts, int) else self.default_n_concepts
+            return (count,)
         value = self.n_concepts
         if isinstance(value, Mapping):
             value = value.get(method, self.default_n_concepts)
@@ -450,7 +453,7 @@ class Grid:
     def needs_validation(self) -> bool:
         return any(len(self.candidates(m)) > 1 for m in self.concept_methods)
 
-    def options(self, method: str) -> dict[str, Any]:
+    def options(self, method: str) -> dict[str, object]:
         """Extra keyword arguments of ``method``'s extractor."""
         return dict((self.extractor_options or {}).get(method, {}))
 
@@ -484,7 +487,13 @@ class Grid:
         return out
 
     def _group(
-        self, dataset: str, model: str, seed: int, simulator: str, phase: str, chosen: Mapping[Any, int]
+        self,
+        dataset: str,
+        model: str,
+        seed: int,
+        simulator: str,
+        phase: str,
+        chosen: Mapping[tuple[str, str, str], int],
     ) -> Iterator[Setting]:
         validation = phase == "validation"
         if BASELINE_METHOD in self.methods and not validation:
@@ -522,7 +531,7 @@ class Grid:
                             phase,
                         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """The grid as plain data (what the TOML file holds), ``base_url`` without credentials.
 
         This is what the results store and the report keep: a credential inside ``base_url``
@@ -537,13 +546,14 @@ class Grid:
         fields = ", ".join(f"{name}={value!r}" for name, value in self._shown().items())
         return f"{type(self).__name__}({fields})"
 
-    def _shown(self) -> dict[str, Any]:
+    def _shown(self) -> dict[str, object]:
         shown = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.repr}
         if shown.get("base_url") is not None:
             shown["base_url"] = public_url(shown["base_url"])
         return shown
 
     def replace(self, **changes: Any) -> Grid:
+        """A copy with ``changes`` (checked again)."""
         return dataclasses.replace(self, **changes)
 
 
@@ -554,7 +564,7 @@ _DEFAULT_VALIDATION_SEEDS = (1000, 1001)
 MAX_DEPTH = 16
 
 
-def _check_extractor_options(method: str, options: Mapping[str, Any]) -> None:
+def _check_extractor_options(method: str, options: Mapping[str, object]) -> None:
     """Every option must be a keyword of the extractor's (or control's) constructor, checked before any call."""
     registry = CONTROLS if method in CONTROLS.names() else EXTRACTORS
     kind = registry.get(method)
@@ -579,7 +589,7 @@ def _check_extractor_options(method: str, options: Mapping[str, Any]) -> None:
         )  # fmt: skip
 
 
-def check_depth(value: Any, name: str, owner: str, limit: int = MAX_DEPTH) -> None:
+def check_depth(value: object, name: str, owner: str, limit: int = MAX_DEPTH) -> None:
     """Refuse values nested deeper than ``limit`` (iteratively: a 5,000-deep input raises this, not a
     ``RecursionError``).
 
@@ -589,7 +599,7 @@ def check_depth(value: Any, name: str, owner: str, limit: int = MAX_DEPTH) -> No
         ...
         xaimetrics.exceptions.InvalidParameterError: The 'grid' parameter of load_grid must be values nested at most 2 levels deep. Got 3 levels (under 'a').
     """
-    stack: list[tuple[Any, int, str]] = [(value, 0, "")]
+    stack: list[tuple[object, int, str]] = [(value, 0, "")]
     while stack:
         item, depth, where = stack.pop()
         if depth > limit:
@@ -606,7 +616,7 @@ def check_depth(value: Any, name: str, owner: str, limit: int = MAX_DEPTH) -> No
 _BAD_CLASS_NAME = re.compile(r"[\x00-\x1f\x7f,]|sample_\d+\s*:", re.IGNORECASE)
 
 
-def check_class_names(names: Sequence[Any], name: str, owner: str) -> None:
+def check_class_names(names: Sequence[object], name: str, owner: str) -> None:
     """Class names must survive the ``Sample_<id>: <class>`` answer format: non-empty text without control
     characters (NUL, newline, tab), commas or a ``Sample_<id>:`` pattern, no surrounding spaces, and distinct
     ignoring case (answers are matched case-insensitively).
@@ -633,7 +643,17 @@ def check_class_names(names: Sequence[Any], name: str, owner: str) -> None:
         raise invalid(name, owner, expected, list(names), "Rename the classes so that they differ.")
 
 
-def _choices(name: str, values: Sequence[str], valid: Sequence[str]) -> None:
+def method_names() -> tuple[str, ...]:
+    """Every name ``methods`` accepts, read from the registries: the extractors, the controls, the baseline.
+
+    Example:
+        >>> method_names()
+        ('NMF', 'SAE', 'ICA', 'PCA', 'SVD', 'NoProjection', 'SurrogateWords', 'RandomWords', 'NoExplanation')
+    """
+    return (*EXTRACTORS.names(), *CONTROLS.names(), BASELINE_METHOD)
+
+
+def _choices(name: str, values: Sequence[object], valid: Sequence[str]) -> None:
     for value in values:
         if value not in valid:
             raise invalid(
@@ -645,7 +665,7 @@ def _choices(name: str, values: Sequence[str], valid: Sequence[str]) -> None:
             )
 
 
-def _canonical_method(name: Any) -> Any:
+def _canonical_method(name: object) -> object:
     """A method name in its registry spelling (``"nmf"`` → ``"NMF"``); unknown names are left for validation."""
     if not isinstance(name, str):
         return name
@@ -657,7 +677,7 @@ def _canonical_method(name: Any) -> Any:
     return name
 
 
-def _check_counts(name: str, value: Any) -> None:
+def _check_counts(name: str, value: object) -> None:
     values = [value] if isinstance(value, int) and not isinstance(value, bool) else value
     if isinstance(values, str) or not isinstance(values, Sequence) or not values:
         raise invalid(name, _OWNER, "an integer ≥ 1 or a non-empty list of them", value)

@@ -4,7 +4,7 @@ Each entry is an :class:`ExtractorKind`: the class (any :class:`~xaimetrics.conc
 factory taking the same keyword arguments) and what callers must know about it without fitting it — whether
 it needs non-negative activations (a ``+`` model), whether its concepts are non-negative, whether its number of
 concepts is free or bounded by the data. Names are canonical CamelCase (``NMF``, ``NoProjection``), matched
-case-insensitively; ``none`` is an alias of ``NoProjection``. Adding an extractor is one ``register`` call::
+case-insensitively, one spelling each (no aliases). Adding an extractor is one ``register`` call::
 
     EXTRACTORS.register("TopVariance", ExtractorKind(TopVariance))
 """
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from xaimetrics._registry import Registry
+from xaimetrics.concepts._base import ConceptExtractor
 from xaimetrics.concepts._ica import ICA
 from xaimetrics.concepts._nmf import NMF
 from xaimetrics.concepts._no_projection import NoProjection
@@ -40,18 +40,18 @@ class ExtractorKind:
         bounded: its number of concepts is at most ``min(n_samples, n_features)`` of the fit activations.
 
     Example:
-        >>> EXTRACTORS.get("nmf").positive_activations, EXTRACTORS.canonical("none")
+        >>> EXTRACTORS.get("nmf").positive_activations, EXTRACTORS.canonical("noprojection")
         (True, 'NoProjection')
     """
 
-    factory: Callable[..., Any]
+    factory: Callable[..., ConceptExtractor]
     sized: bool = True
     positive_activations: bool = False
     nonnegative_codes: bool = False
     bounded: bool = False
 
 
-#: every concept extractor, by canonical name (case-insensitive; ``none`` = ``NoProjection``)
+#: every concept extractor, by canonical name (case-insensitive)
 EXTRACTORS: Registry[ExtractorKind] = Registry("extractor", argument="method")
 EXTRACTORS.register(
     "NMF", ExtractorKind(NMF, positive_activations=True, nonnegative_codes=True, bounded=True), builtin=True,
@@ -70,7 +70,7 @@ EXTRACTORS.register(
     "SVD", ExtractorKind(SVD, bounded=True), builtin=True, description="singular value decomposition"
 )
 EXTRACTORS.register(
-    "NoProjection", ExtractorKind(NoProjection, sized=False), aliases=("none",), builtin=True,
+    "NoProjection", ExtractorKind(NoProjection, sized=False), builtin=True,
     description="the neurons themselves (C = H)",
 )  # fmt: skip
 
@@ -82,8 +82,8 @@ def make_extractor(
     random_state: int | None = None,
     owner: str = "make_extractor",
     argument: str = "method",
-    **options: Any,
-) -> Any:
+    **options: object,
+) -> ConceptExtractor:
     """A fresh (unfitted) extractor of a registered name; ``options`` go to its constructor.
 
     Extractors that are not ``sized`` (NoProjection) ignore ``n_concepts`` and ``random_state``.
@@ -91,7 +91,7 @@ def make_extractor(
     Example:
         >>> make_extractor("pca", 3, random_state=0)
         PCA(n_concepts=3, random_state=0)
-        >>> make_extractor("none", 3)
+        >>> make_extractor("NoProjection", 3)
         NoProjection()
     """
     kind = EXTRACTORS.get(name, owner=owner, argument=argument)

@@ -37,6 +37,7 @@ from typing import Any, Literal
 import numpy as np
 
 from xaimetrics._validation import invalid
+from xaimetrics.consim._choices import SCORINGS
 from xaimetrics.consim._parsing import ParsedAnswers, parse_answers
 from xaimetrics.consim._prompt_types import PromptType
 from xaimetrics.consim._result import ConSimResult
@@ -45,8 +46,6 @@ from xaimetrics.simulators import AnswerSchema, ChatMessage, SimulatorResponse, 
 __all__ = ["SCORINGS", "ConSimPrompt", "ConSimResult", "answer_schema", "check_scoring", "score_response"]
 
 Scoring = Literal["accuracy", "probability"]
-#: how a simulator's answer is scored: eq. 5 on the text, or also from its class probabilities
-SCORINGS: tuple[str, ...] = ("accuracy", "probability")
 
 _LOG_FLOOR = 1e-12
 
@@ -188,8 +187,8 @@ def score_response(
 
 def check_scoring(scoring: Any, simulator: Any, owner: str) -> None:
     """Check a scoring mode, and that ``simulator`` (if given) can give class probabilities when asked."""
-    if scoring not in SCORINGS:
-        raise invalid("scoring", owner, "'accuracy' or 'probability'", scoring)
+    if scoring not in SCORINGS.names():
+        raise invalid("scoring", owner, f"one of {SCORINGS.choices()}", scoring)
     if (
         scoring == "probability"
         and simulator is not None
@@ -217,7 +216,7 @@ def _majority_share(values: list[int], n: int) -> float:
 
 def _probabilistic_scores(prompt: ConSimPrompt, response: Any) -> dict[str, Any]:
     """Expected accuracy, log-loss and Brier score from the response's class probabilities (if any)."""
-    from xaimetrics.simulators import check_probabilities
+    from xaimetrics.simulators._probabilities import check_probabilities
 
     probabilities = getattr(response, "probabilities", None)
     if probabilities is None:

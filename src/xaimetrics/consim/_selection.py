@@ -36,6 +36,7 @@ from typing import Any, Literal
 import numpy as np
 
 from xaimetrics._validation import check_choice, check_positive_int, check_seed, check_texts, invalid
+from xaimetrics.consim._choices import BALANCES
 from xaimetrics.exceptions import InvalidParameterError
 
 __all__ = ["ExampleSelection", "select_examples"]
@@ -132,7 +133,7 @@ def select_examples(
     """
     n_lp = check_positive_int(n_lp, "n_lp", _OWNER)
     n_ep = check_positive_int(n_ep, "n_ep", _OWNER)
-    balance = check_choice(balance, "balance", _OWNER, ("strict", "relaxed"))  # type: ignore[assignment]
+    balance = check_choice(balance, "balance", _OWNER, BALANCES.names())  # type: ignore[assignment]
     seed = check_seed(seed, "seed", _OWNER)
     labels_ = _as_int_array(labels, "labels")
     predictions_ = _as_int_array(predictions, "predictions")

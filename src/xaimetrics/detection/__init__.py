@@ -32,11 +32,10 @@ from xaimetrics.detection._prompts import (
     build_detection_prompts,
     build_fuzzing_prompts,
     describe,
-    read_detection_prompt,
 )
 from xaimetrics.detection._reader import WordOverlapReader
 from xaimetrics.detection._sampling import DetectionSample, sample_texts
-from xaimetrics.detection._scoring import DetectionScore, auroc, balanced_accuracy, parse_yes, score
+from xaimetrics.detection._scoring import DetectionScore, auroc, balanced_accuracy, score
 from xaimetrics.detection._statistics import compare_groups, legibility_table, summarise
 
 __all__ = [
@@ -60,8 +59,6 @@ __all__ = [
     "fuzz_concept",
     "legibility_table",
     "mark_words",
-    "parse_yes",
-    "read_detection_prompt",
     "sample_texts",
     "score",
     "shuffled_concept",

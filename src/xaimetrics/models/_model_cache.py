@@ -8,11 +8,15 @@ import time
 from collections.abc import Callable
 from importlib import metadata as importlib_metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from xaimetrics._validation import check_in_range, check_positive_int, check_seed, invalid
+
+if TYPE_CHECKING:
+    from xaimetrics.data import TextDataset
+    from xaimetrics.models._split_classifier import SplitClassifier
 
 __all__ = [
     "check_recipe",
@@ -25,7 +29,7 @@ __all__ = [
 _STALE_TEMP_SECONDS = 24 * 3600
 
 
-def save_atomically(classifier: Any, target: Path) -> None:
+def save_atomically(classifier: SplitClassifier, target: Path) -> None:
     """Save into a temporary sibling of ``target``, then rename it into place (replacing an old one).
 
     An interrupted run never leaves a half-written model at ``target``; ``metadata.json`` is written last by
@@ -58,13 +62,15 @@ def remove_stale_temporaries(models_dir: Path) -> None:
                 continue
 
 
-def evaluate_splits(classifier: Any, load: Callable[[str], Any], n_eval: int | None) -> dict[str, Any]:
+def evaluate_splits(
+    classifier: SplitClassifier, load: Callable[[str], TextDataset], n_eval: int | None
+) -> dict[str, float]:
     """``{"validation_accuracy", "n_validation", "test_accuracy", "n_test", "eval_seconds"}``.
 
     ``n_eval`` texts are drawn at random (fixed seed 0) from each split (``None``: all of them); the splits
     may be ordered by class, so the first rows are never taken.
     """
-    accuracies: dict[str, Any] = {}
+    accuracies: dict[str, float] = {}
     start = time.perf_counter()
     for split in ("validation", "test"):
         data = load(split)
@@ -92,14 +98,14 @@ def package_version(name: str) -> str:
 def check_recipe(
     owner: str,
     *,
-    positive: Any,
-    n_train: Any,
-    n_eval: Any,
-    epochs: Any,
-    max_length: Any,
-    batch_size: Any,
-    learning_rate: Any,
-    seed: Any,
+    positive: object,
+    n_train: object,
+    n_eval: object,
+    epochs: object,
+    max_length: object,
+    batch_size: object,
+    learning_rate: object,
+    seed: object,
 ) -> None:
     """Check a fine-tuning recipe at the public boundary, before any work (each error names its argument)."""
     if not isinstance(positive, bool):

@@ -2,8 +2,8 @@
 
 :data:`CLASSIFIERS` maps a name to a factory ``factory(dataset, *, progress) -> SplitClassifier``; the
 built-in ``minilm`` / ``minilm+`` are the MiniLM-L6 classifier (``+``: the non-negative variant), fine-tuned on
-the dataset: the demo classifier on an offline dataset, :func:`~xaimetrics.models.finetune` (with the demo's
-recipe) on any other dataset — a data file with any column names included (``dataset_options``). Any other name
+the dataset with the demo's recipe (:func:`~xaimetrics.models.load_demo_classifier`), on any dataset — a data
+file with any column names included (``dataset_options``). Any other name
 that is a Hugging Face id (``org/model``) or a local directory is a classifier too (:func:`load_classifier`): a
 directory holding a fine-tuned sequence classifier is loaded as it is, and whether it is a ``+`` model is read
 from its own config (``xaimetrics_positive_split``), whatever the folder is called; anything else is fine-tuned
@@ -14,61 +14,69 @@ non-negative variant.
 from __future__ import annotations
 
 import json
-import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from xaimetrics._registry import Registry
 from xaimetrics._validation import invalid
 
 if TYPE_CHECKING:
+    from xaimetrics.models._finetune import DatasetSource
     from xaimetrics.models._split_classifier import SplitClassifier
 
-__all__ = ["CLASSIFIERS", "is_classifier_reference", "is_positive_model", "load_classifier"]
-
-#: ``factory(dataset, *, progress=..., dataset_options=...)`` → the classifier fine-tuned on ``dataset``
-ClassifierFactory = Callable[..., "SplitClassifier"]
-#: the registered classifier names (case-insensitive), e.g. for ``Grid(models=[...])``
-CLASSIFIERS: Registry[ClassifierFactory] = Registry("classifier", argument="models")
-_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
-#: the recipe of ``minilm`` / ``minilm+`` on datasets other than the offline ones (the demo classifier's)
-MINILM_RECIPE: dict[str, Any] = {"n_train": 3000, "max_length": 64, "learning_rate": 1e-4, "n_eval": 1000}
+__all__ = [
+    "CLASSIFIERS",
+    "ClassifierFactory",
+    "is_classifier_reference",
+    "is_positive_model",
+    "load_classifier",
+]
 
 
-def _demo(positive: bool) -> ClassifierFactory:
-    def load(
-        dataset: str | os.PathLike[str] | Mapping[str, str | os.PathLike[str]],
+class ClassifierFactory(Protocol):
+    """Builds a registered classifier for a dataset: ``factory(dataset, *, progress, dataset_options=...)``."""
+
+    def __call__(
+        self,
+        dataset: DatasetSource,
         *,
         progress: bool = True,
         dataset_options: Mapping[str, object] | None = None,
+    ) -> SplitClassifier: ...
+
+
+#: the registered classifier names (case-insensitive), e.g. for ``Grid(models=[...])``
+CLASSIFIERS: Registry[ClassifierFactory] = Registry("classifier", argument="models")
+_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
+
+
+def _minilm(positive: bool) -> ClassifierFactory:
+    def load(
+        dataset: DatasetSource, *, progress: bool = True, dataset_options: Mapping[str, object] | None = None
     ) -> SplitClassifier:
         from xaimetrics.data import OFFLINE_DATASETS
+        from xaimetrics.models._demo import load_demo_classifier
 
-        if isinstance(dataset, str) and dataset in OFFLINE_DATASETS:  # column options do not apply to them
-            from xaimetrics.models._demo import load_demo_classifier
-
-            return load_demo_classifier(dataset, positive=positive, progress=progress)
-        from xaimetrics.models._finetune import finetune
-
-        return finetune(
-            "minilm", dataset, positive=positive, dataset_options=dataset_options, progress=progress,
-            **MINILM_RECIPE,
-        )  # fmt: skip
+        if isinstance(dataset, str) and dataset in OFFLINE_DATASETS:
+            dataset_options = None  # column options do not apply to the offline datasets
+        return load_demo_classifier(
+            dataset, positive=positive, progress=progress, dataset_options=dataset_options
+        )
 
     return load
 
 
 CLASSIFIERS.register(
     "minilm",
-    _demo(False),
+    _minilm(False),
     description="the MiniLM-L6 fine-tuned on the dataset (any dataset; cached)",
     builtin=True,
 )
 CLASSIFIERS.register(
     "minilm+",
-    _demo(True),
+    _minilm(True),
     description="the MiniLM-L6 with a ReLU at the split (non-negative), fine-tuned on the dataset",
     builtin=True,
 )
@@ -91,7 +99,7 @@ def is_classifier_reference(name: object) -> bool:
     return Path(base).is_dir() or bool(_HUB_ID.fullmatch(base))
 
 
-def _config(path: Path) -> dict[str, Any]:  # a JSON config
+def _config(path: Path) -> dict[str, object]:
     try:
         data = json.loads((path / "config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -100,8 +108,9 @@ def _config(path: Path) -> dict[str, Any]:  # a JSON config
 
 
 def _is_fine_tuned(path: Path) -> bool:
-    architectures = _config(path).get("architectures") or []
-    return any(str(a).endswith("ForSequenceClassification") for a in architectures)
+    architectures = _config(path).get("architectures")
+    names = architectures if isinstance(architectures, list) else []
+    return any(str(a).endswith("ForSequenceClassification") for a in names)
 
 
 def _saved_positive(path: Path) -> bool:
@@ -147,11 +156,11 @@ def _split_name(name: str) -> tuple[str, bool]:
 
 def load_classifier(
     name: str,
-    dataset: str | os.PathLike[str] | Mapping[str, str | os.PathLike[str]],
+    dataset: DatasetSource,
     *,
     progress: bool = True,
     dataset_options: Mapping[str, object] | None = None,
-    **finetune_options: Any,  # forwarded to finetune
+    **finetune_options: Any,
 ) -> SplitClassifier:
     """The classifier ``name`` for ``dataset`` (see the module docstring for what names mean).
 
@@ -169,8 +178,12 @@ def load_classifier(
     """
     options = dict(dataset_options or {})
     if name in CLASSIFIERS:
-        extra = {"dataset_options": options} if options else {}
-        return CLASSIFIERS.get(name)(dataset, progress=progress, **extra)
+        factory = CLASSIFIERS.get(name)  # factories registered without dataset_options are called without it
+        return (
+            factory(dataset, progress=progress, dataset_options=options)
+            if options
+            else factory(dataset, progress=progress)
+        )
     if not is_classifier_reference(name):
         from xaimetrics._registry import did_you_mean
 

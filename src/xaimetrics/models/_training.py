@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -17,7 +17,8 @@ from xaimetrics._progress import show_bar
 from xaimetrics.models._batching import collate
 
 if TYPE_CHECKING:
-    from xaimetrics.models._split_classifier import SplitClassifier
+    from xaimetrics.models._batching import Encoded
+    from xaimetrics.models._split_classifier import SplitClassifier, _Batch
 
 __all__ = ["CHECKPOINT_FILE", "fine_tune"]
 
@@ -37,7 +38,7 @@ def _deterministic() -> Iterator[None]:
         torch.use_deterministic_algorithms(was_enabled, warn_only=was_warn_only)
 
 
-def _save_state(path: Path, state: dict[str, Any]) -> None:
+def _save_state(path: Path, state: dict[str, object]) -> None:
     """Write atomically: a crash while saving leaves the previous checkpoint intact."""
     temporary = path.with_name(path.name + ".tmp")
     torch.save(state, temporary)
@@ -59,7 +60,7 @@ def fine_tune(
     checkpoint_dir: str | os.PathLike[str] | None = None,
     checkpoint_steps: int | None = None,
     callback: Callable[[int, float], None] | None = None,
-) -> dict[str, Any]:
+) -> dict[str, float]:
     """Fine-tune ``classifier.model`` in place with AdamW and a linear warm-up/decay schedule.
 
     Cross-entropy on the logits, texts truncated to ``classifier.max_length``, batches drawn by a
@@ -189,11 +190,13 @@ def fine_tune(
     }
 
 
-def _batch(indices: np.ndarray, inputs: dict[str, torch.Tensor], encoded: Any, classifier: Any) -> Any:
+def _batch(
+    indices: np.ndarray, inputs: dict[str, torch.Tensor], encoded: Encoded, classifier: SplitClassifier
+) -> _Batch:
     """The batch record ``SplitClassifier._model_logits`` reads, for a training step."""
     from xaimetrics.models._batching import pad_offsets
-    from xaimetrics.models._split_classifier import _Batch
+    from xaimetrics.models._split_classifier import _Batch as Batch  # at run time (torch is loaded by now)
 
     lengths = encoded.lengths[indices]
     starts = pad_offsets(lengths, int(lengths.max()), classifier.padding_side)
-    return _Batch(indices, inputs, torch.as_tensor(starts + lengths - 1, device=classifier.device), None)
+    return Batch(indices, inputs, torch.as_tensor(starts + lengths - 1, device=classifier.device), None)

@@ -27,15 +27,7 @@ from xaimetrics.representation._agreement import (
     analyze_ratings,
     krippendorff_alpha,
 )
-from xaimetrics.representation._bands import (
-    BANDS,
-    DEFAULT_TARGETS,
-    Target,
-    TargetCheck,
-    band,
-    check_targets,
-    status_mark,
-)
+from xaimetrics.representation._bands import BANDS, DEFAULT_TARGETS, Target, TargetCheck, band, check_targets
 from xaimetrics.representation._coherence import (
     CoherenceResult,
     dim_coherence,
@@ -116,7 +108,6 @@ __all__ = [
     "match_atoms",
     "npmi_matrix",
     "representation_stability",
-    "status_mark",
     "tokenize",
     "top_words",
     "topic_coherence",

@@ -14,7 +14,7 @@ batched calls (:class:`BaseSimulator`), and these implementations:
   the kinds listed in :data:`SIMULATORS`;
 - :class:`CachedSimulator` — a persistent SQLite response cache around any of them;
 - class probabilities (``AnswerSchema(probabilities=True)``): simulators with ``supports_probabilities``
-  score each sample's answer line from token log-probabilities (:func:`class_continuations`);
+  score each sample's answer line from token log-probabilities;
 - :class:`Usage` — calls, cached calls, failures, requests, tokens, cost and latency of a call (carried by
   every response) or of many (``+``, ``sum``); :class:`UsageTracker` sums them for a simulator.
 
@@ -41,12 +41,6 @@ from xaimetrics.simulators._lexical import LexicalSimulator
 from xaimetrics.simulators._llama import LlamaCppSimulator, default_simulator
 from xaimetrics.simulators._openai import OpenAICompatibleSimulator
 from xaimetrics.simulators._perfect import PerfectSimulator
-from xaimetrics.simulators._probabilities import (
-    ClassContinuations,
-    answer_text,
-    check_probabilities,
-    class_continuations,
-)
 from xaimetrics.simulators._registry import (
     SIMULATORS,
     SimulatorKind,
@@ -55,8 +49,8 @@ from xaimetrics.simulators._registry import (
     make_simulator,
     simulator_choices,
 )
-from xaimetrics.simulators._response_cache import CachedSimulator, cache_key
-from xaimetrics.simulators._retry import RetryPolicy, parse_retry_after
+from xaimetrics.simulators._response_cache import CachedSimulator
+from xaimetrics.simulators._retry import RetryPolicy
 from xaimetrics.simulators._scripted import HumanSimulator, ScriptedSimulator
 from xaimetrics.simulators._transformers import TransformersChatSimulator
 from xaimetrics.simulators._usage import Usage, UsageTracker
@@ -70,7 +64,6 @@ __all__ = [
     "BatchSimulator",
     "CachedSimulator",
     "ChatMessage",
-    "ClassContinuations",
     "GGUFAsset",
     "HumanSimulator",
     "LexicalSimulator",
@@ -87,16 +80,11 @@ __all__ = [
     "Usage",
     "UsageTracker",
     "answer_grammar",
-    "answer_text",
     "as_chat_messages",
-    "cache_key",
-    "check_probabilities",
     "check_simulator_spec",
-    "class_continuations",
     "default_simulator",
     "load_default_gguf",
     "make_simulator",
-    "parse_retry_after",
     "simulator_choices",
 ]
 

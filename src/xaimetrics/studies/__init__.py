@@ -9,7 +9,7 @@ that says whether an LLM simulator ranks explanations the way people do.
 - :func:`save_study` / :func:`load_study` — the self-contained JSON bundle; :class:`StudyConfig` /
   :func:`load_config` — ``STUDY.toml``;
 - :class:`StudyStore` — the answers (SQLite, WAL, every answer committed; hashed invite tokens);
-- :func:`create_app` / :func:`serve` — the web app (FastAPI, extra ``studies``); :func:`bind` checks the port;
+- :func:`create_app` / :func:`serve` — the web app (FastAPI, extra ``studies``);
 - :func:`human_results`, :func:`export_results` — eq. 5 scores of people, written to a results store with
   simulator ``"human"``; :func:`likert_ratings` — the ratings array for
   :func:`~xaimetrics.representation.analyze_ratings`;
@@ -22,11 +22,11 @@ from __future__ import annotations
 from xaimetrics.studies._agreement import AgreementReport, agreement_report, agreement_section
 from xaimetrics.studies._app import create_app
 from xaimetrics.studies._build import choose_examples, explain_method, likert_study_from_concepts
-from xaimetrics.studies._bundle import load_study, save_study, study_digest
-from xaimetrics.studies._config import StudyConfig, bind, load_config, open_study, serve, write_config
+from xaimetrics.studies._bundle import load_study, save_study
+from xaimetrics.studies._config import StudyConfig, load_config, open_study, serve, write_config
 from xaimetrics.studies._from_grid import likert_study_from_grid, simulatability_study_from_grid
 from xaimetrics.studies._likert import DEFAULT_QUESTION, DEFAULT_SCALE, Dimension, LikertStudy, RatingItem
-from xaimetrics.studies._plan import Screen, assign_arms, screens
+from xaimetrics.studies._plan import assign_arms
 from xaimetrics.studies._results import (
     HUMAN,
     HumanResult,
@@ -60,7 +60,6 @@ __all__ = [
     "Participant",
     "RatingItem",
     "SampleSet",
-    "Screen",
     "SimulatabilityStudy",
     "StudyArm",
     "StudyConfig",
@@ -70,7 +69,6 @@ __all__ = [
     "agreement_section",
     "answers_frame",
     "assign_arms",
-    "bind",
     "choose_examples",
     "create_app",
     "explain_method",
@@ -83,10 +81,8 @@ __all__ = [
     "load_study",
     "open_study",
     "save_study",
-    "screens",
     "serve",
     "simulatability_study_from_grid",
     "simulate_study",
-    "study_digest",
     "write_config",
 ]

@@ -129,7 +129,7 @@ class AgreementReport:
 
     def to_markdown(self, level: int = 2) -> str:
         """The section as Markdown (``level`` is the heading level of its title)."""
-        from xaimetrics.benchmark import markdown_table
+        from xaimetrics.benchmark._report import markdown_table
 
         hashes = "#" * level
         parts = [f"{hashes} {TITLE}", "", self._intro(), ""]

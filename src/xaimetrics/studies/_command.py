@@ -24,8 +24,9 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from xaimetrics._arguments import add_data_arguments, add_portable_argument, data_options
+from xaimetrics._arguments import add_data_arguments, add_portable_argument, data_options, described
 from xaimetrics._validation import invalid
+from xaimetrics.consim._choices import BALANCES
 from xaimetrics.exceptions import InvalidParameterError
 
 if TYPE_CHECKING:
@@ -79,9 +80,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     selection.add_argument("--n-lp", type=int, help="learning-phase samples (default: the grid's, else 20)")
     selection.add_argument("--n-ep", type=int, help="evaluation-phase samples (default: the grid's, else 20)")
     selection.add_argument(
-        "--balance", choices=("strict", "relaxed"),
-        help="strict: fail when a class lacks right or wrong predictions; relaxed: fill from the nearest classes "
-        "(default: the grid's, else strict)",
+        "--balance", choices=BALANCES.names(), help=f"{described(BALANCES)} (default: the grid's, else strict)",
     )  # fmt: skip
     selection.add_argument(
         "--pool-size",
@@ -311,7 +310,8 @@ def _invite(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     import dataclasses
 
-    from xaimetrics.studies import bind, load_config, open_study, serve
+    from xaimetrics.studies import load_config, open_study, serve
+    from xaimetrics.studies._config import bind
 
     config = load_config(args.study)
     changes = {k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}

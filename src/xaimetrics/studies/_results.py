@@ -133,7 +133,8 @@ def export_results(
         simulator: the simulator name of the rows.
         phase: the rows' phase (``"evaluation"``, as the benchmark's reported runs).
     """
-    from xaimetrics.benchmark import ResultsStore, setting_key
+    from xaimetrics.benchmark import ResultsStore
+    from xaimetrics.benchmark._store import setting_key
 
     _require(study, SimulatabilityStudy, "export_results")
     target = results if isinstance(results, ResultsStore) else ResultsStore(results)

@@ -53,7 +53,8 @@ def simulate_study(
         >>> simulate_study(study, ScriptedSimulator(lambda m: "Sample_2: sports"), path, name="scripted")
         {'written': 1, 'skipped': 0, 'failed': 0}
     """
-    from xaimetrics.benchmark import ResultsStore, setting_key
+    from xaimetrics.benchmark import ResultsStore
+    from xaimetrics.benchmark._store import setting_key
     from xaimetrics.simulators import SimulatorResponse
 
     if not isinstance(study, SimulatabilityStudy):
