@@ -14,9 +14,9 @@ from xaimetrics.studies import (
     SimulatabilityStudy,
     StudyArm,
     StudyStore,
-    screens,
 )
 from xaimetrics.studies._kinds import AdminFacts, LikertKind, SimulatabilityKind, study_kind
+from xaimetrics.studies._plan import screens
 
 
 def _simulatability() -> SimulatabilityStudy:

@@ -56,12 +56,6 @@ def _module_key(name: str) -> str:
 
 
 class ConceptMetrics(nn.Module):
-    # index buffers registered in __init__ (declared for the type checker)
-    _binary_columns: torch.Tensor
-    _binary_targets: torch.Tensor
-    _continuous_columns: torch.Tensor
-    _continuous_targets: torch.Tensor
-
     """Type-aware metrics for concept models: binary, categorical and continuous concepts, per type and per concept.
 
     Args:
@@ -101,6 +95,12 @@ class ConceptMetrics(nn.Module):
         >>> {key: round(value.item(), 4) for key, value in metrics.compute().items()}
         {'val/SUMMARY-binary_acc': 0.6667, 'val/SUMMARY-categorical_acc': 0.6667, 'val/color_acc': 0.6667}
     """
+
+    # index buffers registered in __init__ (declared for the type checker)
+    _binary_columns: torch.Tensor
+    _binary_targets: torch.Tensor
+    _continuous_columns: torch.Tensor
+    _continuous_targets: torch.Tensor
 
     def __init__(
         self,
