@@ -158,7 +158,7 @@ def test_a_foreign_sqlite_file_is_not_taken_over(tmp_path: Path) -> None:
     with sqlite3.connect(path) as connection:
         connection.execute("DROP TABLE notes")
         connection.execute("CREATE TABLE results (key TEXT, method TEXT)")
-    with pytest.raises(StoreError, match="lacks the columns"):
+    with pytest.raises(StoreError, match="has other columns than this version"):
         ResultsStore(path)
     with pytest.raises(StoreError, match="is not a file"):
         ResultsStore(tmp_path)

@@ -29,7 +29,7 @@ import numpy as np
 from xaimetrics._validation import check_in_range, check_texts, invalid
 from xaimetrics.concepts import ConceptInterpretation, importance_bucket, normalize_importance
 from xaimetrics.consim._parsing import words_of
-from xaimetrics.consim._prompt_types import PromptType, resolve_prompt_type
+from xaimetrics.consim._prompt_types import PromptSetting, PromptType
 from xaimetrics.consim._scoring import ConSimPrompt
 from xaimetrics.simulators import ChatMessage
 
@@ -40,7 +40,7 @@ _WHITESPACE = re.compile(r"\s+")
 
 
 def render_prompt(
-    prompt_type: PromptType | str,
+    prompt_type: PromptSetting | PromptType | str,
     *,
     class_names: Sequence[str],
     ep_samples: Sequence[str],
@@ -61,7 +61,7 @@ def render_prompt(
     Inputs a prompt type does not use are ignored, so one set of inputs renders every type.
 
     Args:
-        prompt_type: a :class:`PromptType` or a name such as ``"E3"`` or ``"E3-a"``.
+        prompt_type: a :class:`PromptSetting`, a :class:`PromptType` or a label such as ``"E3"`` or ``"E3-a"``.
         class_names: class names, index = class id.
         ep_samples: evaluation-phase texts.
         ep_predictions: f's predicted class ids on them, shape ``(n_ep,)`` (the answer key).
@@ -96,7 +96,8 @@ def render_prompt(
         >>> prompt.sample_ids, prompt.references
         (('1', '2'), (1, 0))
     """
-    kind, anonymized = resolve_prompt_type(prompt_type, anonymize_classes)
+    setting = PromptSetting.parse(prompt_type, anonymize_classes, owner=_OWNER)
+    kind, anonymized = setting.kind, setting.anonymized
     content = kind.content
     names = _check_class_names(class_names)
     shown = tuple(f"Class_{i}" for i in range(len(names))) if anonymized else names
@@ -127,7 +128,7 @@ def render_prompt(
             raise invalid(
                 "interpretation" if interpretation is None else "global_importances",
                 _OWNER,
-                f"given for the {kind.value} prompt type (it shows the global explanation)",
+                f"given for the {kind.name} prompt type (it shows the global explanation)",
                 None,
                 "Pass the concept interpretation and the global importances, or use a baseline (NE1, NE2).",
             )
@@ -160,8 +161,7 @@ def render_prompt(
     messages = (ChatMessage("system", "\n\n".join(system)), ChatMessage("user", "\n\n".join(user)))
     return ConSimPrompt(
         messages=messages,
-        prompt_type=kind,
-        anonymized=anonymized,
+        setting=setting,
         class_names=names,
         shown_classes=shown,
         lp_sample_ids=lp_ids,
@@ -318,7 +318,7 @@ def _local(
         raise invalid(
             name,
             _OWNER,
-            f"given for the {kind.value} prompt type (it shows local explanations)",
+            f"given for the {kind.name} prompt type (it shows local explanations)",
             None,
             "Pass the local concept importances of these samples (see xaimetrics.concepts.local_importance).",
         )

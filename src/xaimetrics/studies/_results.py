@@ -18,7 +18,7 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -29,6 +29,9 @@ from xaimetrics.studies._bundle import study_digest
 from xaimetrics.studies._likert import LikertStudy
 from xaimetrics.studies._simulatability import SimulatabilityStudy
 from xaimetrics.studies._store import RESPONSE_COLUMNS, Participant, StudyStore
+
+if TYPE_CHECKING:
+    from xaimetrics.benchmark import ResultRow
 
 __all__ = [
     "HUMAN",
@@ -104,11 +107,6 @@ def human_results(
     return out
 
 
-def _mean(values: list[float | None]) -> float | None:
-    present = [v for v in values if v is not None]
-    return float(np.mean(present)) if present else None
-
-
 def export_results(
     study: SimulatabilityStudy,
     store: StudyStore,
@@ -174,32 +172,12 @@ def _earlier_exports(results: Any, digest: str, simulator: str) -> dict[str, str
     return out
 
 
-def result_row(setting: dict[str, Any], results: list[ConSimResult]) -> dict[str, Any]:
-    """The results-store row of one setting answered by ``results`` (several people, or one LLM): the mean
-    accuracy, summed counts, simulator accounting (zero for people)."""
-    first = results[0]
-    return {
-        **setting,
-        "is_upper_bound": first.is_upper_bound,
-        "score": _mean([r.accuracy for r in results]),
-        "n_samples": sum(r.n_samples for r in results), "n_parsed": sum(r.n_parsed for r in results),
-        "n_missing": sum(r.n_missing for r in results), "n_invalid": sum(r.n_invalid for r in results),
-        "prompt_tokens": sum(r.prompt_tokens for r in results),
-        "completion_tokens": sum(r.completion_tokens for r in results),
-        "cost_usd": sum(r.cost_usd for r in results), "latency_s": sum(r.latency_s for r in results),
-        "cached": all(r.cached for r in results), "error": None,
-        "expected_accuracy": _mean([r.expected_accuracy for r in results]),
-        "log_loss": _mean([r.log_loss for r in results]), "brier": _mean([r.brier for r in results]),
-        "majority_share": _mean([r.majority_share for r in results]),
-        "degenerate": all(r.degenerate for r in results), "n_concepts_shown": len(first.concept_ids),
-        "scoring": "accuracy",
-    }  # fmt: skip
-
-
 def _row(
     setting: dict[str, Any], results: list[ConSimResult], participants: list[str], digest: str, arm_id: str
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    row = result_row(setting, results)
+) -> tuple[ResultRow, dict[str, Any]]:
+    from xaimetrics.benchmark import ResultRow
+
+    row = ResultRow.of(setting, results)
     payload = {
         "setting": setting,
         "study": {"digest": digest, "arm": arm_id, "participants": participants},

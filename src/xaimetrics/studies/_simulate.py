@@ -7,7 +7,6 @@ from typing import Any
 
 from xaimetrics._validation import invalid
 from xaimetrics.consim import score_response
-from xaimetrics.studies._results import result_row
 from xaimetrics.studies._simulatability import SimulatabilityStudy
 
 __all__ = ["simulate_study"]
@@ -39,7 +38,7 @@ def simulate_study(study: SimulatabilityStudy, simulator: Any, results: Any, *, 
         >>> simulate_study(study, ScriptedSimulator(lambda m: "Sample_2: sports"), path, name="scripted")
         {'written': 1, 'skipped': 0, 'failed': 0}
     """
-    from xaimetrics.benchmark import ResultsStore, setting_key
+    from xaimetrics.benchmark import ResultRow, ResultsStore, setting_key
     from xaimetrics.simulators import SimulatorResponse
 
     if not isinstance(study, SimulatabilityStudy):
@@ -71,7 +70,7 @@ def simulate_study(study: SimulatabilityStudy, simulator: Any, results: Any, *, 
             if result.error is not None or result.raw_answer is None:
                 counts["failed"] += 1
                 continue
-            store.add(key, result_row(setting, [result]), {"setting": setting, "result": result.to_dict()})
+            store.add(key, ResultRow.of(setting, [result]), {"setting": setting, "result": result.to_dict()})
             counts["written"] += 1
     finally:
         if owned:
