@@ -42,7 +42,7 @@ def markdown_table(frame: pd.DataFrame, *, index: bool = True) -> str:
         | PCA | 2 |
     """
     table = frame.reset_index() if index else frame
-    header = [str(c) for c in table.columns]
+    header = [str(c).replace("|", "\\|") for c in table.columns]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in table.itertuples(index=False):
         lines.append("| " + " | ".join(_format(v).replace("|", "\\|") for v in row) + " |")
