@@ -44,7 +44,9 @@ def test_setting_keys_are_those_of_earlier_stores():
         "dataset": "d", "model": "m", "method": "NMF", "n_concepts": 20, "interpretation": "top_words",
         "prompt_type": "E2", "anonymized": True, "seed": 0, "simulator": "local", "phase": "evaluation",
     }  # fmt: skip
-    b = Setting("d", "m", "NoExplanation", 0, "", PromptSetting.parse("NE1"), 3, "lexical", scoring="probability")
+    b = Setting(
+        "d", "m", "NoExplanation", 0, "", PromptSetting.parse("NE1"), 3, "lexical", scoring="probability"
+    )
     assert b.key == "9e1c99e1c55198863715bcd9942abf12" and b.params()["scoring"] == "probability"
 
 

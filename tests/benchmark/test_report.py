@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -24,7 +23,11 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[pd.DataFrame, str,
         frame = store.to_frame()
     section = report_section("Extra <check>", "It passes.", pd.DataFrame({"p": [0.01]}, index=["A"]))
     paths = write_report(frame, folder / "out", grid=grid.to_dict(), sections=[section])
-    return frame, paths["report_html"].read_text(encoding="utf-8"), paths["report_md"].read_text(encoding="utf-8")
+    return (
+        frame,
+        paths["report_html"].read_text(encoding="utf-8"),
+        paths["report_md"].read_text(encoding="utf-8"),
+    )
 
 
 def _md_headers(md: str) -> list[str]:
@@ -59,6 +62,11 @@ def test_extra_sections_keep_their_producers_escaping(report: tuple[pd.DataFrame
 def test_table_renderers() -> None:
     frame = pd.DataFrame({"a|b": [0.12345, float("nan")], "c": ["<x>", True]})
     assert markdown_table(frame, index=False).splitlines() == [
-        "| a\\|b | c |", "|---|---|", "| 0.123 | <x> |", "| — | yes |"
+        "| a\\|b | c |",
+        "|---|---|",
+        "| 0.123 | <x> |",
+        "| — | yes |",
     ]
-    assert "&lt;x&gt;" in html_table(frame, index=False) and "<td>0.123</td>" in html_table(frame, index=False)
+    assert "&lt;x&gt;" in html_table(frame, index=False) and "<td>0.123</td>" in html_table(
+        frame, index=False
+    )

@@ -50,7 +50,11 @@ def test_the_columns_are_the_results_csv_header(tmp_path: Path) -> None:
         header, values = list(csv.reader(handle))
     assert ",".join(header) == RESULTS_CSV_HEADER
     stored = dict(zip(header, values, strict=True))
-    assert stored["prompt_type"] == "E2" and stored["anonymized"] == "1" and stored["score"] == "0.6666666666666666"
+    assert (
+        stored["prompt_type"] == "E2"
+        and stored["anonymized"] == "1"
+        and stored["score"] == "0.6666666666666666"
+    )
     assert stored["n_concepts_shown"] == "1" and stored["scoring"] == "accuracy" and stored["error"] == ""
 
 

@@ -80,7 +80,8 @@ def test_many_prompt_types_in_one_batch(lexicon, samples, method, fake_openai_se
     server = fake_openai_server(_responder(samples, consim), latency_s=0.05)
     consim.simulator = _http(server, max_concurrency=4)
     results = consim.evaluate_many(
-        samples, prompt_types=[*(PromptSetting(p, a).label for p in PROMPT_TYPES.values() for a in (False, True))]
+        samples,
+        prompt_types=[*(PromptSetting(p, a).label for p in PROMPT_TYPES.values() for a in (False, True))],
     )
     assert [r.label for r in results] == [
         "NE1",

@@ -103,5 +103,9 @@ def test_user_prompt_type_is_the_same_type() -> None:
     with PROMPT_TYPES.temporarily("E3nolabels", mine):
         setting = PromptSetting.parse("e3NoLabels-a")
         assert isinstance(setting.kind, PromptType)
-        assert (setting.label, setting.kind.baseline, setting.kind.is_ranked) == ("E3nolabels-a", PromptType.L2_baseline_with_lp, True)
+        assert (setting.label, setting.kind.baseline, setting.kind.is_ranked) == (
+            "E3nolabels-a",
+            PromptType.L2_baseline_with_lp,
+            True,
+        )
     assert repr(E3) == "PromptType('E3')" and repr(PromptSetting(E3, True)) == "PromptSetting('E3-a')"

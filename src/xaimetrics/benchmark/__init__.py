@@ -55,10 +55,10 @@ from xaimetrics.benchmark._ranking import (
     win_matrix,
 )
 from xaimetrics.benchmark._report import markdown_table, report_section, write_report
+from xaimetrics.benchmark._row import ResultRow
 from xaimetrics.benchmark._runner import RunInterrupted, RunSummary, choose_n_concepts, run_grid
 from xaimetrics.benchmark._sequential import SequentialDesign, SequentialResult, until_decided
 from xaimetrics.benchmark._simulation import simulate_results
-from xaimetrics.benchmark._row import ResultRow
 from xaimetrics.benchmark._store import ResultsStore, setting_key
 from xaimetrics.benchmark._uncertainty import (
     DEFAULT_MARGIN,

@@ -461,7 +461,6 @@ class Grid:
         """The prompt types of the grid as :class:`~xaimetrics.consim.PromptSetting` values, in grid order."""
         return [PromptSetting.parse(p, owner=_OWNER, argument="prompt_types") for p in self.prompt_types]
 
-
     def settings(
         self, *, phase: str = "evaluation", chosen: Mapping[tuple[str, str, str], int] | None = None
     ) -> list[Setting]:
@@ -508,7 +507,9 @@ class Grid:
                     for prompt in self.prompt_settings():
                         if prompt.kind.is_baseline or (validation and prompt.kind.is_upper_bound):
                             continue
-                        yield Setting(dataset, model, method, k, interpretation, prompt, seed, simulator, phase)
+                        yield Setting(
+                            dataset, model, method, k, interpretation, prompt, seed, simulator, phase
+                        )
 
     def to_dict(self) -> dict[str, Any]:
         """The grid as plain data (what the TOML file holds), ``base_url`` without credentials.

@@ -7,13 +7,17 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from xaimetrics._optional import import_optional
 from xaimetrics.benchmark import _analysis as analysis
 from xaimetrics.benchmark import _figures as figures
+
+if TYPE_CHECKING:
+    from xaimetrics.benchmark._assessment import Assessment
+    from xaimetrics.benchmark._ranking import PairwiseDifferences
 
 __all__ = ["markdown_table", "write_report"]
 
@@ -23,7 +27,7 @@ _BASELINE_NOTE = (
 )
 
 
-def _format(value: Any) -> str:
+def _format(value: object) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
@@ -53,8 +57,8 @@ def html_table(frame: pd.DataFrame, *, index: bool = True) -> str:
     """An HTML table (cells escaped by pandas, floats with three decimals, ``—`` for missing values).
 
     Example:
-        >>> print(html_table(pd.DataFrame({"p": [0.01234, None]}), index=False).splitlines()[-3])
-            <td>—</td>
+        >>> [line.strip() for line in html_table(pd.DataFrame({"p": [0.01234, None]}), index=False).splitlines()][8:12]
+        ['<td>0.012</td>', '</tr>', '<tr>', '<td>—</td>']
     """
     table = frame.reset_index() if index else frame
     return table.to_html(index=False, escape=True, float_format=lambda v: f"{v:.3f}", na_rep="—", border=0)
@@ -99,8 +103,8 @@ def write_report(
     results: pd.DataFrame,
     output: str | Path,
     *,
-    grid: Mapping[str, Any] | None = None,
-    run: Mapping[str, Any] | None = None,
+    grid: Mapping[str, object] | None = None,
+    run: Mapping[str, object] | None = None,
     concept_metrics: pd.DataFrame | None = None,
     title: str = "ConSim benchmark report",
     metric: str = "auto",
@@ -151,11 +155,11 @@ def write_report(
         ),
     }
     subsets = [
-        {"title": f"{column} = {', '.join(map(str, key))}", "table": _Table(table)}
+        (f"{column} = {', '.join(map(str, key))}", _Table(table))
         for column, tables_of in analysis.subset_rankings(long).items() if column != "all"
         for key, table in tables_of.items()
     ]  # fmt: skip
-    axis_sections = []
+    axis_sections: list[tuple[str, _Table, _Table]] = []
     for axis in _report_axes(results, axes):
         long_axis = analysis.ranking_frame(results, axis=axis, metric=assessment.metric)
         if long_axis[axis].nunique() < 2:
@@ -163,7 +167,7 @@ def write_report(
         table = analysis.rankings_by(long_axis, axis=axis)[()]
         _, axis_differences = analysis.overall_statistics(long_axis, axis=axis)
         pairs = _pairs_table(axis_differences, list(table.index))
-        axis_sections.append({"axis": axis, "table": _Table(table), "pairs": _Table(pairs, index=False)})
+        axis_sections.append((axis, _Table(table), _Table(pairs, index=False)))
     paths["baseline"] = figures.plot_baseline_comparison(assessment.comparison, output / "vs_baseline.png")
     totals = analysis.totals(results)
     if run:
@@ -217,16 +221,18 @@ def write_report(
         markup = fmt == "html"
         rendered = {
             "tables": {key: table.render(markup) for key, table in tables.items()},
-            "subsets": [{"title": s["title"], "table": s["table"].render(markup)} for s in subsets],
+            "subsets": [{"title": heading, "table": table.render(markup)} for heading, table in subsets],
             "axes": [
-                {"axis": a["axis"], "table": a["table"].render(markup), "pairs": a["pairs"].render(markup)}
-                for a in axis_sections
+                {"axis": axis, "table": table.render(markup), "pairs": pairs.render(markup)}
+                for axis, table, pairs in axis_sections
             ],
             # extra sections come rendered to both formats, the HTML escaped by their producer
             "sections": [{"text": markupsafe.Markup(x["html"]) if markup else x["md"]} for x in sections],
         }
         path = output / name
-        path.write_text(environment.get_template(f"{name}.jinja").render(**context, **rendered), encoding="utf-8")
+        path.write_text(
+            environment.get_template(f"{name}.jinja").render(**context, **rendered), encoding="utf-8"
+        )
         paths[name.replace(".", "_")] = path
     return paths
 
@@ -255,13 +261,13 @@ _METRIC_NOTES = {
 }
 
 
-def _planning_text(assessment: Any) -> str:
+def _planning_text(assessment: Assessment) -> str:
     from xaimetrics.benchmark._assessment import _planning_sentence
 
     return _planning_sentence(assessment.planning)
 
 
-def _best_text(best: Mapping[str, Any]) -> str:
+def _best_text(best: Mapping[str, object]) -> str:
     if not best or best.get("method") is None:
         return "fewer than two concept methods: no best method to name."
     if best.get("established"):
@@ -275,7 +281,7 @@ def _best_text(best: Mapping[str, Any]) -> str:
     )
 
 
-def _stability_text(stability: Mapping[str, Any]) -> str:
+def _stability_text(stability: Mapping[str, object]) -> str:
     tau = stability.get("tau_mean", math.nan)
     if not isinstance(tau, float) or math.isnan(tau):
         return (
@@ -308,7 +314,7 @@ def _report_axes(results: pd.DataFrame, axes: Sequence[str] | None) -> list[str]
     return ["interpretation"] if concept["interpretation"].nunique() >= 2 else []
 
 
-def _pairs_table(differences: Any, order: list[str]) -> pd.DataFrame:
+def _pairs_table(differences: PairwiseDifferences, order: list[str]) -> pd.DataFrame:
     """One row per pair (better-ranked first): mean difference over seeds, sign-flip p-value, its Holm
     adjustment over the pairs, significance (adjusted) and the number of seeds."""
     rows = []

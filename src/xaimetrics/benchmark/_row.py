@@ -145,7 +145,9 @@ class ResultRow:
             elif spec.name in setting:
                 values[spec.name] = setting[spec.name]
             elif spec.default is dataclasses.MISSING:
-                raise invalid("setting", "ResultRow.of", f"a value for the {spec.name!r} column", sorted(setting))
+                raise invalid(
+                    "setting", "ResultRow.of", f"a value for the {spec.name!r} column", sorted(setting)
+                )
         return cls(**values)  # type: ignore[arg-type]  # the values follow the fields' own specs
 
     def as_dict(self) -> dict[str, object]:

@@ -19,6 +19,7 @@ migrated.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -87,7 +88,7 @@ class ResultsStore(SQLiteFile):
     """
 
     def __init__(
-        self, path: str | Path, *, read_only: bool = False, row_type: type[ResultRow] = ResultRow
+        self, path: str | os.PathLike[str], *, read_only: bool = False, row_type: type[ResultRow] = ResultRow
     ) -> None:
         self.path = Path(path)
         self.read_only = bool(read_only)
@@ -225,7 +226,9 @@ class ResultsStore(SQLiteFile):
     def rows(self) -> Iterator[dict[str, object]]:
         """Every stored row as ``{column: value}``, with ``key`` first and ``created_at`` last."""
         with self._lock, self._guard():
-            cursor = self._connection.execute(f"SELECT key, {', '.join(self.columns)}, created_at FROM results")
+            cursor = self._connection.execute(
+                f"SELECT key, {', '.join(self.columns)}, created_at FROM results"
+            )
             names = [d[0] for d in cursor.description]
             fetched = cursor.fetchall()
         for values in fetched:

@@ -200,7 +200,9 @@ PromptType.L2_baseline_with_lp = PromptType(
     PromptContent(lp_samples=True, lp_predictions=True), "NE2", "L2_baseline_with_lp"
 )
 PromptType.E2_global_concepts_with_lp = PromptType(
-    PromptContent(global_explanations=True, lp_samples=True, lp_predictions=True), "E2", "E2_global_concepts_with_lp"
+    PromptContent(global_explanations=True, lp_samples=True, lp_predictions=True),
+    "E2",
+    "E2_global_concepts_with_lp",
 )
 PromptType.E3_global_and_local_concepts_with_lp = PromptType(
     PromptContent(global_explanations=True, lp_samples=True, lp_predictions=True, lp_local=True),
@@ -208,7 +210,9 @@ PromptType.E3_global_and_local_concepts_with_lp = PromptType(
     "E3_global_and_local_concepts_with_lp",
 )
 PromptType.U1_upper_bound_concepts_at_ep = PromptType(
-    PromptContent(global_explanations=True, lp_samples=True, lp_predictions=True, lp_local=True, ep_local=True),
+    PromptContent(
+        global_explanations=True, lp_samples=True, lp_predictions=True, lp_local=True, ep_local=True
+    ),
     "U1",
     "U1_upper_bound_concepts_at_ep",
 )
@@ -220,7 +224,11 @@ _BUILTINS: tuple[tuple[PromptType, tuple[str, ...], str], ...] = (
     (PromptType.L2_baseline_with_lp, ("L2",), "task + LP samples with f's predictions"),
     (PromptType.E2_global_concepts_with_lp, (), "task + global + LP"),
     (PromptType.E3_global_and_local_concepts_with_lp, (), "task + global + LP + LP local explanations"),
-    (PromptType.U1_upper_bound_concepts_at_ep, (), "E3 + local explanations at EP (upper bound, never a score)"),
+    (
+        PromptType.U1_upper_bound_concepts_at_ep,
+        (),
+        "E3 + local explanations at EP (upper bound, never a score)",
+    ),
 )
 
 
@@ -292,7 +300,9 @@ class PromptTypeRegistry(Registry[PromptType]):
             return ()
         if kind.is_ranked:
             return (kind.name,)
-        return tuple(other.name for other in self.values() if other.is_ranked and other.baseline.name == kind.name)
+        return tuple(
+            other.name for other in self.values() if other.is_ranked and other.baseline.name == kind.name
+        )
 
     def baseline_of(self, name: str) -> str | None:
         """The name of the baseline a ranked explanation prompt type is compared with, else ``None``."""

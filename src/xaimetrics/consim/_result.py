@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from xaimetrics.consim._intervals import mean_interval, wilson_interval
 from xaimetrics.consim._parsing import ReasonCounts, Status
@@ -79,7 +78,7 @@ class ConSimResult(ReasonCounts, UsageView):
     error: str | None = None
     concept_ids: tuple[int, ...] = ()
     seed: int | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, object] = field(default_factory=dict)
     probabilities: dict[str, tuple[float, ...]] | None = None
     expected_accuracy: float | None = None
     log_loss: float | None = None
@@ -152,7 +151,7 @@ class ConSimResult(ReasonCounts, UsageView):
         """The raw accuracy, whatever the prompt type (``score`` or ``upper_bound``)."""
         return self.upper_bound if self.is_upper_bound else self.score
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """A JSON-ready record of the result (messages as role/content dicts)."""
         return {
             "prompt_type": self.setting.name,

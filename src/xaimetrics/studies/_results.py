@@ -31,7 +31,7 @@ from xaimetrics.studies._simulatability import SimulatabilityStudy
 from xaimetrics.studies._store import RESPONSE_COLUMNS, Participant, StudyStore
 
 if TYPE_CHECKING:
-    from xaimetrics.benchmark import ResultRow
+    from xaimetrics.benchmark import ResultRow, ResultsStore
 
 __all__ = [
     "HUMAN",
@@ -110,7 +110,7 @@ def human_results(
 def export_results(
     study: SimulatabilityStudy,
     store: StudyStore,
-    results: Any,
+    results: ResultsStore | str | os.PathLike[str],
     *,
     simulator: str = HUMAN,
     phase: str = "evaluation",
@@ -132,7 +132,7 @@ def export_results(
 
     _require(study, SimulatabilityStudy, "export_results")
     owned = not isinstance(results, ResultsStore)
-    target = ResultsStore(results) if owned else results
+    target = results if isinstance(results, ResultsStore) else ResultsStore(results)
     try:
         by_arm: dict[str, list[HumanResult]] = {}
         for human in human_results(study, store):
@@ -142,8 +142,10 @@ def export_results(
         written = 0
         for arm_id, group in by_arm.items():
             arm = study.arm(arm_id)
-            setting = {"dataset": study.dataset, "model": study.model, **arm.setting(), "simulator": simulator,
-                       "phase": phase}  # fmt: skip
+            setting: dict[str, object] = {
+                "dataset": study.dataset, "model": study.model, **arm.setting(), "simulator": simulator,
+                "phase": phase,
+            }  # fmt: skip
             participants = sorted(h.participant for h in group)
             key = setting_key({**setting, "study": digest, "participants": participants})
             if key not in earlier and arm_id in earlier.values():
@@ -160,21 +162,22 @@ def export_results(
             target.close()
 
 
-def _earlier_exports(results: Any, digest: str, simulator: str) -> dict[str, str]:
+def _earlier_exports(results: ResultsStore, digest: str, simulator: str) -> dict[str, str]:
     """``{key: arm id}`` of the rows this study exported before (read from their payloads)."""
     out = {}
     for row in results.rows():
         if row["simulator"] != simulator:
             continue
-        study = results.payload(row["key"]).get("study", {})
+        key = str(row["key"])
+        study = results.payload(key).get("study", {})
         if study.get("digest") == digest:
-            out[row["key"]] = study.get("arm")
+            out[key] = study.get("arm")
     return out
 
 
 def _row(
-    setting: dict[str, Any], results: list[ConSimResult], participants: list[str], digest: str, arm_id: str
-) -> tuple[ResultRow, dict[str, Any]]:
+    setting: dict[str, object], results: list[ConSimResult], participants: list[str], digest: str, arm_id: str
+) -> tuple[ResultRow, dict[str, object]]:
     from xaimetrics.benchmark import ResultRow
 
     row = ResultRow.of(setting, results)
