@@ -45,7 +45,7 @@ class ProbabilityOracle:
     def generate(self, messages, *, answer_schema=None):
         setting, prompt = self._plans["\n\n".join(m.content for m in messages)]
         rng = np.random.default_rng(
-            zlib.crc32(f"{setting.method}/{setting.seed}/{setting.prompt_type}".encode())
+            zlib.crc32(f"{setting.method}/{setting.seed}/{setting.prompt.name}".encode())
         )
         n = len(prompt.shown_classes)
         probabilities, lines = {}, []
