@@ -20,9 +20,8 @@ from xaimetrics.consim import (
     ConSim,
     Explanation,
     PromptContent,
-    PromptKind,
     PromptSetting,
-    resolve_prompt_type,
+    PromptType,
 )
 from xaimetrics.consim._choices import (
     BALANCES,
@@ -36,7 +35,7 @@ from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.simulators import SIMULATORS, ScriptedSimulator, SimulatorKind, make_simulator
 
 #: E3 without f's predictions on the LP samples: can the simulator learn f from the explanations alone?
-E3NL = PromptKind(PromptContent(global_explanations=True, lp_samples=True, lp_local=True))
+E3NL = PromptType(PromptContent(global_explanations=True, lp_samples=True, lp_local=True))
 PREDICTIONS_BLOCK = "The classes predicted for these examples are:"
 LOCAL_BLOCK = "The concepts contributions for each example are:"
 _EP_ID = re.compile(r"^Sample_(\d+):", re.MULTILINE)
@@ -78,9 +77,10 @@ def registered():
 def test_the_registered_names_reach_the_api(registered) -> None:
     setting = PromptSetting.parse("e3NL-a")
     assert (setting.name, setting.anonymized, setting.label) == ("E3nl", True, "E3nl-a")
-    kind, anonymized = resolve_prompt_type("E3nl")
-    assert kind is PROMPT_TYPES.get("E3nl") and not anonymized and kind.is_ranked
-    assert kind.baseline.value == "NE2" and ranking_prompt("NE2") == ("E2", "E3", "E3nl")
+    parsed = PromptSetting.parse("E3nl")
+    kind = parsed.kind
+    assert kind is PROMPT_TYPES.get("E3nl") and not parsed.anonymized and kind.is_ranked
+    assert kind.baseline.name == "NE2" and ranking_prompt("NE2") == ("E2", "E3", "E3nl")
 
     model, train, test = ToyTopicModel(), toy_dataset("train"), toy_dataset("test")
     activations = model.activations(train.texts)
@@ -204,10 +204,10 @@ def test_choices_list_the_registered_names_and_forget_them_afterwards() -> None:
 
 def test_bad_registrations_are_refused() -> None:
     with pytest.raises(InvalidParameterError, match="without the '-a' / '_a' suffix"):
-        PROMPT_TYPES.register("E5-a", PromptKind(PromptContent(global_explanations=True)))
+        PROMPT_TYPES.register("E5-a", PromptType(PromptContent(global_explanations=True)))
     with pytest.raises(InvalidParameterError, match=r"'baseline_name'.*a registered baseline prompt type"):
-        PROMPT_TYPES.register("E5", PromptKind(PromptContent(global_explanations=True), baseline_name="E2"))
-    with pytest.raises(InvalidParameterError, match="a PromptKind"):
+        PROMPT_TYPES.register("E5", PromptType(PromptContent(global_explanations=True), baseline_name="E2"))
+    with pytest.raises(InvalidParameterError, match="a PromptType"):
         PROMPT_TYPES.register("E5", PromptContent(global_explanations=True))  # type: ignore[arg-type]
     with pytest.raises(InvalidParameterError, match="'lp_local' parameter of PromptContent"):
         PromptContent(global_explanations=True, lp_local=True)

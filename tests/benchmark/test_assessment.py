@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import sqlite3
 import zlib
 from typing import ClassVar
 
@@ -14,7 +13,7 @@ from toy_grid import PROVIDER_KWARGS
 
 from xaimetrics.benchmark import Grid, Providers, ResultsStore, run_grid, write_report
 from xaimetrics.benchmark._assessment import assess
-from xaimetrics.benchmark._store import COLUMNS, setting_key
+from xaimetrics.benchmark._store import setting_key
 from xaimetrics.benchmark._uncertainty import (
     baseline_comparison,
     minimum_detectable_difference,
@@ -46,7 +45,7 @@ class ProbabilityOracle:
     def generate(self, messages, *, answer_schema=None):
         setting, prompt = self._plans["\n\n".join(m.content for m in messages)]
         rng = np.random.default_rng(
-            zlib.crc32(f"{setting.method}/{setting.seed}/{setting.prompt_type}".encode())
+            zlib.crc32(f"{setting.method}/{setting.seed}/{setting.prompt.name}".encode())
         )
         n = len(prompt.shown_classes)
         probabilities, lines = {}, []
@@ -132,20 +131,6 @@ def test_grid_validation_of_the_new_options() -> None:
     with pytest.raises(InvalidParameterError, match="'simulators' parameter of Grid must be among"):
         Grid(simulators=("local:gpt-9",))
     assert Grid(simulators=("local:qwen2.5-coder-1.5b-instruct-q4_k_m",)).simulators[0].endswith("q4_k_m")
-
-
-def test_a_store_written_before_gets_the_new_columns(tmp_path) -> None:
-    path = tmp_path / "old.sqlite"
-    old = COLUMNS[: COLUMNS.index("expected_accuracy")]
-    with sqlite3.connect(path) as connection:
-        connection.execute(f"CREATE TABLE results (key TEXT PRIMARY KEY, {', '.join(old)}, payload TEXT NOT NULL, "
-                           "created_at TEXT NOT NULL DEFAULT 'x')")  # fmt: skip
-        connection.execute("INSERT INTO results (key, method, score, payload) VALUES ('k', 'NMF', 0.5, '{}')")
-    with ResultsStore(path) as store:
-        frame = store.to_frame()
-        assert store.add("k2", {"method": "PCA", "score": 0.6, "expected_accuracy": 0.55})
-        assert store.to_frame()["expected_accuracy"].tolist()[1] == 0.55
-    assert frame.loc[0, "score"] == 0.5 and pd.isna(frame.loc[0, "expected_accuracy"])
 
 
 def test_minimum_detectable_difference_matches_statsmodels() -> None:

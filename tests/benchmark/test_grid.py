@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from xaimetrics.benchmark import BASELINE_METHOD, Grid, Setting, load_grid, ranking_prompt
+from xaimetrics.consim import PromptSetting
 from xaimetrics.exceptions import InvalidParameterError
 
 
@@ -29,10 +30,24 @@ def test_settings_pair_baselines_with_noexplanation_only():
 
 
 def test_setting_key_is_stable_and_distinguishes_fields():
-    a = Setting("d", "m", "NMF", 20, "top_words", "E2", True, 0, "local")
-    assert a.key == Setting("d", "m", "NMF", 20, "top_words", "E2", True, 0, "local").key
-    assert a.key != Setting("d", "m", "NMF", 20, "top_words", "E2", False, 0, "local").key
+    a = Setting("d", "m", "NMF", 20, "top_words", PromptSetting.parse("E2-a"), 0, "local")
+    assert a.key == Setting("d", "m", "NMF", 20, "top_words", PromptSetting.parse("E2", True), 0, "local").key
+    assert a.key != Setting("d", "m", "NMF", 20, "top_words", PromptSetting.parse("E2"), 0, "local").key
     assert a.label == "E2-a"
+
+
+def test_setting_keys_are_those_of_earlier_stores():
+    """The prompt setting is one field, but the key hashes its name and anonymisation as before (pinned)."""
+    a = Setting("d", "m", "NMF", 20, "top_words", PromptSetting.parse("E2-a"), 0, "local")
+    assert a.key == "211a03ee5edbee8b523af2ed6d92f3da"
+    assert a.params() == {
+        "dataset": "d", "model": "m", "method": "NMF", "n_concepts": 20, "interpretation": "top_words",
+        "prompt_type": "E2", "anonymized": True, "seed": 0, "simulator": "local", "phase": "evaluation",
+    }  # fmt: skip
+    b = Setting(
+        "d", "m", "NoExplanation", 0, "", PromptSetting.parse("NE1"), 3, "lexical", scoring="probability"
+    )
+    assert b.key == "9e1c99e1c55198863715bcd9942abf12" and b.params()["scoring"] == "probability"
 
 
 def test_ranking_prompt_maps_baselines_to_their_explanations():
@@ -78,7 +93,7 @@ def test_candidates_create_validation_settings_then_use_the_choice():
     assert {s.n_concepts for s in validation} == {5, 10}
     assert {s.method for s in validation} == {"NMF"}
     assert {s.seed for s in validation} == {7, 8}
-    assert all(s.prompt_type != "U1" and s.phase == "validation" for s in validation)
+    assert all(s.prompt.name != "U1" and s.phase == "validation" for s in validation)
     evaluation = grid.settings(chosen={("rotten_tomatoes", "minilm+", "NMF"): 10})
     assert {s.n_concepts for s in evaluation if s.method == "NMF"} == {10}
     assert {s.n_concepts for s in evaluation if s.method == "PCA"} == {4}

@@ -158,7 +158,43 @@ def test_a_foreign_sqlite_file_is_not_taken_over(tmp_path: Path) -> None:
     with sqlite3.connect(path) as connection:
         connection.execute("DROP TABLE notes")
         connection.execute("CREATE TABLE results (key TEXT, method TEXT)")
-    with pytest.raises(StoreError, match="lacks the columns"):
+    with pytest.raises(StoreError, match="has other columns than this version"):
         ResultsStore(path)
     with pytest.raises(StoreError, match="is not a file"):
         ResultsStore(tmp_path)
+
+
+@pytest.mark.parametrize("read_only", [False, True])
+def test_a_store_with_other_columns_is_refused_not_migrated(tmp_path: Path, read_only: bool) -> None:
+    """A store written before the probabilistic columns existed is never altered: the error names the file and
+    the way out."""
+    from xaimetrics.benchmark import ResultRow
+    from xaimetrics.exceptions import StoreError
+
+    path = tmp_path / "old.sqlite"
+    columns = ResultRow.columns()
+    old = columns[: columns.index("expected_accuracy")]
+    with sqlite3.connect(path) as connection:
+        connection.execute(f"CREATE TABLE results (key TEXT PRIMARY KEY, {', '.join(old)}, payload TEXT NOT NULL, "
+                           "created_at TEXT NOT NULL DEFAULT 'x')")  # fmt: skip
+        connection.execute("INSERT INTO results (key, method, score, payload) VALUES ('k', 'NMF', 0.5, '{}')")
+    connection.close()
+    before = path.read_bytes()
+    with pytest.raises(StoreError) as raised:
+        ResultsStore(path, read_only=read_only)
+    message = str(raised.value)
+    assert str(path) in message and "'expected_accuracy'" in message and "unknown: none" in message
+    assert "Start a new output folder, or delete the old store" in message
+    assert path.read_bytes() == before
+    assert not path.with_name(path.name + "-wal").exists()
+
+
+def test_the_schema_is_the_row_types_columns(tmp_path: Path) -> None:
+    from xaimetrics.benchmark import ResultRow
+
+    with ResultsStore(tmp_path / "r.sqlite"):
+        pass
+    with sqlite3.connect(tmp_path / "r.sqlite") as connection:
+        names = [row[1] for row in connection.execute("PRAGMA table_info(results)")]
+    connection.close()
+    assert names == ["key", *ResultRow.columns(), "payload", "created_at"]

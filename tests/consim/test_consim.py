@@ -10,7 +10,7 @@ import torch
 
 from fake_openai_server import Fault, perfect_consim_responder
 from xaimetrics.concepts import NMF, TopWords, global_importance, local_importance
-from xaimetrics.consim import ConSim, ConSimSamples, Explanation, PromptType, render_prompt
+from xaimetrics.consim import PROMPT_TYPES, ConSim, ConSimSamples, Explanation, PromptSetting, render_prompt
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.simulators import OpenAICompatibleSimulator, ScriptedSimulator
 
@@ -80,7 +80,8 @@ def test_many_prompt_types_in_one_batch(lexicon, samples, method, fake_openai_se
     server = fake_openai_server(_responder(samples, consim), latency_s=0.05)
     consim.simulator = _http(server, max_concurrency=4)
     results = consim.evaluate_many(
-        samples, prompt_types=[*(p.label(a) for p in PromptType for a in (False, True))]
+        samples,
+        prompt_types=[*(PromptSetting(p, a).label for p in PROMPT_TYPES.values() for a in (False, True))],
     )
     assert [r.label for r in results] == [
         "NE1",

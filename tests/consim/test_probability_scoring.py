@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from xaimetrics.consim import ConSim, PromptType, render_prompt, score_response
+from xaimetrics.consim import PROMPT_TYPES, ConSim, render_prompt, score_response
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.simulators import AnswerSchema, ScriptedSimulator, SimulatorResponse
 from xaimetrics.simulators._probabilities import answer_text
@@ -147,7 +147,7 @@ def test_empty_explanations_are_flagged() -> None:
     assert not score_response(_prompt(), "Sample_3: neutral").empty_explanation  # a baseline is not "empty"
 
 
-@pytest.mark.parametrize("kind", [k.value for k in PromptType if not k.is_upper_bound])
+@pytest.mark.parametrize("kind", [k.name for k in PROMPT_TYPES.values() if not k.is_upper_bound])
 def test_no_prompt_leaks_f_predictions_on_ep_samples(kind) -> None:
     """Apart from U1, nothing in the prompt states f's prediction of an EP sample: each EP continuation is
     conditioned on the prompt alone (no teacher forcing of the references)."""

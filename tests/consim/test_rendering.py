@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from xaimetrics.concepts import ConceptInterpretation
-from xaimetrics.consim import PromptType, render_prompt
+from xaimetrics.consim import PROMPT_TYPES, PromptSetting, render_prompt
 from xaimetrics.exceptions import InvalidParameterError
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -64,7 +64,7 @@ def _render(prompt_type, **overrides):
     return render_prompt(prompt_type, **kwargs)
 
 
-SETTINGS = [p.label(a) for p in PromptType for a in (False, True)]
+SETTINGS = [PromptSetting(p, a).label for p in PROMPT_TYPES.values() for a in (False, True)]
 
 
 @pytest.mark.parametrize("label", SETTINGS)
@@ -104,7 +104,7 @@ def test_ids_and_references() -> None:
 
 
 def test_no_explanation_at_ep_except_u1() -> None:
-    for prompt_type in PromptType:
+    for prompt_type in PROMPT_TYPES.values():
         for anonymized in (False, True):
             prompt = _render(prompt_type, anonymize_classes=anonymized)
             user = prompt.messages[1].content
@@ -114,7 +114,7 @@ def test_no_explanation_at_ep_except_u1() -> None:
 
 
 def test_parts_follow_the_prompt_type() -> None:
-    for prompt_type in PromptType:
+    for prompt_type in PROMPT_TYPES.values():
         content = prompt_type.content
         system = _render(prompt_type).messages[0].content
         assert ("aligned and opposed words" in system) == content.global_explanations
@@ -240,4 +240,4 @@ def test_missing_local_importances() -> None:
         _render("E3", lp_local_importances=None)
     with pytest.raises(InvalidParameterError, match="'ep_local_importances'"):
         _render("U1", ep_local_importances=None)
-    assert _render("E2", lp_local_importances=None, ep_local_importances=None).prompt_type.value == "E2"
+    assert _render("E2", lp_local_importances=None, ep_local_importances=None).setting.label == "E2"

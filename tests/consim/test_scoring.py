@@ -62,7 +62,7 @@ def test_anonymised_answers_map_back_to_real_names() -> None:
     )
     assert result.score == 0.75
     assert result.answers == {"4": "Sci/Tech", "5": "Business", "6": "World", "7": "Business"}
-    assert result.label == "NE2-a" and result.anonymized
+    assert result.label == "NE2-a" and result.setting.anonymized
     # real names are not valid answers to an anonymised prompt
     assert score_response(prompt, "Sample_4: Sci/Tech").statuses["4"] == "invalid"
 

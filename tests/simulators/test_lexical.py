@@ -11,7 +11,7 @@ import pytest
 
 from xaimetrics.benchmark import ResultsStore, run_grid
 from xaimetrics.benchmark._assessment import assess
-from xaimetrics.consim import PromptType, render_prompt
+from xaimetrics.consim import PROMPT_TYPES, PromptSetting, render_prompt
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.simulators import AnswerSchema, ChatMessage, LexicalSimulator, make_simulator
 from xaimetrics.simulators._lexical import read_prompt
@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "benchmark"))
 from toy_grid import PROVIDERS, toy_grid
 
 GOLDEN = Path(__file__).parents[1] / "consim" / "golden"
-LABELS = [p.label(a) for p in PromptType for a in (False, True)]
+LABELS = [PromptSetting(p, a).label for p in PROMPT_TYPES.values() for a in (False, True)]
 
 
 def _golden(label: str) -> list[ChatMessage]:
@@ -32,7 +32,7 @@ def _golden(label: str) -> list[ChatMessage]:
 
 @pytest.mark.parametrize("label", LABELS)
 def test_every_golden_prompt_is_read(label: str) -> None:
-    kind = PromptType(label.removesuffix("-a"))
+    kind = PromptSetting.parse(label).kind
     read = read_prompt(_golden(label))
     expected = (
         ("Class_0", "Class_1", "Class_2") if label.endswith("-a") else ("not prime", "prime", "Sci/Tech")

@@ -55,7 +55,7 @@ def test_every_arm_is_the_prompt_the_benchmark_sends_to_the_llm(grid, study, tmp
             for a in loaded.arms
             if (a.method, a.label, a.seed) == (setting.method, setting.label, setting.seed)
         ]
-        assert arm.setting() == {k: getattr(setting, k) for k in arm.setting()}
+        assert arm.setting() == {k: setting.params()[k] for k in arm.setting()}
         prompt = loaded.prompt(arm)
         assert prompt.messages == expected.messages, arm.id
         assert prompt.references == expected.references and prompt.sample_ids == expected.sample_ids
@@ -65,7 +65,7 @@ def test_people_see_the_concepts_and_signs_the_llm_sees(study):
     for arm in study.arms:
         prompt = study.prompt(arm)
         view = explanation_view(study, arm)
-        if not prompt.prompt_type.content.global_explanations:
+        if not prompt.setting.kind.content.global_explanations:
             assert view["classes"] == []
             continue
         assert sorted(b["concept"] for b in view["concepts"]) == sorted(prompt.concept_ids)
@@ -74,7 +74,7 @@ def test_people_see_the_concepts_and_signs_the_llm_sees(study):
             line = next(x for x in system.splitlines() if x.startswith(shown_class["name"] + ": "))
             expected = {f"'concept_{b['concept']}': '{b['sign']}'" for b in shown_class["badges"]}
             assert expected == {e.strip() for e in line.split(": ", 1)[1].split(", ")} - {"none"}
-        if prompt.prompt_type.content.lp_local:
+        if prompt.setting.kind.content.lp_local:
             for sample in view["lp"]:
                 line = next(
                     x

@@ -53,6 +53,7 @@ from xaimetrics.benchmark._ranking import (
     win_matrix,
 )
 from xaimetrics.benchmark._report import report_section, write_report
+from xaimetrics.benchmark._row import ResultRow
 from xaimetrics.benchmark._runner import RunInterrupted, RunSummary, choose_n_concepts, run_grid
 from xaimetrics.benchmark._sequential import SequentialDesign, SequentialResult, until_decided
 from xaimetrics.benchmark._simulation import simulate_results
@@ -79,6 +80,7 @@ __all__ = [
     "Grid",
     "PairwiseDifferences",
     "Providers",
+    "ResultRow",
     "ResultsStore",
     "RunInterrupted",
     "RunSummary",

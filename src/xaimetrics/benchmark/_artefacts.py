@@ -176,8 +176,8 @@ def _load_npz(path: Path | None, names: tuple[str, ...]) -> dict[str, np.ndarray
 
 def _prompt_to_json(prompt: Any) -> dict[str, Any]:
     return {
-        "messages": [m.as_dict() for m in prompt.messages], "prompt_type": str(prompt.prompt_type.value),
-        "anonymized": bool(prompt.anonymized), "class_names": list(prompt.class_names),
+        "messages": [m.as_dict() for m in prompt.messages], "setting": prompt.label,
+        "class_names": list(prompt.class_names),
         "shown_classes": list(prompt.shown_classes), "lp_sample_ids": list(prompt.lp_sample_ids),
         "sample_ids": list(prompt.sample_ids), "references": [int(r) for r in prompt.references],
         "concept_ids": [int(c) for c in prompt.concept_ids],
@@ -185,12 +185,12 @@ def _prompt_to_json(prompt: Any) -> dict[str, Any]:
 
 
 def _prompt_from_json(data: dict[str, Any]) -> Any:
-    from xaimetrics.consim import ConSimPrompt, PromptType
+    from xaimetrics.consim import ConSimPrompt, PromptSetting
     from xaimetrics.simulators import ChatMessage
 
     return ConSimPrompt(
         messages=tuple(ChatMessage(str(m["role"]), str(m["content"])) for m in data["messages"]),  # type: ignore[arg-type]
-        prompt_type=PromptType(data["prompt_type"]), anonymized=bool(data["anonymized"]),
+        setting=PromptSetting.parse(str(data["setting"]), owner="the saved prompts"),
         class_names=tuple(map(str, data["class_names"])), shown_classes=tuple(map(str, data["shown_classes"])),
         lp_sample_ids=tuple(map(str, data["lp_sample_ids"])), sample_ids=tuple(map(str, data["sample_ids"])),
         references=tuple(map(int, data["references"])), concept_ids=tuple(map(int, data["concept_ids"])),

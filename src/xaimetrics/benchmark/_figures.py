@@ -4,7 +4,8 @@ Spearman correlations."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -12,6 +13,13 @@ import pandas as pd
 from xaimetrics._optional import import_optional
 from xaimetrics.benchmark._analysis import prompt_labels
 from xaimetrics.consim import PROMPT_TYPES
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    from matplotlib.image import AxesImage
+
+    from xaimetrics.benchmark._ranking import PairwiseDifferences
 
 __all__ = [
     "plot_baseline_comparison",
@@ -22,7 +30,7 @@ __all__ = [
 ]
 
 
-def _pyplot() -> Any:
+def _pyplot() -> ModuleType:
     matplotlib = import_optional("matplotlib", extra="report", caller="the benchmark report")
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
@@ -30,7 +38,7 @@ def _pyplot() -> Any:
     return plt
 
 
-def _save(plt: Any, fig: Any, path: str | Path) -> Path:
+def _save(plt: ModuleType, fig: Figure, path: str | Path) -> Path:
     """Lay out, write the PNG and free the figure."""
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -38,7 +46,9 @@ def _save(plt: Any, fig: Any, path: str | Path) -> Path:
     return Path(path)
 
 
-def _heatmap(ax: Any, values: np.ndarray, labels: list[str], cmap: str, vmin: float, vmax: float) -> Any:
+def _heatmap(
+    ax: Axes, values: np.ndarray, labels: list[str], cmap: str, vmin: float, vmax: float
+) -> AxesImage:
     image = ax.imshow(values, cmap=cmap, vmin=vmin, vmax=vmax)
     ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right")
     ax.set_yticks(range(len(labels)), labels)
@@ -65,7 +75,7 @@ def plot_win_matrix(wins: pd.DataFrame, path: str | Path) -> Path:
     return _save(plt, fig, path)
 
 
-def plot_differences(differences: Any, path: str | Path) -> Path:
+def plot_differences(differences: PairwiseDifferences, path: str | Path) -> Path:
     """Eq. 8 as a heatmap: mean ± std over seeds of ``score_1 − score_2``; ``*`` marks a Holm-adjusted sign-flip
     p < alpha."""
     plt = _pyplot()

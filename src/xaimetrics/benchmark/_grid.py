@@ -49,7 +49,7 @@ from xaimetrics._urls import public_url
 from xaimetrics._validation import invalid
 from xaimetrics.benchmark._store import setting_key
 from xaimetrics.concepts import EXTRACTORS
-from xaimetrics.consim import CONTROLS, PROMPT_TYPES, PromptSetting, prompt_label
+from xaimetrics.consim import CONTROLS, PROMPT_TYPES, PromptSetting
 from xaimetrics.consim._choices import BALANCES, INTERPRETATIONS, SCORINGS
 from xaimetrics.exceptions import InvalidParameterError
 
@@ -82,11 +82,13 @@ class Setting:
 
     ``phase`` is ``"evaluation"`` for the reported seeds and ``"validation"`` for the runs that choose the
     number of concepts. ``n_concepts`` and ``interpretation`` are ``0`` and ``""`` for ``NoExplanation``.
+    ``prompt`` is the :class:`~xaimetrics.consim.PromptSetting` (prompt type and anonymisation); the store
+    writes it as the ``prompt_type`` and ``anonymized`` of :meth:`params`.
 
     Example:
-        >>> s = Setting("rotten_tomatoes", "minilm+", "NMF", 20, "top_words", "E2", True, 0, "local")
-        >>> s.label, len(s.key)
-        ('E2-a', 32)
+        >>> s = Setting("rotten_tomatoes", "minilm+", "NMF", 20, "top_words", PromptSetting.parse("E2-a"), 0, "local")
+        >>> s.label, s.params()["prompt_type"], s.params()["anonymized"], len(s.key)
+        ('E2-a', 'E2', True, 32)
     """
 
     dataset: str
@@ -94,8 +96,7 @@ class Setting:
     method: str
     n_concepts: int
     interpretation: str
-    prompt_type: str
-    anonymized: bool
+    prompt: PromptSetting
     seed: int
     simulator: str
     phase: str = "evaluation"
@@ -103,18 +104,20 @@ class Setting:
 
     @property
     def label(self) -> str:
-        """The prompt type with the paper's ``-a`` suffix for anonymised classes."""
-        return prompt_label(self.prompt_type, self.anonymized)
+        """The prompt setting's label: the prompt type with the paper's ``-a`` suffix for anonymised classes."""
+        return self.prompt.label
 
-    @property
-    def prompt(self) -> PromptSetting:
-        """The prompt type and anonymisation as one :class:`~xaimetrics.consim.PromptSetting`."""
-        return PromptSetting.parse(self.prompt_type, self.anonymized, owner="Setting")
-
-    def params(self) -> dict[str, object]:
-        params = dataclasses.asdict(self)
-        if params["scoring"] == "accuracy":  # keys of stores written before scoring modes existed stay valid
-            del params["scoring"]
+    def params(self) -> dict[str, str | int | bool]:
+        """The setting as the results store keys it: every field, the prompt as ``prompt_type`` and
+        ``anonymized``, and ``scoring`` only when it is not ``"accuracy"``."""
+        params: dict[str, str | int | bool] = {
+            "dataset": self.dataset, "model": self.model, "method": self.method, "n_concepts": self.n_concepts,
+            "interpretation": self.interpretation, "prompt_type": self.prompt.name,
+            "anonymized": self.prompt.anonymized, "seed": self.seed, "simulator": self.simulator,
+            "phase": self.phase,
+        }  # fmt: skip
+        if self.scoring != "accuracy":  # the key of an accuracy setting has no scoring entry
+            params["scoring"] = self.scoring
         return params
 
     @property
@@ -461,10 +464,6 @@ class Grid:
         """The prompt types of the grid as :class:`~xaimetrics.consim.PromptSetting` values, in grid order."""
         return [PromptSetting.parse(p, owner=_OWNER, argument="prompt_types") for p in self.prompt_types]
 
-    def prompt_labels(self, *, baseline: bool) -> list[tuple[str, bool]]:
-        """``(name, anonymised)`` of the baseline (or explanation) prompt types, in grid order."""
-        return [(p.name, p.anonymized) for p in self.prompt_settings() if p.kind.is_baseline == baseline]
-
     def settings(
         self, *, phase: str = "evaluation", chosen: Mapping[tuple[str, str, str], int] | None = None
     ) -> list[Setting]:
@@ -497,10 +496,9 @@ class Grid:
     ) -> Iterator[Setting]:
         validation = phase == "validation"
         if BASELINE_METHOD in self.methods and not validation:
-            for kind, anonymized in self.prompt_labels(baseline=True):
-                yield Setting(
-                    dataset, model, BASELINE_METHOD, 0, "", kind, anonymized, seed, simulator, phase
-                )
+            for prompt in self.prompt_settings():
+                if prompt.kind.is_baseline:
+                    yield Setting(dataset, model, BASELINE_METHOD, 0, "", prompt, seed, simulator, phase)
         for method in (*self.concept_methods, *(() if validation else self.control_methods)):
             candidates = self.candidates(method)
             if validation:
@@ -515,20 +513,11 @@ class Grid:
                 counts = (chosen[(dataset, model, method)],)
             for k in counts:
                 for interpretation in self.interpretations:
-                    for kind, anonymized in self.prompt_labels(baseline=False):
-                        if validation and PROMPT_TYPES.get(kind).is_upper_bound:
+                    for prompt in self.prompt_settings():
+                        if prompt.kind.is_baseline or (validation and prompt.kind.is_upper_bound):
                             continue
                         yield Setting(
-                            dataset,
-                            model,
-                            method,
-                            k,
-                            interpretation,
-                            kind,
-                            anonymized,
-                            seed,
-                            simulator,
-                            phase,
+                            dataset, model, method, k, interpretation, prompt, seed, simulator, phase
                         )
 
     def to_dict(self) -> dict[str, object]:

@@ -16,6 +16,8 @@ from typing import Any
 
 from xaimetrics.benchmark._artefacts import Artefacts
 from xaimetrics.benchmark._grid import Setting
+from xaimetrics.benchmark._row import ResultRow
+from xaimetrics.consim import ConSimResult
 
 __all__ = ["ask", "build_group_prompts", "register_prompts", "setting_row"]
 
@@ -74,20 +76,7 @@ def ask(simulator: Any, setting: Setting, prompt: Any) -> tuple[Any, bool]:
     return result, result.error is None
 
 
-def setting_row(setting: Setting, result: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+def setting_row(setting: Setting, result: ConSimResult) -> tuple[ResultRow, dict[str, object]]:
     """The store row and the JSON payload (prompt, answer, parse details) of a scored setting."""
-    row = {
-        "dataset": setting.dataset, "model": setting.model, "method": setting.method,
-        "n_concepts": setting.n_concepts, "interpretation": setting.interpretation,
-        "prompt_type": setting.prompt_type, "anonymized": setting.anonymized, "seed": setting.seed,
-        "simulator": setting.simulator, "phase": setting.phase, "is_upper_bound": result.is_upper_bound,
-        "score": result.accuracy, "n_samples": result.n_samples, "n_parsed": result.n_parsed,
-        "n_missing": result.n_missing, "n_invalid": result.n_invalid,
-        "prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens,
-        "cost_usd": result.cost_usd, "latency_s": result.latency_s, "cached": result.cached,
-        "error": result.error, "expected_accuracy": result.expected_accuracy, "log_loss": result.log_loss,
-        "brier": result.brier, "majority_share": result.majority_share, "degenerate": result.degenerate,
-        "n_concepts_shown": len(result.concept_ids), "scoring": setting.scoring,
-    }  # fmt: skip
-    payload = {"setting": setting.params(), "result": result.to_dict()}
-    return row, payload
+    row = ResultRow.of({**setting.params(), "scoring": setting.scoring}, [result])
+    return row, {"setting": setting.params(), "result": result.to_dict()}

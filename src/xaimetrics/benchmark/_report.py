@@ -5,14 +5,19 @@ from __future__ import annotations
 import datetime
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from xaimetrics._optional import import_optional
 from xaimetrics.benchmark import _analysis as analysis
 from xaimetrics.benchmark import _figures as figures
+
+if TYPE_CHECKING:
+    from xaimetrics.benchmark._assessment import Assessment
+    from xaimetrics.benchmark._ranking import PairwiseDifferences
 
 __all__ = ["markdown_table", "write_report"]
 
@@ -22,7 +27,7 @@ _BASELINE_NOTE = (
 )
 
 
-def _format(value: Any) -> str:
+def _format(value: object) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
@@ -41,20 +46,39 @@ def markdown_table(frame: pd.DataFrame, *, index: bool = True) -> str:
         | PCA | 2 |
     """
     table = frame.reset_index() if index else frame
-    header = [str(c) for c in table.columns]
+    header = [str(c).replace("|", "\\|") for c in table.columns]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in table.itertuples(index=False):
         lines.append("| " + " | ".join(_format(v).replace("|", "\\|") for v in row) + " |")
     return "\n".join(lines)
 
 
-def _html(frame: pd.DataFrame, *, index: bool = True) -> str:
+def html_table(frame: pd.DataFrame, *, index: bool = True) -> str:
+    """An HTML table (cells escaped by pandas, floats with three decimals, ``—`` for missing values).
+
+    Example:
+        >>> [line.strip() for line in html_table(pd.DataFrame({"p": [0.01234, None]}), index=False).splitlines()][8:12]
+        ['<td>0.012</td>', '</tr>', '<tr>', '<td>—</td>']
+    """
     table = frame.reset_index() if index else frame
     return table.to_html(index=False, escape=True, float_format=lambda v: f"{v:.3f}", na_rep="—", border=0)
 
 
-def _both(frame: pd.DataFrame, index: bool = True) -> tuple[str, str]:
-    return _html(frame, index=index), markdown_table(frame, index=index)
+@dataclass(frozen=True)
+class _Table:
+    """A report table, built once and rendered to each format (an empty table renders as nothing)."""
+
+    frame: pd.DataFrame | None
+    index: bool = True
+
+    def render(self, markup: bool) -> str:
+        if self.frame is None:
+            return ""
+        if markup:  # escaped by pandas
+            import markupsafe
+
+            return markupsafe.Markup(html_table(self.frame, index=self.index))
+        return markdown_table(self.frame, index=self.index)
 
 
 def report_section(title: str, text: str, table: pd.DataFrame | None = None) -> dict[str, str]:
@@ -67,7 +91,8 @@ def report_section(title: str, text: str, table: pd.DataFrame | None = None) -> 
     """
     import html
 
-    table_html, table_md = _both(table) if table is not None else ("", "")
+    table_html = html_table(table) if table is not None else ""
+    table_md = markdown_table(table) if table is not None else ""
     return {
         "md": f"## {title}\n\n{text}\n\n{table_md}\n",
         "html": f"<h2>{html.escape(title)}</h2>\n<p>{html.escape(text)}</p>\n{table_html}\n",
@@ -78,8 +103,8 @@ def write_report(
     results: pd.DataFrame,
     output: str | Path,
     *,
-    grid: Mapping[str, Any] | None = None,
-    run: Mapping[str, Any] | None = None,
+    grid: Mapping[str, object] | None = None,
+    run: Mapping[str, object] | None = None,
     concept_metrics: pd.DataFrame | None = None,
     title: str = "ConSim benchmark report",
     metric: str = "auto",
@@ -129,32 +154,53 @@ def write_report(
             results, output / "score_distributions.png", metric=assessment.metric
         ),
     }
-    subsets = []
-    for column, tables in analysis.subset_rankings(long).items():
-        if column == "all":
-            continue
-        for key, table in tables.items():
-            html, md = _both(table)
-            subsets.append({"title": f"{column} = {', '.join(map(str, key))}", "html": html, "md": md})
-    axis_sections = []
+    subsets = [
+        (f"{column} = {', '.join(map(str, key))}", _Table(table))
+        for column, tables_of in analysis.subset_rankings(long).items() if column != "all"
+        for key, table in tables_of.items()
+    ]  # fmt: skip
+    axis_sections: list[tuple[str, _Table, _Table]] = []
     for axis in _report_axes(results, axes):
         long_axis = analysis.ranking_frame(results, axis=axis, metric=assessment.metric)
         if long_axis[axis].nunique() < 2:
             continue
         table = analysis.rankings_by(long_axis, axis=axis)[()]
         _, axis_differences = analysis.overall_statistics(long_axis, axis=axis)
-        html, md = _both(table)
-        pairs_html, pairs_md = _both(_pairs_table(axis_differences, list(table.index)), index=False)
-        axis_sections.append(
-            {"axis": axis, "html": html, "md": md, "pairs_html": pairs_html, "pairs_md": pairs_md}
-        )
-    context: dict[str, Any] = {
+        pairs = _pairs_table(axis_differences, list(table.index))
+        axis_sections.append((axis, _Table(table), _Table(pairs, index=False)))
+    paths["baseline"] = figures.plot_baseline_comparison(assessment.comparison, output / "vs_baseline.png")
+    totals = analysis.totals(results)
+    if run:
+        totals.update({f"run_{k}": v for k, v in run.items() if not isinstance(v, dict | list)})
+    totals_frame = pd.DataFrame({"value": [_format(v) for v in totals.values()]}, index=list(totals))
+    totals_frame.index.name = "total"
+    grid_frame = pd.DataFrame({"value": [str(v) for v in (grid or {}).values()]}, index=list(grid or {}))
+    grid_frame.index.name = "key"
+    tables = {
+        "comparison": _Table(assessment.comparison),
+        "controls": _Table(assessment.controls),
+        "degenerate": _Table(assessment.degenerate, index=False),
+        "sensitivity": _Table(assessment.sensitivity),
+        "empty": _Table(assessment.empty, index=False),
+        "overall": _Table(overall),
+        "prompts": _Table(analysis.prompt_type_comparison(results, metric=assessment.metric), index=False),
+        "parse": _Table(analysis.parse_statistics(results), index=False),
+        "totals": _Table(totals_frame),
+        "grid": _Table(grid_frame),
+        "metrics": _Table(None),
+        "spearman": _Table(None),
+        "settings": _Table(_settings_table(results), index=False),
+    }
+    if concept_metrics is not None and len(concept_metrics):
+        correlations = analysis.spearman_with_metrics(overall, concept_metrics)
+        paths["spearman"] = figures.plot_spearman(correlations, output / "spearman.png")
+        tables["metrics"], tables["spearman"] = _Table(concept_metrics), _Table(correlations)
+    context: dict[str, object] = {
         "title": title,
         "generated": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "version": _version(),
         "baseline_note": _BASELINE_NOTE,
         "figures": {k: v.name for k, v in paths.items()},
-        "subsets": subsets,
         "conclusion": assessment.summary,
         "metric": assessment.metric,
         "metric_note": _METRIC_NOTES[assessment.metric],
@@ -164,58 +210,37 @@ def write_report(
         "best": _best_text(assessment.best),
         "stability": _stability_text(assessment.stability),
         "ceiling": _ceiling_text(assessment.ceiling, assessment.metric),
-        "axes": axis_sections,
-        "sections": [dict(section) for section in sections],
+        "n_settings": len(results),
     }
-    paths["baseline"] = figures.plot_baseline_comparison(assessment.comparison, output / "vs_baseline.png")
-    context["figures"]["baseline"] = paths["baseline"].name
-    context["comparison_html"], context["comparison_md"] = _both(assessment.comparison)
-    context["controls_html"], context["controls_md"] = _both(assessment.controls)
-    context["degenerate_html"], context["degenerate_md"] = _both(assessment.degenerate, index=False)
-    context["sensitivity_html"] = context["sensitivity_md"] = ""
-    if assessment.sensitivity is not None:
-        context["sensitivity_html"], context["sensitivity_md"] = _both(assessment.sensitivity)
-    context["empty_html"], context["empty_md"] = _both(assessment.empty, index=False)
-    context["overall_html"], context["overall_md"] = _both(overall)
-    prompts = analysis.prompt_type_comparison(results, metric=assessment.metric)
-    context["prompts_html"], context["prompts_md"] = _both(prompts, index=False)
-    context["parse_html"], context["parse_md"] = _both(analysis.parse_statistics(results), index=False)
-    totals = analysis.totals(results)
-    if run:
-        totals.update({f"run_{k}": v for k, v in run.items() if not isinstance(v, dict | list)})
-    totals_frame = pd.DataFrame({"value": [_format(v) for v in totals.values()]}, index=list(totals))
-    totals_frame.index.name = "total"
-    context["totals_html"], context["totals_md"] = _both(totals_frame)
-    grid_frame = pd.DataFrame({"value": [str(v) for v in (grid or {}).values()]}, index=list(grid or {}))
-    grid_frame.index.name = "key"
-    context["grid_html"], context["grid_md"] = _both(grid_frame)
-    context["metrics_html"] = context["metrics_md"] = ""
-    if concept_metrics is not None and len(concept_metrics):
-        correlations = analysis.spearman_with_metrics(overall, concept_metrics)
-        paths["spearman"] = figures.plot_spearman(correlations, output / "spearman.png")
-        context["figures"]["spearman"] = paths["spearman"].name
-        context["metrics_html"], context["metrics_md"] = _both(concept_metrics)
-        context["spearman_html"], context["spearman_md"] = _both(correlations)
     environment = jinja2.Environment(
         loader=jinja2.PackageLoader("xaimetrics.benchmark", "templates"),
         autoescape=jinja2.select_autoescape(enabled_extensions=("html.jinja",), default_for_string=False),
         keep_trailing_newline=True,
     )
-    for name, markup in (("report.html", True), ("report.md", False)):
-        template = environment.get_template(f"{name}.jinja")
-        values = dict(context)
-        if markup:  # tables are built escaped by pandas
-            values = {k: (markupsafe.Markup(v) if k.endswith("_html") else v) for k, v in values.items()}
-            values["subsets"] = [{**s, "html": markupsafe.Markup(s["html"])} for s in subsets]
-            values["axes"] = [
-                {**a, "html": markupsafe.Markup(a["html"]), "pairs_html": markupsafe.Markup(a["pairs_html"])}
-                for a in axis_sections
-            ]
-            values["sections"] = [{**x, "html": markupsafe.Markup(x["html"])} for x in context["sections"]]
+    for name, fmt in (("report.html", "html"), ("report.md", "md")):
+        markup = fmt == "html"
+        rendered = {
+            "tables": {key: table.render(markup) for key, table in tables.items()},
+            "subsets": [{"title": heading, "table": table.render(markup)} for heading, table in subsets],
+            "axes": [
+                {"axis": axis, "table": table.render(markup), "pairs": pairs.render(markup)}
+                for axis, table, pairs in axis_sections
+            ],
+            # extra sections come rendered to both formats, the HTML escaped by their producer
+            "sections": [{"text": markupsafe.Markup(x["html"]) if markup else x["md"]} for x in sections],
+        }
         path = output / name
-        path.write_text(template.render(**values), encoding="utf-8")
+        path.write_text(
+            environment.get_template(f"{name}.jinja").render(**context, **rendered), encoding="utf-8"
+        )
         paths[name.replace(".", "_")] = path
     return paths
+
+
+def _settings_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Every stored row with the store's columns (:class:`~xaimetrics.benchmark.ResultRow`'s fields, and any
+    column the store's row type adds), ``created_at`` aside."""
+    return results[[c for c in results.columns if c != "created_at"]]
 
 
 _STATISTICS_NOTE = (
@@ -236,13 +261,13 @@ _METRIC_NOTES = {
 }
 
 
-def _planning_text(assessment: Any) -> str:
+def _planning_text(assessment: Assessment) -> str:
     from xaimetrics.benchmark._assessment import _planning_sentence
 
     return _planning_sentence(assessment.planning)
 
 
-def _best_text(best: Mapping[str, Any]) -> str:
+def _best_text(best: Mapping[str, object]) -> str:
     if not best or best.get("method") is None:
         return "fewer than two concept methods: no best method to name."
     if best.get("established"):
@@ -256,7 +281,7 @@ def _best_text(best: Mapping[str, Any]) -> str:
     )
 
 
-def _stability_text(stability: Mapping[str, Any]) -> str:
+def _stability_text(stability: Mapping[str, object]) -> str:
     tau = stability.get("tau_mean", math.nan)
     if not isinstance(tau, float) or math.isnan(tau):
         return (
@@ -289,7 +314,7 @@ def _report_axes(results: pd.DataFrame, axes: Sequence[str] | None) -> list[str]
     return ["interpretation"] if concept["interpretation"].nunique() >= 2 else []
 
 
-def _pairs_table(differences: Any, order: list[str]) -> pd.DataFrame:
+def _pairs_table(differences: PairwiseDifferences, order: list[str]) -> pd.DataFrame:
     """One row per pair (better-ranked first): mean difference over seeds, sign-flip p-value, its Holm
     adjustment over the pairs, significance (adjusted) and the number of seeds."""
     rows = []

@@ -10,76 +10,53 @@ A store that cannot be trusted is never used, nor overwritten: a file that is no
 corrupted (``PRAGMA quick_check`` fails), was emptied to zero bytes, or holds another database raises
 :class:`~xaimetrics.exceptions.StoreError` naming the file and the way out (restore it, or move it away to
 start over), instead of a raw ``sqlite3.DatabaseError`` or a silent fresh start that reruns every setting.
+
+The columns are the fields of :class:`~xaimetrics.benchmark.ResultRow` (``_row.py``), and a store holds exactly
+them: a store written with other columns (by another version) is refused with a :class:`StoreError`, never
+migrated.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from xaimetrics._digest import json_digest
 from xaimetrics._sqlite import SQLiteFile
 from xaimetrics._validation import invalid
 from xaimetrics._writes import is_write_failure, write_failure_cause
+from xaimetrics.benchmark._row import ResultRow
 from xaimetrics.exceptions import StoreError
 
 __all__ = ["ResultsStore", "setting_key"]
 
-#: the columns every row has, besides ``key`` and the JSON ``payload``
-COLUMNS: tuple[str, ...] = (
-    "dataset",
-    "model",
-    "method",
-    "n_concepts",
-    "interpretation",
-    "prompt_type",
-    "anonymized",
-    "seed",
-    "simulator",
-    "phase",
-    "is_upper_bound",
-    "score",
-    "n_samples",
-    "n_parsed",
-    "n_missing",
-    "n_invalid",
-    "prompt_tokens",
-    "completion_tokens",
-    "cost_usd",
-    "latency_s",
-    "cached",
-    "error",
-    # round 2: probabilistic scores and flags (NULL in stores written before, or without probabilities)
-    "expected_accuracy",
-    "log_loss",
-    "brier",
-    "majority_share",
-    "degenerate",
-    "n_concepts_shown",
-    "scoring",
-)
-#: columns added after the first release: an older store gets them (empty) when it is opened
-_ADDED_COLUMNS = COLUMNS[COLUMNS.index("expected_accuracy") :]
+_CREATED_AT = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 
-_SCHEMA = f"""
+
+def _schema(columns: Sequence[str]) -> str:
+    """The tables of a store whose rows have ``columns``. The columns carry no SQL type (no affinity), so every
+    value is read back exactly as it was written (an integer score stays an integer in the export)."""
+    return f"""
 CREATE TABLE IF NOT EXISTS results (
     key TEXT PRIMARY KEY,
-    {", ".join(f"{c}" for c in COLUMNS)},
+    {", ".join(columns)},
     payload TEXT NOT NULL,
-    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    created_at TEXT NOT NULL DEFAULT ({_CREATED_AT})
 );
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
-def setting_key(parameters: Mapping[str, Any]) -> str:
+def setting_key(parameters: Mapping[str, object]) -> str:
     """A stable identifier of a setting: the SHA-256 of its parameters as canonical JSON.
 
     Example:
@@ -96,6 +73,8 @@ class ResultsStore(SQLiteFile):
         path: the database file (created with its folder if needed).
         read_only: open an existing store without writing anything to it or beside it (reports and exports of
             an archived, read-only folder).
+        row_type: the row type whose fields are the columns (:class:`ResultRow`, or a subclass that adds
+            columns).
 
     Example:
         >>> import tempfile, os
@@ -108,9 +87,13 @@ class ResultsStore(SQLiteFile):
         ({'k1'}, [0.75])
     """
 
-    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], *, read_only: bool = False, row_type: type[ResultRow] = ResultRow
+    ) -> None:
         self.path = Path(path)
         self.read_only = bool(read_only)
+        self.row_type = row_type
+        self.columns: tuple[str, ...] = row_type.columns()
         existed = self.path.exists()
         if existed:
             _check_file(self.path)
@@ -140,11 +123,7 @@ class ResultsStore(SQLiteFile):
                     self._check_contents()
                 self._connection.execute("PRAGMA journal_mode=WAL")
                 self._connection.execute("PRAGMA synchronous=FULL")
-                self._connection.executescript(_SCHEMA)
-                present = {row[1] for row in self._connection.execute("PRAGMA table_info(results)")}
-                for column in _ADDED_COLUMNS:  # a store written before these columns existed gets them
-                    if column not in present:
-                        self._connection.execute(f"ALTER TABLE results ADD COLUMN {column}")
+                self._connection.executescript(_schema(self.columns))
         except StoreError:
             self._connection.close()
             raise
@@ -184,15 +163,17 @@ class ResultsStore(SQLiteFile):
                 "or a new path to start a new run."
             )
         if "results" in tables:
-            present = {row[1] for row in connection.execute("PRAGMA table_info(results)")}
-            missing = [
-                c for c in ("key", *COLUMNS, "payload") if c not in present and c not in _ADDED_COLUMNS
-            ]
-            if missing:
+            present = [row[1] for row in connection.execute("PRAGMA table_info(results)")]
+            expected = ["key", *self.columns, "payload", "created_at"]
+            if present != expected:
+                missing = [c for c in expected if c not in present]
+                extra = [c for c in present if c not in expected]
                 raise StoreError(
-                    f"The results table of {self.path} lacks the columns {missing}: it was not written by this "
-                    "version of xaimetrics. Nothing was written to it. Export it with the version that wrote "
-                    "it, or move it away to start a new run."
+                    f"The results table of {self.path} has other columns than this version of xaimetrics writes "
+                    f"(missing: {missing or 'none'}; unknown: {extra or 'none'}; or in another order): another "
+                    "version wrote it. Nothing was written to it. Start a new output folder, or delete the old "
+                    "store to rerun every setting (export it first with the version that wrote it to keep its "
+                    "rows)."
                 )
 
     def keys(self) -> set[str]:
@@ -208,32 +189,46 @@ class ResultsStore(SQLiteFile):
         with self._lock, self._guard():
             return int(self._connection.execute("SELECT COUNT(*) FROM results").fetchone()[0])
 
-    def add(self, key: str, row: Mapping[str, Any], payload: Mapping[str, Any] | None = None) -> bool:
-        """Store one finished setting; ``False`` (and nothing written) when the key is already stored."""
-        unknown = set(row) - set(COLUMNS)
+    def add(
+        self, key: str, row: ResultRow | Mapping[str, object], payload: Mapping[str, object] | None = None
+    ) -> bool:
+        """Store one finished setting; ``False`` (and nothing written) when the key is already stored.
+
+        ``row`` is a :class:`ResultRow` of the store's row type, or ``{column: value}`` for some of its columns
+        (the others are stored empty).
+        """
+        if isinstance(row, ResultRow):
+            if not isinstance(row, self.row_type):
+                raise invalid("row", "ResultsStore.add", f"a {self.row_type.__name__}", type(row).__name__)
+            row = row.as_dict()
+        unknown = set(row) - set(self.columns)
         if unknown:
-            raise invalid("row", "ResultsStore.add", f"columns among {COLUMNS}", sorted(unknown))
-        values = [_to_sql(row.get(c)) for c in COLUMNS]
+            raise invalid("row", "ResultsStore.add", f"columns among {self.columns}", sorted(unknown))
+        values = [_to_sql(row.get(c)) for c in self.columns]
         text = json.dumps(dict(payload or {}), default=str, ensure_ascii=False)
-        placeholders = ", ".join("?" for _ in range(len(COLUMNS) + 2))
+        placeholders = ", ".join("?" for _ in range(len(self.columns) + 2))
         self._check_writable()
         with self._lock, self._guard():
             cursor = self._connection.execute(
-                f"INSERT OR IGNORE INTO results (key, {', '.join(COLUMNS)}, payload) VALUES ({placeholders})",
+                f"INSERT OR IGNORE INTO results (key, {', '.join(self.columns)}, payload) VALUES ({placeholders})",
                 [key, *values, text],
             )
         return cursor.rowcount == 1
 
     def payload(self, key: str) -> dict[str, Any]:
+        """The JSON payload stored with ``key`` (prompt, answer, parse details)."""
         with self._lock, self._guard():
             found = self._connection.execute("SELECT payload FROM results WHERE key = ?", (key,)).fetchone()
         if found is None:
             raise invalid("key", "ResultsStore.payload", "a stored key", key)
         return json.loads(found[0])
 
-    def rows(self) -> Iterator[dict[str, Any]]:
+    def rows(self) -> Iterator[dict[str, object]]:
+        """Every stored row as ``{column: value}``, with ``key`` first and ``created_at`` last."""
         with self._lock, self._guard():
-            cursor = self._connection.execute(f"SELECT key, {', '.join(COLUMNS)}, created_at FROM results")
+            cursor = self._connection.execute(
+                f"SELECT key, {', '.join(self.columns)}, created_at FROM results"
+            )
             names = [d[0] for d in cursor.description]
             fetched = cursor.fetchall()
         for values in fetched:
@@ -241,7 +236,7 @@ class ResultsStore(SQLiteFile):
 
     def to_frame(self) -> pd.DataFrame:
         """All rows, ordered by key (so two stores with the same results give equal frames)."""
-        frame = pd.DataFrame(list(self.rows()), columns=["key", *COLUMNS, "created_at"])
+        frame = pd.DataFrame(list(self.rows()), columns=["key", *self.columns, "created_at"])
         return frame.sort_values("key", kind="stable").reset_index(drop=True)
 
     def export(self, path: str | Path) -> Path:
@@ -273,7 +268,7 @@ class ResultsStore(SQLiteFile):
                 f"The results store {self.path} was opened read-only; nothing can be added to it."
             )
 
-    def set_meta(self, name: str, value: Any) -> None:
+    def set_meta(self, name: str, value: object) -> None:
         self._check_writable()
         with self._lock, self._guard():
             self._connection.execute(
@@ -281,12 +276,14 @@ class ResultsStore(SQLiteFile):
                 (name, json.dumps(value, default=str)),
             )
 
-    def get_meta(self, name: str, default: Any = None) -> Any:
+    def get_meta(self, name: str, default: object = None) -> Any:  # JSON: the caller knows the shape
         with self._lock, self._guard():
             found = self._connection.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
         return default if found is None else json.loads(found[0])
 
-    def add_many(self, items: Iterable[tuple[str, Mapping[str, Any], Mapping[str, Any] | None]]) -> int:
+    def add_many(
+        self, items: Iterable[tuple[str, ResultRow | Mapping[str, object], Mapping[str, object] | None]]
+    ) -> int:
         return sum(self.add(key, row, payload) for key, row, payload in items)
 
 
@@ -335,11 +332,11 @@ def _store_error(path: Path, error: sqlite3.DatabaseError) -> StoreError:
     )
 
 
-def _to_sql(value: Any) -> Any:
+def _to_sql(value: object) -> str | int | float | None:
     if isinstance(value, bool):
         return int(value)
     if value is None or isinstance(value, str | int | float):
         return value
-    if hasattr(value, "item"):  # numpy scalars
-        return value.item()
+    if isinstance(value, np.generic):  # numpy scalars
+        return _to_sql(value.item())
     return json.dumps(value, default=str)

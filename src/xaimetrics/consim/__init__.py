@@ -5,9 +5,10 @@ each usable alone:
 
 - :func:`select_examples` — learning-phase (LP) and evaluation-phase (EP) samples: classes uniform, half
   predicted wrongly by f, without replacement, seeded (paper App. B.1);
-- :data:`PROMPT_TYPES` — the prompt types (:class:`PromptKind`: the six of the paper, NE1/L1, E1, NE2/L2, E2,
-  E3 and the U1 upper bound, and any registered), each with an anonymised variant (:class:`PromptSetting`,
-  ``"E3-a"``; :class:`PromptType` is the enum of the six); :func:`render_prompt` renders one (paper App. E);
+- :data:`PROMPT_TYPES` — the prompt types (:class:`PromptType`: the six of the paper, NE1/L1, E1, NE2/L2, E2,
+  E3 and the U1 upper bound, and any registered), each with an anonymised variant (a :class:`PromptSetting`
+  is a prompt type and the anonymisation, written as its label ``"E3-a"``); :func:`render_prompt` renders one
+  (paper App. E);
 - :func:`parse_answers` — answers matched by sample id, robust to formatting noise;
 - :func:`score_response` → :class:`ConSimResult` — accuracy against f's EP predictions (eq. 5);
   :func:`evaluate_prompts` — ask a simulator about rendered prompts (one batch) and score the answers;
@@ -38,11 +39,9 @@ from xaimetrics.consim._parsing import ParsedAnswers, parse_answers
 from xaimetrics.consim._prompt_types import (
     PROMPT_TYPES,
     PromptContent,
-    PromptKind,
     PromptSetting,
     PromptType,
     prompt_label,
-    resolve_prompt_type,
 )
 from xaimetrics.consim._rendering import render_prompt
 from xaimetrics.consim._result import DEGENERATE_SHARE, DEGENERATE_SPREAD, ConSimResult
@@ -67,7 +66,6 @@ __all__ = [
     "LLMLabels",
     "ParsedAnswers",
     "PromptContent",
-    "PromptKind",
     "PromptSetting",
     "PromptType",
     "RandomWords",
@@ -79,7 +77,6 @@ __all__ = [
     "parse_label_proposals",
     "prompt_label",
     "render_prompt",
-    "resolve_prompt_type",
     "score_response",
     "select_examples",
 ]

@@ -25,7 +25,7 @@ from xaimetrics.consim._explanation import (
     global_importances_of,
     local_importances_of,
 )
-from xaimetrics.consim._prompt_types import PromptType, resolve_prompt_type
+from xaimetrics.consim._prompt_types import PromptSetting, PromptType
 from xaimetrics.consim._rendering import render_prompt
 from xaimetrics.consim._result import ConSimResult
 from xaimetrics.consim._samples import ConSimSamples, as_class_ids
@@ -246,7 +246,7 @@ class ConSim:
     ) -> ConSimPrompt:
         """Render the prompt of one prompt type (see :meth:`build_prompts`; no simulator call)."""
         explanation, threshold = self._call_configuration(deprecated, "ConSim.build_prompt")
-        kinds = [resolve_prompt_type(prompt_type, anonymize_classes)]
+        kinds = [PromptSetting.parse(prompt_type, anonymize_classes)]
         return self._build(samples, predictions, kinds, n_lp, explanation, threshold)[0]
 
     def evaluate(
@@ -266,7 +266,7 @@ class ConSim:
         Without a simulator the result holds the prompt and the references, with ``score=None``.
         """
         explanation, threshold = self._call_configuration(deprecated, "ConSim.evaluate")
-        kinds = [resolve_prompt_type(prompt_type, anonymize_classes)]
+        kinds = [PromptSetting.parse(prompt_type, anonymize_classes)]
         prompts = self._build(samples, predictions, kinds, n_lp, explanation, threshold)
         return self.evaluate_prompts(prompts, seed=_seed(samples, seed))[0]
 
@@ -347,14 +347,14 @@ class ConSim:
         self,
         samples: Any,
         predictions: Any,
-        kinds: list[tuple[PromptType, bool]],
+        kinds: list[PromptSetting],
         n_lp: int | None,
         explanation: Explanation,
         threshold: float,
     ) -> list[ConSimPrompt]:
         lp_texts, ep_texts, lp_pred, ep_pred = self._split(samples, predictions, n_lp)
         names = self.class_names
-        needs = [kind.content for kind, _ in kinds]
+        needs = [setting.kind.content for setting in kinds]
         model, extractor = self.model, explanation.extractor
         interpretation = explanation.interpretation_mapping()
         computed: dict[str, Any] = {}
@@ -371,7 +371,7 @@ class ConSim:
         full = dataclasses.replace(explanation, **computed)  # the configured explanation is never changed
         return [
             render_prompt(
-                kind,
+                setting,
                 class_names=names,
                 ep_samples=ep_texts,
                 ep_predictions=ep_pred,
@@ -382,11 +382,10 @@ class ConSim:
                 lp_local_importances=full.lp_local_importances,
                 ep_local_importances=full.ep_local_importances,
                 concept_ids=full.concept_ids,
-                anonymize_classes=anonymized,
                 importance_threshold=threshold,
                 max_sample_chars=self.max_sample_chars,
             )
-            for kind, anonymized in kinds
+            for setting in kinds
         ]
 
     def _split(
@@ -440,12 +439,12 @@ class ConSim:
 
 def _prompt_types(
     prompt_types: Sequence[PromptType | str] | None, anonymize_classes: bool | None, owner: str
-) -> list[tuple[PromptType, bool]]:
+) -> list[PromptSetting]:
     if prompt_types is None:
         prompt_types = DEFAULT_PROMPT_TYPES if anonymize_classes is None else _PAPER_PROMPT_TYPES
     if isinstance(prompt_types, str | PromptType) or not prompt_types:
         raise invalid("prompt_types", owner, "a non-empty list of prompt types", prompt_types)
-    return [resolve_prompt_type(p, anonymize_classes) for p in prompt_types]
+    return [PromptSetting.parse(p, anonymize_classes) for p in prompt_types]
 
 
 def _check_keywords(keywords: dict[str, Any], allowed: Sequence[str], owner: str) -> None:

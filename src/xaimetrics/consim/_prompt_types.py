@@ -5,26 +5,29 @@ A prompt has up to six parts: the task description and the class list (always), 
 the LP local explanations, and the evaluation-phase (EP) samples (always). ``U1`` also shows local
 explanations at EP: that leaks f's predictions, so its accuracy is an *upper bound*, never a ConSim score.
 
-Every prompt type is a :class:`PromptKind` (its :class:`PromptContent` and names) registered in
-:data:`PROMPT_TYPES`: the six of the paper (Tab. 1) with their Interpreto member names and the ``L1``/``L2``
-aliases, and any a user adds. The API, the command line, the grid, the report and the figures all read that
-registry, and rendering is driven by the content alone, so a new prompt type is one ``register`` call::
+Two types say everything about "which prompt":
 
-    PROMPT_TYPES.register("E3x", PromptKind(PromptContent(global_explanations=True, lp_samples=True,
+- :class:`PromptType` — what a prompt shows (its :class:`PromptContent`) and its names. Every one is
+  registered in :data:`PROMPT_TYPES`: the six of the paper (Tab. 1), also class attributes with their
+  Interpreto member names (``PromptType.E3_global_and_local_concepts_with_lp``) and the ``L1``/``L2`` aliases,
+  and any a user adds. The API, the command line, the grid, the report and the figures all read that
+  registry, and rendering is driven by the content alone, so a new prompt type is one ``register`` call::
+
+    PROMPT_TYPES.register("E3x", PromptType(PromptContent(global_explanations=True, lp_samples=True,
                                                           lp_local=True)))
 
-Anonymised classes (``Class_0``, ``Class_1``…) are said one way, a :class:`PromptSetting` (kind +
-``anonymized``), written with the paper's ``-a`` suffix (``"E3-a"``); ``anonymize_classes=True`` and the
-``--anonymize`` flag map onto it. :class:`PromptType` (the six built-ins as an enum) and
-:func:`resolve_prompt_type` stay for code written against them.
+- :class:`PromptSetting` — a prompt type and whether classes are anonymised (``Class_0``, ``Class_1``…),
+  parsed from and printed as its label with the paper's ``-a`` suffix (``"E3-a"``); ``anonymize_classes=True``
+  and the ``--anonymize`` flag map onto it. Rendering, scoring (:class:`~xaimetrics.consim.ConSimPrompt`,
+  :class:`~xaimetrics.consim.ConSimResult`) and the grid's settings hold one; the results store writes it as
+  its ``prompt_type`` and ``anonymized`` columns.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import enum
 from dataclasses import dataclass
-from typing import Any
+from typing import ClassVar
 
 from xaimetrics._registry import Registry, did_you_mean, join_or
 from xaimetrics._validation import invalid
@@ -33,12 +36,10 @@ __all__ = [
     "ANONYMIZED_SUFFIX",
     "PROMPT_TYPES",
     "PromptContent",
-    "PromptKind",
     "PromptSetting",
     "PromptType",
     "PromptTypeRegistry",
     "prompt_label",
-    "resolve_prompt_type",
 ]
 
 #: the suffix of an anonymised prompt type in labels (``"E3-a"``); ``"_a"`` is accepted when parsing
@@ -89,7 +90,10 @@ class PromptContent:
 
 
 def prompt_label(name: str, anonymized: bool) -> str:
-    """The label of a prompt type in tables: its name, with ``-a`` when classes are anonymised.
+    """The label of a prompt setting: the prompt type's name, with ``-a`` when classes are anonymised.
+
+    :attr:`PromptSetting.label` prints with it; it also labels stored rows, whose ``prompt_type`` and
+    ``anonymized`` columns hold the two halves of a label.
 
     Example:
         >>> prompt_label("E3", True), prompt_label("NE1", False)
@@ -98,9 +102,25 @@ def prompt_label(name: str, anonymized: bool) -> str:
     return name + (ANONYMIZED_SUFFIX if anonymized else "")
 
 
-@dataclass(frozen=True)
-class PromptKind:
-    """One prompt type: its content and its names (the values :data:`PROMPT_TYPES` holds).
+@dataclass(frozen=True, repr=False)
+class PromptType:
+    """One prompt type: what the prompt shows and its names (the values :data:`PROMPT_TYPES` holds).
+
+    The six of the paper are class attributes named as in Interpreto (the ``member`` name):
+
+    ========================================= ======== ============================================
+    attribute                                  name     content
+    ========================================= ======== ============================================
+    ``L1_baseline_without_lp``                 NE1      task only (no-explanation baseline)
+    ``E1_global_concepts_without_lp``          E1       task + global explanation
+    ``L2_baseline_with_lp``                    NE2      task + LP samples with f's predictions
+    ``E2_global_concepts_with_lp``             E2       task + global + LP
+    ``E3_global_and_local_concepts_with_lp``   E3       task + global + LP + LP local explanations
+    ``U1_upper_bound_concepts_at_ep``          U1       E3 + local explanations at EP (upper bound)
+    ========================================= ======== ============================================
+
+    Every prompt type, built-in or registered, is listed by :data:`PROMPT_TYPES` (``PROMPT_TYPES.values()``)
+    and found by name with ``PROMPT_TYPES.get("E3")``.
 
     Args:
         content: the parts the prompt shows.
@@ -112,9 +132,11 @@ class PromptKind:
             without.
 
     Example:
-        >>> kind = PromptKind(PromptContent(global_explanations=True, lp_samples=True, lp_local=True), name="E3x")
-        >>> kind.label(anonymize_classes=True), kind.is_baseline, kind.is_upper_bound, kind.baseline.label()
-        ('E3x-a', False, False, 'NE2')
+        >>> PromptType.L2_baseline_with_lp, PromptType.L2_baseline_with_lp.is_baseline
+        (PromptType('NE2'), True)
+        >>> kind = PromptType(PromptContent(global_explanations=True, lp_samples=True, lp_local=True), name="E3x")
+        >>> kind.is_baseline, kind.is_upper_bound, kind.baseline
+        (False, False, PromptType('NE2'))
     """
 
     content: PromptContent
@@ -122,14 +144,18 @@ class PromptKind:
     member: str = ""
     baseline_name: str | None = None
 
-    @property
-    def value(self) -> str:
-        """The short name (as :attr:`PromptType.value`)."""
-        return self.name
+    # the six of the paper (Tab. 1), set below
+    L1_baseline_without_lp: ClassVar[PromptType]
+    E1_global_concepts_without_lp: ClassVar[PromptType]
+    L2_baseline_with_lp: ClassVar[PromptType]
+    E2_global_concepts_with_lp: ClassVar[PromptType]
+    E3_global_and_local_concepts_with_lp: ClassVar[PromptType]
+    U1_upper_bound_concepts_at_ep: ClassVar[PromptType]
 
-    @property
-    def paper_name(self) -> str:
-        """The short name (``NE1``, ``E1``, ``NE2``, ``E2``, ``E3``, ``U1`` for the paper's)."""
+    def __repr__(self) -> str:
+        return f"PromptType({self.name!r})"
+
+    def __str__(self) -> str:
         return self.name
 
     @property
@@ -148,136 +174,69 @@ class PromptKind:
         return not self.is_baseline and not self.is_upper_bound
 
     @property
-    def baseline(self) -> PromptType | PromptKind:
-        """The baseline prompt type this one is compared with (itself for a baseline)."""
+    def baseline(self) -> PromptType:
+        """The baseline prompt type this one is compared with (itself for a baseline).
+
+        Example:
+            >>> PromptType.E1_global_concepts_without_lp.baseline, PromptType.U1_upper_bound_concepts_at_ep.baseline
+            (PromptType('NE1'), PromptType('NE2'))
+        """
         if self.is_baseline:
-            return _public(self)
+            return self
         if self.baseline_name is not None:
-            return _public(PROMPT_TYPES.get(self.baseline_name))
+            return PROMPT_TYPES.get(self.baseline_name)
         stripped = self.content.without_explanations()
         for kind in PROMPT_TYPES.values():
             if kind.is_baseline and kind.content == stripped:
-                return _public(kind)
-        fallback = (
-            PromptType.L2_baseline_with_lp if stripped.lp_samples else PromptType.L1_baseline_without_lp
-        )
-        return fallback
-
-    def label(self, anonymize_classes: bool = False) -> str:
-        """The short name used in tables, with the paper's ``-a`` suffix for anonymised classes."""
-        return prompt_label(self.name, anonymize_classes)
+                return kind
+        return PromptType.L2_baseline_with_lp if stripped.lp_samples else PromptType.L1_baseline_without_lp
 
 
-class PromptType(str, enum.Enum):
-    """The six prompt types of the paper, named as in Interpreto; the value is the paper's short name.
-
-    ===================================== ======== ============================================
-    member                                 paper    content
-    ===================================== ======== ============================================
-    ``L1_baseline_without_lp``             NE1      task only (no-explanation baseline)
-    ``E1_global_concepts_without_lp``      E1       task + global explanation
-    ``L2_baseline_with_lp``                NE2      task + LP samples with f's predictions
-    ``E2_global_concepts_with_lp``         E2       task + global + LP
-    ``E3_global_and_local_concepts_with_lp`` E3     task + global + LP + LP local explanations
-    ``U1_upper_bound_concepts_at_ep``      U1       E3 + local explanations at EP (upper bound)
-    ===================================== ======== ============================================
-
-    Each member is a handle on its :class:`PromptKind` in :data:`PROMPT_TYPES` (:attr:`kind`); prompt types
-    added by users live in the registry only.
-
-    Example:
-        >>> PromptType.L2_baseline_with_lp.value, PromptType.L2_baseline_with_lp.is_baseline
-        ('NE2', True)
-        >>> PromptType.U1_upper_bound_concepts_at_ep.is_upper_bound
-        True
-    """
-
-    L1_baseline_without_lp = "NE1"
-    E1_global_concepts_without_lp = "E1"
-    L2_baseline_with_lp = "NE2"
-    E2_global_concepts_with_lp = "E2"
-    E3_global_and_local_concepts_with_lp = "E3"
-    U1_upper_bound_concepts_at_ep = "U1"
-
-    @property
-    def kind(self) -> PromptKind:
-        """The :class:`PromptKind` this member stands for."""
-        return _BUILTIN_KINDS[self]
-
-    @property
-    def paper_name(self) -> str:
-        """The paper's short name (``NE1``, ``E1``, ``NE2``, ``E2``, ``E3``; ``U1`` for the upper bound)."""
-        return self.value
-
-    @property
-    def content(self) -> PromptContent:
-        """The parts this prompt type shows."""
-        return self.kind.content
-
-    @property
-    def is_baseline(self) -> bool:
-        """True for the no-explanation baselines NE1 and NE2 (the reference each method is compared to)."""
-        return self.kind.is_baseline
-
-    @property
-    def is_upper_bound(self) -> bool:
-        """True for U1: explanations at EP leak f's predictions, so its accuracy is never a ConSim score."""
-        return self.kind.is_upper_bound
-
-    @property
-    def baseline(self) -> PromptType | PromptKind:
-        """The baseline a score of this type is compared to (NE1 without LP, NE2 with LP)."""
-        return self.kind.baseline
-
-    def label(self, anonymize_classes: bool = False) -> str:
-        """The short name used in tables, with the paper's ``-a`` suffix for anonymised classes.
-
-        Example:
-            >>> PromptType.E3_global_and_local_concepts_with_lp.label(anonymize_classes=True)
-            'E3-a'
-        """
-        return prompt_label(self.value, anonymize_classes)
-
-
-# member → (content, extra aliases, description): the paper's Tab. 1
-_BUILTINS: dict[PromptType, tuple[PromptContent, tuple[str, ...], str]] = {
-    PromptType.L1_baseline_without_lp: (PromptContent(), ("L1",), "task only (no-explanation baseline)"),
-    PromptType.E1_global_concepts_without_lp: (
-        PromptContent(global_explanations=True), (), "task + global explanation",
+PromptType.L1_baseline_without_lp = PromptType(PromptContent(), "NE1", "L1_baseline_without_lp")
+PromptType.E1_global_concepts_without_lp = PromptType(
+    PromptContent(global_explanations=True), "E1", "E1_global_concepts_without_lp"
+)
+PromptType.L2_baseline_with_lp = PromptType(
+    PromptContent(lp_samples=True, lp_predictions=True), "NE2", "L2_baseline_with_lp"
+)
+PromptType.E2_global_concepts_with_lp = PromptType(
+    PromptContent(global_explanations=True, lp_samples=True, lp_predictions=True),
+    "E2",
+    "E2_global_concepts_with_lp",
+)
+PromptType.E3_global_and_local_concepts_with_lp = PromptType(
+    PromptContent(global_explanations=True, lp_samples=True, lp_predictions=True, lp_local=True),
+    "E3",
+    "E3_global_and_local_concepts_with_lp",
+)
+PromptType.U1_upper_bound_concepts_at_ep = PromptType(
+    PromptContent(
+        global_explanations=True, lp_samples=True, lp_predictions=True, lp_local=True, ep_local=True
     ),
-    PromptType.L2_baseline_with_lp: (
-        PromptContent(lp_samples=True, lp_predictions=True), ("L2",), "task + LP samples with f's predictions",
-    ),
-    PromptType.E2_global_concepts_with_lp: (
-        PromptContent(global_explanations=True, lp_samples=True, lp_predictions=True), (), "task + global + LP",
-    ),
-    PromptType.E3_global_and_local_concepts_with_lp: (
-        PromptContent(global_explanations=True, lp_samples=True, lp_predictions=True, lp_local=True), (),
-        "task + global + LP + LP local explanations",
-    ),
-    PromptType.U1_upper_bound_concepts_at_ep: (
-        PromptContent(global_explanations=True, lp_samples=True, lp_predictions=True, lp_local=True,
-                      ep_local=True), (),
+    "U1",
+    "U1_upper_bound_concepts_at_ep",
+)
+
+# the built-ins with their extra aliases and descriptions, in the paper's order (Tab. 1)
+_BUILTINS: tuple[tuple[PromptType, tuple[str, ...], str], ...] = (
+    (PromptType.L1_baseline_without_lp, ("L1",), "task only (no-explanation baseline)"),
+    (PromptType.E1_global_concepts_without_lp, (), "task + global explanation"),
+    (PromptType.L2_baseline_with_lp, ("L2",), "task + LP samples with f's predictions"),
+    (PromptType.E2_global_concepts_with_lp, (), "task + global + LP"),
+    (PromptType.E3_global_and_local_concepts_with_lp, (), "task + global + LP + LP local explanations"),
+    (
+        PromptType.U1_upper_bound_concepts_at_ep,
+        (),
         "E3 + local explanations at EP (upper bound, never a score)",
     ),
-}  # fmt: skip
-_BUILTIN_KINDS = {
-    member: PromptKind(content, name=member.value, member=member.name)
-    for member, (content, _, _) in _BUILTINS.items()
-}
-_MEMBERS = {kind: member for member, kind in _BUILTIN_KINDS.items()}
+)
 
 
-def _public(kind: PromptKind) -> PromptType | PromptKind:
-    """A built-in kind as its :class:`PromptType` member (what code written against the enum expects)."""
-    return _MEMBERS.get(kind, kind)
-
-
-def _prepare(name: str, kind: PromptKind) -> PromptKind:
+def _prepare(name: str, kind: PromptType) -> PromptType:
     owner = "the prompt type registry"
-    if not isinstance(kind, PromptKind):
+    if not isinstance(kind, PromptType):
         raise invalid(
-            "value", owner, "a PromptKind", type(kind).__name__, "Write PromptKind(PromptContent(...))."
+            "value", owner, "a PromptType", type(kind).__name__, "Write PromptType(PromptContent(...))."
         )
     if name.lower().endswith(_SUFFIXES) or name != name.strip():
         raise invalid(
@@ -285,7 +244,7 @@ def _prepare(name: str, kind: PromptKind) -> PromptKind:
             "The suffix means anonymised classes: pick another name.",
         )  # fmt: skip
     if kind.name and kind.name != name:
-        raise invalid("name", owner, f"the PromptKind's own name {kind.name!r}", name)
+        raise invalid("name", owner, f"the PromptType's own name {kind.name!r}", name)
     if kind.baseline_name is not None:
         baseline = PROMPT_TYPES.find(kind.baseline_name)
         if baseline is None or not baseline.is_baseline:
@@ -297,13 +256,13 @@ def _prepare(name: str, kind: PromptKind) -> PromptKind:
     return kind if kind.name else dataclasses.replace(kind, name=name)
 
 
-class PromptTypeRegistry(Registry[PromptKind]):
+class PromptTypeRegistry(Registry[PromptType]):
     """The registry of prompt types, with the questions the grid and the rankings ask of it.
 
     Example:
         >>> PROMPT_TYPES.names(), PROMPT_TYPES.baselines(), PROMPT_TYPES.explanations()
         (('NE1', 'E1', 'NE2', 'E2', 'E3', 'U1'), ('NE1', 'NE2'), ('E1', 'E2', 'E3'))
-        >>> with PROMPT_TYPES.temporarily("G2", PromptKind(PromptContent(global_explanations=True,
+        >>> with PROMPT_TYPES.temporarily("G2", PromptType(PromptContent(global_explanations=True,
         ...                                                              lp_samples=True))):
         ...     PROMPT_TYPES.ranked_in("NE2"), PROMPT_TYPES.get("g2").content.lp_predictions
         (('E2', 'E3', 'G2'), False)
@@ -342,46 +301,48 @@ class PromptTypeRegistry(Registry[PromptKind]):
         if kind.is_ranked:
             return (kind.name,)
         return tuple(
-            other.name for other in self.values() if other.is_ranked and other.baseline.value == kind.name
+            other.name for other in self.values() if other.is_ranked and other.baseline.name == kind.name
         )
 
     def baseline_of(self, name: str) -> str | None:
         """The name of the baseline a ranked explanation prompt type is compared with, else ``None``."""
         kind = self.find(name)
-        return kind.baseline.value if kind is not None and kind.is_ranked else None
+        return kind.baseline.name if kind is not None and kind.is_ranked else None
 
 
 #: every prompt type, by short name (aliases: Interpreto member names, ``L1``/``L2``), case-insensitive
 PROMPT_TYPES = PromptTypeRegistry("prompt type", argument="prompt_type", prepare=_prepare)
-for _member, (_, _aliases, _description) in _BUILTINS.items():
+for _kind, _aliases, _description in _BUILTINS:
     PROMPT_TYPES.register(
-        _member.value, _BUILTIN_KINDS[_member], aliases=(_member.name, *_aliases), description=_description,
-        builtin=True,
-    )  # fmt: skip
+        _kind.name, _kind, aliases=(_kind.member, *_aliases), description=_description, builtin=True
+    )
 
 
 @dataclass(frozen=True, repr=False)
 class PromptSetting:
-    """A prompt type and whether classes are anonymised: ``"E3-a"`` as one value.
+    """A prompt type and whether classes are anonymised, parsed from and printed as its label (``"E3-a"``).
+
+    The one value the API, the command line, the grid, rendering, scoring and the results store pass around
+    for "which prompt"; the store writes it as its ``prompt_type`` (:attr:`name`) and ``anonymized`` columns.
 
     Args:
-        kind: the :class:`PromptKind`.
+        kind: the :class:`PromptType`.
         anonymized: classes shown as ``Class_0``, ``Class_1``…
 
     Example:
         >>> setting = PromptSetting.parse("l2_a")
         >>> setting, setting.label, setting.kind.is_baseline
-        (PromptSetting('NE2', anonymized=True), 'NE2-a', True)
-        >>> PromptSetting.parse("E3", anonymize_classes=True).label
-        'E3-a'
+        (PromptSetting('NE2-a'), 'NE2-a', True)
+        >>> PromptSetting.parse("E3", anonymize_classes=True).label, str(PromptSetting(PromptType.U1_upper_bound_concepts_at_ep))
+        ('E3-a', 'U1')
     """
 
-    kind: PromptKind
+    kind: PromptType
     anonymized: bool = False
 
     @property
     def name(self) -> str:
-        """The prompt type's short name, without the suffix."""
+        """The prompt type's short name, without the suffix (the store's ``prompt_type`` column)."""
         return self.kind.name
 
     @property
@@ -390,12 +351,12 @@ class PromptSetting:
         return prompt_label(self.kind.name, self.anonymized)
 
     @property
-    def prompt_type(self) -> PromptType | PromptKind:
-        """The kind as code written against :class:`PromptType` expects it (the enum for the built-ins)."""
-        return _public(self.kind)
+    def baseline(self) -> PromptSetting:
+        """The baseline setting its scores are compared with: the kind's baseline, anonymised alike."""
+        return PromptSetting(self.kind.baseline, self.anonymized)
 
     def __repr__(self) -> str:
-        return f"PromptSetting({self.kind.name!r}, anonymized={self.anonymized})"
+        return f"PromptSetting({self.label!r})"
 
     def __str__(self) -> str:
         return self.label
@@ -403,26 +364,32 @@ class PromptSetting:
     @classmethod
     def parse(
         cls,
-        prompt_type: Any,
+        prompt_type: PromptSetting | PromptType | str,
         anonymize_classes: bool | None = None,
         *,
         owner: str = "ConSim",
         argument: str = "prompt_type",
     ) -> PromptSetting:
-        """Read any accepted spelling of a prompt type, with or without the anonymisation suffix.
+        """Read any accepted spelling of a prompt setting, with or without the anonymisation suffix.
 
-        Accepted: a :class:`PromptSetting`, a :class:`PromptType`, a :class:`PromptKind`, or a name registered
-        in :data:`PROMPT_TYPES` (short name such as ``"NE1"``/``"E3"``, Interpreto member name, ``"L1"``/``"L2"``),
-        case-insensitive, optionally suffixed with ``-a`` / ``_a``. An explicit ``anonymize_classes`` must agree
-        with the suffix (``True`` or ``None`` with it).
+        Accepted: a :class:`PromptSetting`, a :class:`PromptType`, or a name registered in :data:`PROMPT_TYPES`
+        (short name such as ``"NE1"``/``"E3"``, Interpreto member name, ``"L1"``/``"L2"``), case-insensitive,
+        optionally suffixed with ``-a`` / ``_a``. An explicit ``anonymize_classes`` must agree with the suffix
+        (``True`` or ``None`` with it).
+
+        Raises:
+            InvalidParameterError: an unknown name (with the closest one), another type, or
+                ``anonymize_classes=False`` with a suffixed name.
+
+        Example:
+            >>> PromptSetting.parse("E2_global_concepts_with_lp-a"), PromptSetting.parse(PromptType.E1_global_concepts_without_lp)
+            (PromptSetting('E2-a'), PromptSetting('E1'))
         """
         if isinstance(prompt_type, PromptSetting):
             return cls._with_flag(
                 prompt_type.kind, prompt_type.anonymized, anonymize_classes, prompt_type, owner
             )
-        if isinstance(prompt_type, PromptType):
-            return cls(prompt_type.kind, bool(anonymize_classes))
-        if isinstance(prompt_type, PromptKind) and prompt_type.name:
+        if isinstance(prompt_type, PromptType) and prompt_type.name:
             return cls(prompt_type, bool(anonymize_classes))
         if not isinstance(prompt_type, str):
             raise invalid(argument, owner, "a PromptType or its name (e.g. 'E3' or 'E3-a')", prompt_type)
@@ -440,7 +407,7 @@ class PromptSetting:
 
     @classmethod
     def _with_flag(
-        cls, kind: PromptKind, suffixed: bool, anonymize_classes: bool | None, given: Any, owner: str
+        cls, kind: PromptType, suffixed: bool, anonymize_classes: bool | None, given: object, owner: str
     ) -> PromptSetting:
         if suffixed and anonymize_classes is False:
             raise invalid(
@@ -449,21 +416,3 @@ class PromptSetting:
                 "Drop the suffix or the argument.",
             )  # fmt: skip
         return cls(kind, bool(suffixed or anonymize_classes))
-
-
-def resolve_prompt_type(
-    prompt_type: PromptType | PromptKind | PromptSetting | str, anonymize_classes: bool | None = None
-) -> tuple[PromptType | PromptKind, bool]:
-    """Turn any accepted spelling into ``(prompt type, anonymize_classes)`` (see :meth:`PromptSetting.parse`).
-
-    The prompt type is the :class:`PromptType` member for the six built-ins and the :class:`PromptKind` for
-    types users registered; both have ``content``, ``label()``, ``is_baseline`` and ``is_upper_bound``.
-
-    Example:
-        >>> resolve_prompt_type("ne2-a")
-        (<PromptType.L2_baseline_with_lp: 'NE2'>, True)
-        >>> resolve_prompt_type("E3_global_and_local_concepts_with_lp")
-        (<PromptType.E3_global_and_local_concepts_with_lp: 'E3'>, False)
-    """
-    setting = PromptSetting.parse(prompt_type, anonymize_classes)
-    return setting.prompt_type, setting.anonymized

@@ -21,36 +21,45 @@ never names two samples. Sample texts are put on one line (runs of whitespace be
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence, Sized
+from typing import TypeAlias
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from xaimetrics._validation import check_in_range, check_texts, invalid
 from xaimetrics.concepts import ConceptInterpretation, importance_bucket, normalize_importance
 from xaimetrics.consim._parsing import words_of
-from xaimetrics.consim._prompt_types import PromptType, resolve_prompt_type
+from xaimetrics.consim._prompt_types import PromptSetting, PromptType
 from xaimetrics.consim._scoring import ConSimPrompt
 from xaimetrics.simulators import ChatMessage
 
 __all__ = ["ConSimPrompt", "render_prompt"]
 
 _OWNER = "render_prompt"
+
+#: f's predicted class ids, shape ``(n_samples,)`` (a list, a NumPy array, a tensor)
+Predictions: TypeAlias = ArrayLike
+#: importances: an array ``(n_rows, n_concepts)``, Interpreto's ``{class name or id: {concept_id: value}}``, or
+#: one ``{concept_id: value}`` per sample
+Importances: TypeAlias = ArrayLike | Mapping[str | int, Mapping[int, float]] | Sequence[Mapping[int, float]]
+#: how a concept is described: see :func:`render_prompt`'s ``interpretation``
+Description: TypeAlias = ConceptInterpretation | str | Sequence[str] | Mapping[str, object] | None
 _WHITESPACE = re.compile(r"\s+")
 
 
 def render_prompt(
-    prompt_type: PromptType | str,
+    prompt_type: PromptSetting | PromptType | str,
     *,
     class_names: Sequence[str],
     ep_samples: Sequence[str],
-    ep_predictions: Any,
+    ep_predictions: Predictions,
     lp_samples: Sequence[str] = (),
-    lp_predictions: Any = (),
-    interpretation: Mapping[int, Any] | None = None,
-    global_importances: Any = None,
-    lp_local_importances: Any = None,
-    ep_local_importances: Any = None,
+    lp_predictions: Predictions = (),
+    interpretation: Mapping[int, Description] | None = None,
+    global_importances: Importances | None = None,
+    lp_local_importances: Importances | None = None,
+    ep_local_importances: Importances | None = None,
     concept_ids: Sequence[int] | None = None,
     anonymize_classes: bool | None = None,
     importance_threshold: float = 0.05,
@@ -61,7 +70,7 @@ def render_prompt(
     Inputs a prompt type does not use are ignored, so one set of inputs renders every type.
 
     Args:
-        prompt_type: a :class:`PromptType` or a name such as ``"E3"`` or ``"E3-a"``.
+        prompt_type: a :class:`PromptSetting`, a :class:`PromptType` or a label such as ``"E3"`` or ``"E3-a"``.
         class_names: class names, index = class id.
         ep_samples: evaluation-phase texts.
         ep_predictions: f's predicted class ids on them, shape ``(n_ep,)`` (the answer key).
@@ -96,7 +105,8 @@ def render_prompt(
         >>> prompt.sample_ids, prompt.references
         (('1', '2'), (1, 0))
     """
-    kind, anonymized = resolve_prompt_type(prompt_type, anonymize_classes)
+    setting = PromptSetting.parse(prompt_type, anonymize_classes, owner=_OWNER)
+    kind, anonymized = setting.kind, setting.anonymized
     content = kind.content
     names = _check_class_names(class_names)
     shown = tuple(f"Class_{i}" for i in range(len(names))) if anonymized else names
@@ -127,7 +137,7 @@ def render_prompt(
             raise invalid(
                 "interpretation" if interpretation is None else "global_importances",
                 _OWNER,
-                f"given for the {kind.value} prompt type (it shows the global explanation)",
+                f"given for the {kind.name} prompt type (it shows the global explanation)",
                 None,
                 "Pass the concept interpretation and the global importances, or use a baseline (NE1, NE2).",
             )
@@ -139,7 +149,7 @@ def render_prompt(
         system.append(_class_block(phi_hat, ids, keep, shown))
     shown_set = set(shown_concepts)
 
-    def local_block(values: Any, name: str, sample_ids: tuple[str, ...]) -> str:
+    def local_block(values: Importances | None, name: str, sample_ids: tuple[str, ...]) -> str:
         local, local_ids = _local(values, name, len(sample_ids), concept_ids, kind)
         return _local_block(local, local_ids, sample_ids, shown_set, threshold)
 
@@ -160,8 +170,7 @@ def render_prompt(
     messages = (ChatMessage("system", "\n\n".join(system)), ChatMessage("user", "\n\n".join(user)))
     return ConSimPrompt(
         messages=messages,
-        prompt_type=kind,
-        anonymized=anonymized,
+        setting=setting,
         class_names=names,
         shown_classes=shown,
         lp_sample_ids=lp_ids,
@@ -196,7 +205,7 @@ def _task_description(kind: PromptType) -> str:
     return " ".join(parts)
 
 
-def _check_class_names(class_names: Any) -> tuple[str, ...]:
+def _check_class_names(class_names: object) -> tuple[str, ...]:
     if isinstance(class_names, str) or not isinstance(class_names, Iterable):
         raise invalid("class_names", _OWNER, "a list of at least two class names", class_names)
     names = tuple(class_names)
@@ -223,19 +232,16 @@ def _clean(text: str, max_chars: int | None) -> str:
     return text
 
 
-def _length(values: Any) -> int:
-    try:
-        return len(values)
-    except TypeError:
-        return 0
+def _length(values: object) -> int:
+    return len(values) if isinstance(values, Sized) else 0
 
 
-def _check_samples(samples: Any, name: str, max_chars: int | None) -> list[str]:
+def _check_samples(samples: object, name: str, max_chars: int | None) -> list[str]:
     return [_clean(text, max_chars) for text in check_texts(samples, name, _OWNER)]
 
 
-def _check_predictions(values: Any, name: str, length: int, n_classes: int) -> tuple[int, ...]:
-    array = np.asarray(values.detach().cpu() if hasattr(values, "detach") else values)
+def _check_predictions(values: Predictions, name: str, length: int, n_classes: int) -> tuple[int, ...]:
+    array = _numpy(values)
     if array.ndim != 1 or len(array) != length or (array.size and not np.issubdtype(array.dtype, np.integer)):
         raise invalid(
             name,
@@ -248,8 +254,14 @@ def _check_predictions(values: Any, name: str, length: int, n_classes: int) -> t
     return tuple(int(v) for v in array)
 
 
+def _numpy(values: ArrayLike, dtype: type | None = None) -> np.ndarray:
+    """``values`` as a NumPy array (a tensor is detached and moved to the CPU first)."""
+    detach = getattr(values, "detach", None)
+    return np.asarray(detach().cpu() if callable(detach) else values, dtype=dtype)
+
+
 def _as_matrix(
-    values: Any,
+    values: Importances,
     name: str,
     n_rows: int,
     concept_ids: Sequence[int] | None,
@@ -267,7 +279,7 @@ def _as_matrix(
             for i, value in row.items():
                 matrix[r, position[int(i)]] = float(value)
     else:
-        matrix = np.asarray(values.detach().cpu() if hasattr(values, "detach") else values, dtype=np.float64)
+        matrix = _numpy(values, np.float64)  # type: ignore[arg-type]  # the mappings were handled above
         if matrix.ndim != 2 or matrix.shape[0] != n_rows or matrix.shape[1] == 0:
             raise invalid(name, _OWNER, f"an array of shape ({n_rows}, n_concepts)", f"shape {matrix.shape}")
         if concept_ids is None:
@@ -289,10 +301,11 @@ def _as_matrix(
 
 
 def _mapping_rows(
-    values: Any, name: str, n_rows: int, row_names: Sequence[str] | None
-) -> list[Mapping[Any, Any]]:
+    values: object, name: str, n_rows: int, row_names: Sequence[str] | None
+) -> list[Mapping[int, float]]:
+    rows: list[object]
     if isinstance(values, Mapping):  # {class name or id: {concept id: value}}
-        rows: list[Mapping[Any, Any]] = [{} for _ in range(n_rows)]
+        rows = [{} for _ in range(n_rows)]
         lookup = {n.casefold(): i for i, n in enumerate(row_names or ())}
         for key, row in values.items():
             index = lookup.get(key.strip().casefold()) if isinstance(key, str) else key
@@ -300,7 +313,7 @@ def _mapping_rows(
                 raise invalid(name, _OWNER, "keys that are class names or class ids", key)
             rows[int(index)] = row
     else:
-        rows = list(values)
+        rows = list(values) if isinstance(values, Iterable) else []
         if len(rows) != n_rows:
             raise invalid(name, _OWNER, f"{n_rows} mappings (one per sample)", f"{len(rows)} mappings")
     for row in rows:
@@ -308,17 +321,17 @@ def _mapping_rows(
             isinstance(i, int | np.integer) and not isinstance(i, bool) for i in row
         ):
             raise invalid(name, _OWNER, "mappings {concept_id (int): importance}", row)
-    return rows
+    return rows  # type: ignore[return-value]  # checked just above: {int: number} mappings
 
 
 def _local(
-    values: Any, name: str, n_rows: int, concept_ids: Sequence[int] | None, kind: PromptType
+    values: Importances | None, name: str, n_rows: int, concept_ids: Sequence[int] | None, kind: PromptType
 ) -> tuple[np.ndarray, np.ndarray]:
     if values is None:
         raise invalid(
             name,
             _OWNER,
-            f"given for the {kind.value} prompt type (it shows local explanations)",
+            f"given for the {kind.name} prompt type (it shows local explanations)",
             None,
             "Pass the local concept importances of these samples (see xaimetrics.concepts.local_importance).",
         )
@@ -329,7 +342,11 @@ def _sign(value: float) -> str:
     return importance_bucket(value) or ("+" if value > 0 else "-")
 
 
-def _describe(entry: Any) -> tuple[tuple[str, ...], tuple[str, ...], str | None]:
+def _words(values: object) -> tuple[str, ...]:
+    return tuple(str(word) for word in values) if isinstance(values, Iterable) else ()
+
+
+def _describe(entry: object) -> tuple[tuple[str, ...], tuple[str, ...], str | None]:
     """``(aligned, opposed, label)`` from any accepted interpretation entry."""
     if entry is None:
         return (), (), None
@@ -339,13 +356,25 @@ def _describe(entry: Any) -> tuple[tuple[str, ...], tuple[str, ...], str | None]
         return (), (), entry
     if isinstance(entry, Mapping):
         if any(key in entry for key in ("aligned", "opposed", "label")):
-            return tuple(entry.get("aligned") or ()), tuple(entry.get("opposed") or ()), entry.get("label")
-        scored = [(str(word), float(value)) for word, value in entry.items()]
+            label = entry.get("label")
+            return (
+                _words(entry.get("aligned")),
+                _words(entry.get("opposed")),
+                None if label is None else str(label),
+            )
+        scored = [
+            (str(word), float(value)) for word, value in entry.items()
+        ]  # Interpreto's {word: activation}
         aligned = tuple(w for w, v in sorted(scored, key=lambda p: -p[1]) if v > 0)
         opposed = tuple(w for w, v in sorted(scored, key=lambda p: p[1]) if v < 0)
         return aligned, opposed, None
-    if hasattr(entry, "aligned"):
-        return tuple(entry.aligned), tuple(getattr(entry, "opposed", ()) or ()), getattr(entry, "label", None)
+    if hasattr(entry, "aligned"):  # an interpretation object of another library
+        label = getattr(entry, "label", None)
+        return (
+            _words(entry.aligned),
+            _words(getattr(entry, "opposed", ())),
+            None if label is None else str(label),
+        )
     if isinstance(entry, Sequence):
         return tuple(str(word) for word in entry), (), None
     raise invalid(
@@ -356,7 +385,7 @@ def _describe(entry: Any) -> tuple[tuple[str, ...], tuple[str, ...], str | None]
     )
 
 
-def _concept_block(interpretation: Mapping[int, Any], shown: tuple[int, ...]) -> str:
+def _concept_block(interpretation: Mapping[int, Description], shown: tuple[int, ...]) -> str:
     if not isinstance(interpretation, Mapping):
         raise invalid(
             "interpretation", _OWNER, "a mapping {concept_id: description}", type(interpretation).__name__

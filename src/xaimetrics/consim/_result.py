@@ -14,11 +14,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from xaimetrics.consim._intervals import mean_interval, wilson_interval
 from xaimetrics.consim._parsing import ReasonCounts, Status
-from xaimetrics.consim._prompt_types import PromptType
+from xaimetrics.consim._prompt_types import PromptSetting
 from xaimetrics.simulators import ChatMessage, Usage
 from xaimetrics.simulators._usage import UsageView
 
@@ -35,7 +34,7 @@ class ConSimResult(ReasonCounts, UsageView):
     """One ConSim evaluation: the score, the per-sample answers, the prompt and the simulator accounting.
 
     Attributes:
-        prompt_type: the :class:`PromptType`; ``anonymized`` whether classes were shown as ``Class_i``.
+        setting: the :class:`PromptSetting` (prompt type, and whether classes were shown as ``Class_i``).
         score: accuracy against f's EP predictions (eq. 5), or ``None`` for U1, a dry run or a failed call.
         upper_bound: the U1 accuracy (``None`` for other types).
         sample_ids: EP ids (``"20"`` for ``Sample_20``).
@@ -58,8 +57,7 @@ class ConSimResult(ReasonCounts, UsageView):
             ``reference_majority_share``: the same for f's predictions.
     """
 
-    prompt_type: PromptType
-    anonymized: bool
+    setting: PromptSetting
     score: float | None
     upper_bound: float | None
     sample_ids: tuple[str, ...]
@@ -80,7 +78,7 @@ class ConSimResult(ReasonCounts, UsageView):
     error: str | None = None
     concept_ids: tuple[int, ...] = ()
     seed: int | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, object] = field(default_factory=dict)
     probabilities: dict[str, tuple[float, ...]] | None = None
     expected_accuracy: float | None = None
     log_loss: float | None = None
@@ -121,17 +119,17 @@ class ConSimResult(ReasonCounts, UsageView):
     @property
     def empty_explanation(self) -> bool:
         """True for an explanation prompt type whose explanation shows no concept at all."""
-        return self.prompt_type.content.global_explanations and not self.concept_ids
+        return self.setting.kind.content.global_explanations and not self.concept_ids
 
     @property
     def is_upper_bound(self) -> bool:
         """True for U1: report :attr:`upper_bound`, never rank it as a score."""
-        return self.prompt_type.is_upper_bound
+        return self.setting.kind.is_upper_bound
 
     @property
     def label(self) -> str:
         """The setting's short name, e.g. ``"E3-a"``."""
-        return self.prompt_type.label(self.anonymized)
+        return self.setting.label
 
     @property
     def n_samples(self) -> int:
@@ -153,12 +151,12 @@ class ConSimResult(ReasonCounts, UsageView):
         """The raw accuracy, whatever the prompt type (``score`` or ``upper_bound``)."""
         return self.upper_bound if self.is_upper_bound else self.score
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """A JSON-ready record of the result (messages as role/content dicts)."""
         return {
-            "prompt_type": self.prompt_type.value,
+            "prompt_type": self.setting.name,
             "label": self.label,
-            "anonymized": self.anonymized,
+            "anonymized": self.setting.anonymized,
             "is_upper_bound": self.is_upper_bound,
             "score": self.score,
             "upper_bound": self.upper_bound,

@@ -32,14 +32,14 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 
 from xaimetrics._validation import invalid
 from xaimetrics.consim._choices import SCORINGS
 from xaimetrics.consim._parsing import ParsedAnswers, parse_answers
-from xaimetrics.consim._prompt_types import PromptType
+from xaimetrics.consim._prompt_types import PromptSetting
 from xaimetrics.consim._result import ConSimResult
 from xaimetrics.simulators import AnswerSchema, ChatMessage, SimulatorResponse, Usage
 
@@ -56,8 +56,7 @@ class ConSimPrompt:
 
     Attributes:
         messages: ``(system, user)`` chat messages.
-        prompt_type: the :class:`PromptType`.
-        anonymized: whether classes are shown as ``Class_i``.
+        setting: the :class:`PromptSetting` (prompt type, and whether classes are shown as ``Class_i``).
         class_names: the real class names, index = class id.
         shown_classes: the names the simulator sees and must answer with (real or ``Class_i``).
         lp_sample_ids, sample_ids: the ids (strings, ``"20"`` for ``Sample_20``) of the LP and EP samples.
@@ -67,8 +66,7 @@ class ConSimPrompt:
     """
 
     messages: tuple[ChatMessage, ...]
-    prompt_type: PromptType
-    anonymized: bool
+    setting: PromptSetting
     class_names: tuple[str, ...]
     shown_classes: tuple[str, ...]
     lp_sample_ids: tuple[str, ...]
@@ -79,7 +77,7 @@ class ConSimPrompt:
     @property
     def label(self) -> str:
         """Short name of the setting, e.g. ``"E3-a"``."""
-        return self.prompt_type.label(self.anonymized)
+        return self.setting.label
 
     @property
     def answer_schema(self) -> AnswerSchema:
@@ -149,17 +147,18 @@ def score_response(
         1 for i, c in zip(prompt.sample_ids, prompt.references, strict=True) if parsed.answers[i] == c
     )
     accuracy = n_correct / len(prompt.sample_ids) if text is not None else None
-    upper = prompt.prompt_type.is_upper_bound
-    accounting: dict[str, Any] = {}
+    upper = prompt.setting.kind.is_upper_bound
+    model, usage, error = "", Usage(), None
     if isinstance(response, SimulatorResponse):
-        accounting = {"model": response.model, "usage": response.usage, "error": response.error}
+        model, usage, error = response.model, response.usage, response.error
     elif isinstance(response, str):
-        accounting = {"usage": Usage.of_call()}  # an answer text stands for one call
-    probabilistic = _probabilistic_scores(prompt, response if text is not None else None)
+        usage = Usage.of_call()  # an answer text stands for one call
+    scores = None
+    if isinstance(response, SimulatorResponse) and text is not None:
+        scores = _probabilistic_scores(prompt, response)
     answered = [c for c in parsed.answers.values() if c is not None]
     return ConSimResult(
-        prompt_type=prompt.prompt_type,
-        anonymized=prompt.anonymized,
+        setting=prompt.setting,
         score=None if upper else accuracy,
         upper_bound=accuracy if upper else None,
         sample_ids=prompt.sample_ids,
@@ -179,13 +178,15 @@ def score_response(
         seed=seed,
         majority_share=None if text is None else _majority_share(answered, len(prompt.sample_ids)),
         reference_majority_share=_majority_share(list(prompt.references), len(prompt.sample_ids)),
-        **probabilistic,
         invalid_reasons=dict(parsed.reasons),
-        **accounting,
+        model=model,
+        usage=usage,
+        error=error,
+        **(scores._asdict() if scores is not None else {}),
     )
 
 
-def check_scoring(scoring: Any, simulator: Any, owner: str) -> None:
+def check_scoring(scoring: object, simulator: object, owner: str) -> None:
     """Check a scoring mode, and that ``simulator`` (if given) can give class probabilities when asked."""
     if scoring not in SCORINGS.names():
         raise invalid("scoring", owner, f"one of {SCORINGS.choices()}", scoring)
@@ -202,7 +203,7 @@ def check_scoring(scoring: Any, simulator: Any, owner: str) -> None:
         )  # fmt: skip
 
 
-def answer_schema(prompt: ConSimPrompt, scoring: str) -> Any:
+def answer_schema(prompt: ConSimPrompt, scoring: str) -> AnswerSchema:
     """The prompt's answer schema, asking for class probabilities when ``scoring == "probability"``."""
     schema = prompt.answer_schema
     return dataclasses.replace(schema, probabilities=True) if scoring == "probability" else schema
@@ -214,23 +215,32 @@ def _majority_share(values: list[int], n: int) -> float:
     return max(values.count(v) for v in set(values)) / n
 
 
-def _probabilistic_scores(prompt: ConSimPrompt, response: Any) -> dict[str, Any]:
+class _ProbabilityScores(NamedTuple):
+    probabilities: dict[str, tuple[float, ...]]
+    expected_accuracy: float
+    reference_probabilities: dict[str, float]
+    log_loss: float
+    brier: float
+    probability_spread: float
+
+
+def _probabilistic_scores(prompt: ConSimPrompt, response: SimulatorResponse) -> _ProbabilityScores | None:
     """Expected accuracy, log-loss and Brier score from the response's class probabilities (if any)."""
     from xaimetrics.simulators._probabilities import check_probabilities
 
-    probabilities = getattr(response, "probabilities", None)
+    probabilities = response.probabilities
     if probabilities is None:
-        return {}
+        return None
     checked = check_probabilities(probabilities, prompt.answer_schema, "score_response")
     rows = np.array([checked[i] for i in prompt.sample_ids], dtype=np.float64)
     truth = np.zeros_like(rows)
     truth[np.arange(len(rows)), list(prompt.references)] = 1.0
     given = rows[np.arange(len(rows)), list(prompt.references)]
-    return {
-        "probabilities": checked,
-        "expected_accuracy": float(given.mean()),
-        "reference_probabilities": dict(zip(prompt.sample_ids, given.tolist(), strict=True)),
-        "log_loss": float(-np.log(np.maximum(given, _LOG_FLOOR)).mean()),
-        "brier": float(((rows - truth) ** 2).sum(axis=1).mean()),
-        "probability_spread": float((rows.max(axis=0) - rows.min(axis=0)).max()),
-    }
+    return _ProbabilityScores(
+        probabilities=checked,
+        expected_accuracy=float(given.mean()),
+        reference_probabilities=dict(zip(prompt.sample_ids, given.tolist(), strict=True)),
+        log_loss=float(-np.log(np.maximum(given, _LOG_FLOOR)).mean()),
+        brier=float(((rows - truth) ** 2).sum(axis=1).mean()),
+        probability_spread=float((rows.max(axis=0) - rows.min(axis=0)).max()),
+    )

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from xaimetrics._validation import invalid
-from xaimetrics.consim import resolve_prompt_type
+from xaimetrics.consim import PromptSetting
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.studies._build import explain_method, likert_study_from_concepts
 from xaimetrics.studies._likert import LikertStudy
@@ -96,7 +96,7 @@ def simulatability_study_from_grid(
     unknown = [m for m in methods if m not in listed]
     if unknown:
         raise invalid("methods", owner, "methods of the grid: " + ", ".join(listed), unknown)
-    labels = [resolve_prompt_type(p) for p in (grid.prompt_types if prompt_types is None else prompt_types)]
+    labels = [PromptSetting.parse(p) for p in (grid.prompt_types if prompt_types is None else prompt_types)]
     _, pool = artefacts.data(dataset)
     check_selection(pool.labels, pool.class_names, grid, dataset)  # before the model reads the pool (minutes)
     samples = {s: SampleSet.from_samples(artefacts.samples(dataset, model_name, s)) for s in seeds}
@@ -104,21 +104,21 @@ def simulatability_study_from_grid(
     explanations: list[MethodExplanation] = []
     for method in methods:
         baseline = method == BASELINE_METHOD
-        kinds = [(kind, anonymized) for kind, anonymized in labels if kind.is_baseline == baseline]
+        kinds = [p for p in labels if p.kind.is_baseline == baseline]
         if not kinds:
             continue
         if baseline:
-            arms += [StudyArm(method, k.value, a, seed) for seed in seeds for k, a in kinds]
+            arms += [StudyArm(method, p.name, p.anonymized, seed) for seed in seeds for p in kinds]
             continue
         k = _n_concepts(grid, method, owner)
-        lp_local = any(kind.content.lp_local for kind, _ in kinds)
-        ep_local = any(kind.content.ep_local for kind, _ in kinds)
+        lp_local = any(p.kind.content.lp_local for p in kinds)
+        ep_local = any(p.kind.content.ep_local for p in kinds)
         for interpretation in grid.interpretations:
             for seed in seeds:
                 explanations.append(_explanation(
                     artefacts, dataset, model_name, method, k, interpretation, samples[seed], lp_local, ep_local,
                 ))  # fmt: skip
-                arms += [StudyArm(method, kind.value, a, seed, k, interpretation) for kind, a in kinds]
+                arms += [StudyArm(method, p.name, p.anonymized, seed, k, interpretation) for p in kinds]
     return SimulatabilityStudy(
         class_names=tuple(pool.class_names), samples=tuple(samples.values()), explanations=tuple(explanations),
         arms=tuple(arms), dataset=dataset, model=model_name, arms_per_participant=arms_per_participant,

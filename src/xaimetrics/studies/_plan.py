@@ -139,7 +139,7 @@ def screens(study: Study, plan: Sequence[str]) -> list[Screen]:
         return out
     for block, arm_id in enumerate(plan, 1):
         arm = study.arm(arm_id)
-        content = study.prompt(arm).prompt_type.content
+        content = study.prompt(arm).setting.kind.content
         if content.global_explanations or content.lp_samples:
             out.append(Screen(len(out), "learn", arm=arm_id, block=block))
         ep = study.sample_set(arm.seed).ep

@@ -18,7 +18,7 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -31,7 +31,7 @@ from xaimetrics.studies._simulatability import SimulatabilityStudy
 from xaimetrics.studies._store import RESPONSE_COLUMNS, Participant, StudyStore
 
 if TYPE_CHECKING:
-    from xaimetrics.benchmark import ResultsStore
+    from xaimetrics.benchmark import ResultRow, ResultsStore
 
 __all__ = [
     "HUMAN",
@@ -107,11 +107,6 @@ def human_results(
     return out
 
 
-def _mean(values: list[float | None]) -> float | None:
-    present = [v for v in values if v is not None]
-    return float(np.mean(present)) if present else None
-
-
 def export_results(
     study: SimulatabilityStudy,
     store: StudyStore,
@@ -148,8 +143,10 @@ def export_results(
         written = 0
         for arm_id, group in by_arm.items():
             arm = study.arm(arm_id)
-            setting = {"dataset": study.dataset, "model": study.model, **arm.setting(), "simulator": simulator,
-                       "phase": phase}  # fmt: skip
+            setting: dict[str, object] = {
+                "dataset": study.dataset, "model": study.model, **arm.setting(), "simulator": simulator,
+                "phase": phase,
+            }  # fmt: skip
             participants = sorted(h.participant for h in group)
             key = setting_key({**setting, "study": digest, "participants": participants})
             if key not in earlier and arm_id in earlier.values():
@@ -172,38 +169,19 @@ def _earlier_exports(results: ResultsStore, digest: str, simulator: str) -> dict
     for row in results.rows():
         if row["simulator"] != simulator:
             continue
-        study = results.payload(row["key"]).get("study", {})
+        key = str(row["key"])
+        study = results.payload(key).get("study", {})
         if study.get("digest") == digest:
-            out[row["key"]] = study.get("arm")
+            out[key] = study.get("arm")
     return out
 
 
-def result_row(setting: dict[str, Any], results: list[ConSimResult]) -> dict[str, Any]:
-    """The results-store row of one setting answered by ``results`` (several people, or one LLM): the mean
-    accuracy, summed counts, simulator accounting (zero for people)."""
-    first = results[0]
-    return {
-        **setting,
-        "is_upper_bound": first.is_upper_bound,
-        "score": _mean([r.accuracy for r in results]),
-        "n_samples": sum(r.n_samples for r in results), "n_parsed": sum(r.n_parsed for r in results),
-        "n_missing": sum(r.n_missing for r in results), "n_invalid": sum(r.n_invalid for r in results),
-        "prompt_tokens": sum(r.prompt_tokens for r in results),
-        "completion_tokens": sum(r.completion_tokens for r in results),
-        "cost_usd": sum(r.cost_usd for r in results), "latency_s": sum(r.latency_s for r in results),
-        "cached": all(r.cached for r in results), "error": None,
-        "expected_accuracy": _mean([r.expected_accuracy for r in results]),
-        "log_loss": _mean([r.log_loss for r in results]), "brier": _mean([r.brier for r in results]),
-        "majority_share": _mean([r.majority_share for r in results]),
-        "degenerate": all(r.degenerate for r in results), "n_concepts_shown": len(first.concept_ids),
-        "scoring": "accuracy",
-    }  # fmt: skip
-
-
 def _row(
-    setting: dict[str, Any], results: list[ConSimResult], participants: list[str], digest: str, arm_id: str
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    row = result_row(setting, results)
+    setting: dict[str, object], results: list[ConSimResult], participants: list[str], digest: str, arm_id: str
+) -> tuple[ResultRow, dict[str, object]]:
+    from xaimetrics.benchmark import ResultRow
+
+    row = ResultRow.of(setting, results)
     payload = {
         "setting": setting,
         "study": {"digest": digest, "arm": arm_id, "participants": participants},

@@ -26,7 +26,7 @@ import numpy as np
 
 from xaimetrics._validation import invalid
 from xaimetrics.concepts import ConceptInterpretation
-from xaimetrics.consim import ConSimPrompt, ConSimSamples, render_prompt, resolve_prompt_type
+from xaimetrics.consim import ConSimPrompt, ConSimSamples, PromptSetting, render_prompt
 from xaimetrics.studies._lookup import find
 
 __all__ = [
@@ -230,13 +230,14 @@ class StudyArm:
     interpretation: str = ""
 
     def __post_init__(self) -> None:
-        kind, suffixed = resolve_prompt_type(self.prompt_type)
-        object.__setattr__(self, "prompt_type", kind.value)
-        object.__setattr__(self, "anonymized", bool(self.anonymized or suffixed))
+        prompt = PromptSetting.parse(self.prompt_type, True if self.anonymized else None)
+        kind = prompt.kind
+        object.__setattr__(self, "prompt_type", prompt.name)
+        object.__setattr__(self, "anonymized", prompt.anonymized)
         if kind.is_baseline != (self.method == BASELINE_METHOD):
             raise invalid(
                 "arms", _OWNER, "baseline prompt types (NE1, NE2) for NoExplanation and explanation types "
-                "(E1, E2, E3, U1) for methods", f"{self.method} with {kind.value}",
+                "(E1, E2, E3, U1) for methods", f"{self.method} with {kind.name}",
             )  # fmt: skip
 
     @property

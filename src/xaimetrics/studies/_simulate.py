@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 from xaimetrics._validation import invalid
 from xaimetrics.consim import score_response
-from xaimetrics.studies._results import result_row
 from xaimetrics.studies._simulatability import SimulatabilityStudy
 
 if TYPE_CHECKING:
@@ -53,7 +52,7 @@ def simulate_study(
         >>> simulate_study(study, ScriptedSimulator(lambda m: "Sample_2: sports"), path, name="scripted")
         {'written': 1, 'skipped': 0, 'failed': 0}
     """
-    from xaimetrics.benchmark import ResultsStore
+    from xaimetrics.benchmark import ResultRow, ResultsStore
     from xaimetrics.benchmark._store import setting_key
     from xaimetrics.simulators import SimulatorResponse
 
@@ -87,7 +86,7 @@ def simulate_study(
                              (result.error or "no answer").split(":")[0])  # fmt: skip
                 counts["failed"] += 1
                 continue
-            store.add(key, result_row(setting, [result]), {"setting": setting, "result": result.to_dict()})
+            store.add(key, ResultRow.of(setting, [result]), {"setting": setting, "result": result.to_dict()})
             counts["written"] += 1
     finally:
         if owned:

@@ -144,7 +144,7 @@ def _badge(explanation: MethodExplanation, concept_id: int, value: float) -> Bad
 def explanation_view(study: SimulatabilityStudy, arm: StudyArm) -> ExplanationView:
     """The learn screen of ``arm``: per class the important concepts, the LP samples and their badges."""
     prompt = study.prompt(arm)
-    content = prompt.prompt_type.content
+    content = prompt.setting.kind.content
     texts = _prompt_texts(prompt)
     explanation = study.explanation(arm)
     shown = study.shown_classes(arm)
