@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TextIO
 
-__all__ = ["LOG_LEVELS", "LOGGER_NAME", "level_from_options", "log_to_stderr"]
+__all__ = ["LOGGER_NAME", "LOG_LEVELS", "level_from_options", "log_to_stderr"]
 
 LOGGER_NAME = "xaimetrics"
 #: the names ``--log-level`` accepts
