@@ -168,7 +168,9 @@ def test_each_retry_is_logged_with_its_status_and_wait(server: FakeOpenAIServer,
     assert len(retries) == 2 and all(r.startswith("openai:fake-qwen: retry ") for r in retries)
     assert "retry 1 of 3 after HTTP 429; waited 0." in retries[0]
     assert "retry 2 of 3 after no response (timeout or connection error)" in retries[1]
-    assert KEY not in caplog.text and "Bearer" not in caplog.text  # not even at DEBUG, the client's own records
+    assert (
+        KEY not in caplog.text and "Bearer" not in caplog.text
+    )  # not even at DEBUG, the client's own records
 
 
 def test_batch_respects_concurrency_limit_and_order() -> None:
