@@ -130,6 +130,7 @@ class LlamaCppSimulator(LocalModelSimulator):
         self.name = f"llama.cpp:{self.model_name}"
         self._llama: Any = None
         self._worker: ModelWorker | None = None
+        self._worker_started = False  # a later start is a restart (logged)
         self._grammars: dict[AnswerSchema, Any] = {}
         self._formatter: Any = None
         self._settings = {
@@ -142,7 +143,7 @@ class LlamaCppSimulator(LocalModelSimulator):
     def __getstate__(self) -> dict[str, Any]:
         # the loaded model, its worker process and compiled grammars stay with this process
         state = dict(self.__dict__)
-        state.update(_llama=None, _worker=None, _grammars={}, _formatter=None)
+        state.update(_llama=None, _worker=None, _worker_started=False, _grammars={}, _formatter=None)
         state.pop("_model_lock_obj", None)
         return state
 
@@ -151,6 +152,7 @@ class LlamaCppSimulator(LocalModelSimulator):
         return f"LlamaCppSimulator({where!r}, n_ctx={self.n_ctx}, seed={self.seed}, max_tokens={self.max_tokens})"
 
     def cache_identity(self) -> dict[str, Any]:
+        model: dict[str, object]
         if self.model_path is None:
             model = {"asset": self.model_name, "sha256": GGUF_ASSETS[self.model_name].sha256}
         else:
@@ -225,6 +227,9 @@ class LlamaCppSimulator(LocalModelSimulator):
     def _remote_worker(self) -> ModelWorker:
         if self._worker is not None and self._worker.alive:
             return self._worker
+        if self._worker_started:
+            _LOG.info("%s: the llama.cpp worker process ended; starting a new one", self.name)
+        self._worker_started = True
         policy = self.weights
         try:
             self._worker = self._spawn(policy.portable)
@@ -243,8 +248,9 @@ class LlamaCppSimulator(LocalModelSimulator):
                 RuntimeWarning, stacklevel=4,
             )  # fmt: skip
             _LOG.warning(
-                "llama.cpp crashed (%s) with accelerated weights; fell back to portable", crash.cause
-            )
+                "%s: llama.cpp crashed (%s) with the accelerated weights of %s on %s; using the portable weights",
+                self.name, crash.cause, self.model_name, cpu_info().summary(),
+            )  # fmt: skip
             self.weights = fallback
             try:
                 self._worker = self._spawn(True)
@@ -293,7 +299,7 @@ class LlamaCppSimulator(LocalModelSimulator):
         self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
     ) -> SimulatorResponse:
         if self.isolate:
-            return self._remote("_complete", messages, answer_schema)  # type: ignore[no-any-return]
+            return self._remote("_complete", messages, answer_schema)
         llama = self._model()
         grammar = self._grammar(answer_schema) if answer_schema is not None and self.use_grammar else None
         if not self.reuse_prompt_cache:
@@ -359,7 +365,7 @@ class LlamaCppSimulator(LocalModelSimulator):
         # (deterministic for a given split), so a fixed split makes the probabilities independent of call
         # order and identical with and without reuse. Reuse spares re-reading the prompt for every sample.
         if self.isolate:
-            return self._remote("_class_probabilities", messages, schema)  # type: ignore[no-any-return]
+            return self._remote("_class_probabilities", messages, schema)
         llama = self._model()
         prompt = self.prompt_tokens(messages)
         if len(prompt) + 64 > self.n_ctx:

@@ -164,6 +164,7 @@ class TransformersChatSimulator(LocalModelSimulator):
             from transformers import AutoModelForCausalLM, AutoTokenizer
 
             path = self.model_name_or_path
+            assert path is not None  # __init__ requires a path when no model object is given
             self._tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
             kwargs = {} if self.torch_dtype is None else {"dtype": self.torch_dtype}
             self._model_obj = AutoModelForCausalLM.from_pretrained(path, local_files_only=True, **kwargs)
