@@ -59,7 +59,7 @@ with FakeOpenAIServer(constant_responder("Sample_1: yes")) as server:
     answered = sum(r.error is None and r.text == "Sample_1: yes" for r in responses)
     print(json.dumps({
         "wall_s": wall, "lost": calls - answered, "abandoned": server.completion_count - answered,
-        "duplicated": max(0, server.completion_count - answered - 1),
+        "duplicated": server.completion_count - answered - sum(f.startswith("Fault.delay") for f in faults),
         "requests": server.chat_request_count, "attempts": sum(r.attempts for r in responses),
         "faults_left": server.pending_faults,
     }))
