@@ -177,7 +177,7 @@ def run_grid(
     owned = not isinstance(store, ResultsStore)
     lock = StoreLock(store.path if isinstance(store, ResultsStore) else Path(store), wait=wait)
     try:
-        results = ResultsStore(store) if owned else store
+        results = store if isinstance(store, ResultsStore) else ResultsStore(store)
     except BaseException:
         lock.release()
         raise

@@ -10,7 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from xaimetrics._validation import invalid
 from xaimetrics.exceptions import SimulatorError
@@ -47,7 +47,7 @@ class ChatMessage:
         return {"role": self.role, "content": self.content}
 
 
-def as_chat_messages(messages: Any, owner: str = "generate") -> tuple[ChatMessage, ...]:
+def as_chat_messages(messages: object, owner: str = "generate") -> tuple[ChatMessage, ...]:
     """Check a conversation and return it as :class:`ChatMessage` objects.
 
     Accepts :class:`ChatMessage` objects and ``{"role": ..., "content": ...}`` mappings.
@@ -147,8 +147,8 @@ class AnswerSchema:
         """The expected answer line for one sample."""
         return f"Sample_{sample_id}: {label}"
 
-    def as_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"sample_ids": list(self.sample_ids), "classes": list(self.classes)}
+    def as_dict(self) -> dict[str, object]:
+        data: dict[str, object] = {"sample_ids": list(self.sample_ids), "classes": list(self.classes)}
         if self.probabilities:  # only when asked, so that the cache keys of text answers never change
             data["probabilities"] = True
         return data
@@ -289,7 +289,7 @@ class BaseSimulator(ABC):
     ) -> SimulatorResponse:
         """Answer one checked conversation."""
 
-    def cache_identity(self) -> dict[str, Any]:
+    def cache_identity(self) -> dict[str, object]:
         """JSON-able description of the model and sampling parameters (never credentials)."""
         return {"simulator": type(self).__name__, "name": self.name}
 
@@ -337,13 +337,16 @@ class BaseSimulator(ABC):
         )
 
 
-def _check_schema(answer_schema: Any, owner: str) -> None:
+def _check_schema(answer_schema: object, owner: str) -> None:
     if answer_schema is not None and not isinstance(answer_schema, AnswerSchema):
         raise invalid("answer_schema", owner, "an AnswerSchema or None", type(answer_schema).__name__)
 
 
 def _check_batch(
-    conversations: Any, answer_schemas: Any, max_concurrency: Any, owner: str
+    conversations: Sequence[Sequence[ChatMessage]],
+    answer_schemas: Sequence[AnswerSchema | None] | None,
+    max_concurrency: int | None,
+    owner: str,
 ) -> list[AnswerSchema | None]:
     if isinstance(conversations, str) or not isinstance(conversations, Sequence):
         raise invalid("conversations", owner, "a list of conversations", type(conversations).__name__)

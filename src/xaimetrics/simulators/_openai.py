@@ -287,7 +287,7 @@ class OpenAICompatibleSimulator(BaseSimulator):
         self._client = None
         self._client_lock = threading.Lock()
 
-    def cache_identity(self) -> dict[str, Any]:
+    def cache_identity(self) -> dict[str, object]:
         identity = {
             "simulator": "openai-compatible",
             "base_url": _public_url(self.base_url),
@@ -448,7 +448,7 @@ class OpenAICompatibleSimulator(BaseSimulator):
 
     # -- class probabilities ---------------------------------------------------------------------------------
     def _with_probabilities(
-        self, response: SimulatorResponse, completion: Any, schema: AnswerSchema | None
+        self, response: SimulatorResponse, completion: ChatCompletion, schema: AnswerSchema | None
     ) -> SimulatorResponse:
         """Add the class probabilities read from ``completion``'s logprobs (when the schema asks for them)."""
         if response.error is not None or schema is None or not schema.probabilities:

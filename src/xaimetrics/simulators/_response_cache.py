@@ -18,7 +18,6 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 from xaimetrics._digest import json_digest
 from xaimetrics._validation import invalid
@@ -50,7 +49,7 @@ CREATE TABLE IF NOT EXISTS responses (
 """
 
 
-def _identity(simulator: Any) -> dict[str, Any]:
+def _identity(simulator: object) -> dict[str, object]:
     identity = getattr(simulator, "cache_identity", None)
     if callable(identity):
         return dict(identity())
@@ -58,7 +57,7 @@ def _identity(simulator: Any) -> dict[str, Any]:
 
 
 def cache_key(
-    identity: dict[str, Any], messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
+    identity: dict[str, object], messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
 ) -> str:
     """SHA-256 of the simulator identity (model and sampling parameters), the messages and the answer schema.
 
@@ -184,7 +183,7 @@ class CachedSimulator(BaseSimulator):
     def __repr__(self) -> str:
         return f"CachedSimulator({self.inner!r}, path={str(self.path)!r})"
 
-    def cache_identity(self) -> dict[str, Any]:
+    def cache_identity(self) -> dict[str, object]:
         return _identity(self.inner)
 
     def close(self) -> None:
@@ -204,7 +203,7 @@ class CachedSimulator(BaseSimulator):
     # -- storage ---------------------------------------------------------------------------------------------
     def _lookup(
         self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
-    ) -> tuple[str, dict[str, Any], SimulatorResponse | None]:
+    ) -> tuple[str, dict[str, object], SimulatorResponse | None]:
         """The call's cache key and simulator identity, and its stored response (``None`` on a miss)."""
         started = time.perf_counter()
         identity = _identity(self.inner)
@@ -247,7 +246,7 @@ class CachedSimulator(BaseSimulator):
         )
         return key, identity, hit
 
-    def _store(self, key: str, identity: dict[str, Any], response: SimulatorResponse) -> None:
+    def _store(self, key: str, identity: dict[str, object], response: SimulatorResponse) -> None:
         if response.error is not None or response.cached or self._broken:
             return
         try:
@@ -255,7 +254,7 @@ class CachedSimulator(BaseSimulator):
         except sqlite3.DatabaseError as error:
             self._bypass(error)
 
-    def _insert(self, key: str, identity: dict[str, Any], response: SimulatorResponse) -> None:
+    def _insert(self, key: str, identity: dict[str, object], response: SimulatorResponse) -> None:
         with self._lock:
             self._connection.execute(
                 "INSERT OR REPLACE INTO responses (key, identity, text, model, prompt_tokens, completion_tokens, "
