@@ -420,22 +420,17 @@ class OpenAICompatibleSimulator(BaseSimulator):
                     client = client.with_options(max_retries=self.max_retries - attempts.count)
                 try:
                     completion = client.chat.completions.create(**request)
-                except ValueError as error:  # a body that is not JSON: the client does not retry it
-                    problem: tuple[str, bool] | None = (
-                        f"malformed response ({type(error).__name__}: {error})",
-                        True,
-                    )
-                    completion = None
-                except self._openai.APIResponseValidationError as error:  # likewise
-                    problem, completion = (f"malformed response ({error})", True), None
+                except (ValueError, self._openai.APIResponseValidationError) as error:
+                    # a 200 body that is not JSON, or not the client's model of one: the client does not retry it
+                    problem = (f"malformed response ({type(error).__name__}: {error})", True)
                 except Exception as error:  # the client's final verdict: its retries are spent or pointless
                     return self._failure(self._describe(error), started, attempts.count)
                 else:
-                    problem = completion_problem(completion)
-                if completion is not None and problem is None:
-                    response = self._success(completion, started, attempts.count)
-                    return self._with_probabilities(response, completion, answer_schema)
-                assert problem is not None
+                    found = completion_problem(completion)  # a JSON body that is no usable completion
+                    if found is None:
+                        response = self._success(completion, started, attempts.count)
+                        return self._with_probabilities(response, completion, answer_schema)
+                    problem = found
                 message, retryable = self._scrub(problem[0]), problem[1]
                 if not retryable or attempts.count > self.max_retries:
                     return self._failure(message, started, attempts.count)
