@@ -4,9 +4,10 @@ every finished setting durably, resume after a crash.
 The work is cut into *groups* (dataset × model × method × k × seed × simulator): a group's prompts share one
 concept fit, one interpretation and one LP/EP selection. The main thread builds the prompts group after
 group (artefacts come from :class:`Artefacts`, computed once) and hands each prompt to a pool of
-``grid.concurrency`` threads that call the simulator, score the answer (eq. 5) and write the row to the
-:class:`~xaimetrics.benchmark.ResultsStore` in its own transaction — so prompt building overlaps the calls,
-and a ``kill -9`` loses at most the calls in flight. A simulator with a ``register(setting, prompt)`` method
+``grid.concurrency`` threads (the one concurrency model of simulator calls: the Ray backend's tasks and
+``generate_batch`` use threads bounded the same way) that call the simulator, score the answer (eq. 5) and write
+the row to the :class:`~xaimetrics.benchmark.ResultsStore` in its own transaction — so prompt building overlaps
+the calls, and a ``kill -9`` loses at most the calls in flight. A simulator with a ``register(setting, prompt)`` method
 is told each setting before its prompt is sent (oracles and replays use it). Settings whose key is already stored are skipped; a
 group with nothing left to do costs nothing. A call that fails for good (after the simulator's retries) is
 *not* stored: it is counted in :attr:`RunSummary.failed` and retried by the next run.
@@ -109,11 +110,7 @@ class _Progress:
             else:
                 s.failed += 1
                 s.errors.append(f"{setting.label} {setting.method} seed {setting.seed}: {result.error}")
-                _LOG.info(
-                    "setting %s failed, not stored (the next run asks it again): %s",
-                    setting.key[:12],
-                    result.error,
-                )
+                _LOG.info("setting failed, not stored (the next run asks it again): %s", s.errors[-1])
             if self.bar is not None:
                 self.bar.set_postfix_str(
                     f"tokens={s.total_tokens:,} cost=${s.cost_usd:.4f} cached={s.cached_calls} failed={s.failed}",
