@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 
 import numpy as np
@@ -101,7 +102,7 @@ def test_method_dependent_accuracy_gives_the_expected_ranking(tmp_path):
     assert len(u1) == 3 * 3 and (u1["is_upper_bound"] == 1).all()
 
 
-def test_rerun_skips_everything_and_artefacts_are_reused(tmp_path):
+def test_rerun_skips_everything_and_artefacts_are_reused(tmp_path, caplog):
     grid = toy_grid(seeds=(0,), methods=("NMF", "NoExplanation"))
     first = run_grid(
         grid, tmp_path / "r.sqlite", providers=PROVIDERS, artefact_dir=tmp_path / "a", progress=False
@@ -110,10 +111,14 @@ def test_rerun_skips_everything_and_artefacts_are_reused(tmp_path):
     saved = sorted(p.name.split("-")[0] for p in (tmp_path / "a").iterdir())
     # fits are kept in memory only (a results folder never holds pickles); prompts are saved as JSON
     assert "activations" in saved and "prompts" in saved and "words" in saved and "fit" not in saved
-    again = run_grid(
-        grid, tmp_path / "r.sqlite", providers=PROVIDERS, artefact_dir=tmp_path / "a", progress=False
-    )
+    with caplog.at_level(logging.INFO, logger="xaimetrics.benchmark"):
+        again = run_grid(
+            grid, tmp_path / "r.sqlite", providers=PROVIDERS, artefact_dir=tmp_path / "a", progress=False
+        )
     assert again.completed == 0 and again.skipped == first.completed and again.calls == 0
+    assert (
+        f"{first.completed} of {first.completed} evaluation settings already stored: skipped" in caplog.text
+    )
     assert len(ResultsStore(tmp_path / "r.sqlite")) == first.completed
 
 
