@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from xaimetrics._optional import import_optional
 from xaimetrics.benchmark._artefacts import Artefacts, Providers
@@ -29,15 +29,18 @@ from xaimetrics.consim import ConSimPrompt, ConSimResult
 from xaimetrics.simulators import Simulator
 from xaimetrics.simulators._threads import map_bounded
 
-if TYPE_CHECKING:
-    from xaimetrics.benchmark._runner import _Progress
-
 __all__ = ["run_groups_on_ray"]
 
 #: ``(name, grid, providers, cache_path) -> simulator``: the runner's simulator factory, sent to the workers
 SimulatorFactory = Callable[[str, Grid, Providers, "Path | None"], Simulator]
 #: what a task returns per setting: the setting, its result, whether it is stored, and the store row + payload
 Outcome = tuple[Setting, ConSimResult, bool, "Mapping[str, object] | None", "Mapping[str, object] | None"]
+
+
+class _Bar(Protocol):
+    """The runner's progress bar and tally (``_Progress``; not imported: the runner imports this module)."""
+
+    def done(self, result: ConSimResult, ok: bool, setting: Setting) -> None: ...
 
 
 # Per worker process: artefacts and simulators survive between the tasks a worker runs.
@@ -83,7 +86,7 @@ def run_groups_on_ray(
     artefacts: Artefacts,
     store: ResultsStore,
     cache: Path | None,
-    bar: _Progress,
+    bar: _Bar,
     make_simulator: SimulatorFactory,
 ) -> None:
     """Run the groups as Ray tasks and store each returned row as soon as its task finishes.
