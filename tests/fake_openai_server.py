@@ -429,7 +429,7 @@ class FakeOpenAIServer:
         self.logprobs = logprobs
         self.latency_s = float(latency_s)
         self.model = model
-        self._faults: deque[Fault] = deque(faults)
+        self._faults: deque[Fault | None] = deque(faults)
         self._lock = threading.Lock()
         self._requests: list[RecordedRequest] = []
         self._in_flight_now = 0
@@ -492,8 +492,8 @@ class FakeOpenAIServer:
         return self.url + "/v1"
 
     # -- faults ----------------------------------------------------------------------------------------------
-    def inject(self, *faults: Fault) -> None:
-        """Append failures for the next chat-completion requests."""
+    def inject(self, *faults: Fault | None) -> None:
+        """Append failures for the next chat-completion requests (``None``: that request is answered)."""
         with self._lock:
             self._faults.extend(faults)
 

@@ -272,7 +272,6 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "LlamaCppSimulator",
         "OpenAICompatibleSimulator",
         "PerfectSimulator",
-        "RetryPolicy",
         "ScriptedSimulator",
         "Simulator",
         "SimulatorKind",

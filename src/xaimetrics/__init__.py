@@ -11,6 +11,8 @@ Importing ``xaimetrics`` is cheap: heavy dependencies load when first used.
 
 from __future__ import annotations
 
+from xaimetrics import _logging  # noqa: F401  (a NullHandler on the "xaimetrics" logger: silent by default)
+
 __version__ = "0.1.0"
 
 __all__ = ["__version__"]

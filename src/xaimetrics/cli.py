@@ -2,7 +2,9 @@
 
 Each sub-command lives in the family it belongs to, in a ``_command.py`` module exposing
 ``register(subparsers)``, which adds an ``argparse`` parser whose ``func`` default takes the parsed
-arguments and returns an exit code. User mistakes (:class:`~xaimetrics.exceptions.XaimetricsError`) print as
+arguments and returns an exit code. The global options ``-v``/``--verbose`` (repeatable) and ``--log-level`` come
+before the sub-command and show the ``xaimetrics`` log records (retries, cache hits, fallbacks, skipped
+settings) on stderr; warnings are shown by default. User mistakes (:class:`~xaimetrics.exceptions.XaimetricsError`) print as
 one ``Type: message`` line and exit with code 1, without a traceback.
 """
 
@@ -15,6 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from xaimetrics import __version__
+from xaimetrics._logging import LOG_LEVELS, level_from_options, log_to_stderr
 from xaimetrics._progress import bars_disabled, no_progress_bars
 from xaimetrics.exceptions import XaimetricsError
 
@@ -37,6 +40,14 @@ def build_parser() -> argparse.ArgumentParser:
         prog="xaimetrics", description="Evaluate explanations of machine-learning models."
     )
     parser.add_argument("--version", action="version", version=f"xaimetrics {__version__}")
+    parser.add_argument(
+        "-v", "--verbose", action="count", default=0,
+        help="log more on stderr: -v retries, fallbacks and skipped settings (INFO), -vv also cache hits (DEBUG)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--log-level", type=str.upper, choices=LOG_LEVELS, metavar="LEVEL",
+        help=f"the least severe log records shown on stderr, one of {', '.join(LOG_LEVELS)} (default WARNING)",
+    )  # fmt: skip
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in COMMAND_MODULES:
         importlib.import_module(module).register(subparsers)
@@ -54,7 +65,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         apply_portable_argument(args)
         quiet = getattr(args, "no_progress", False) or bars_disabled()  # every bar, transformers' too
-        with no_progress_bars() if quiet else contextlib.nullcontext():
+        with (
+            log_to_stderr(level_from_options(args.verbose, args.log_level)),
+            no_progress_bars() if quiet else contextlib.nullcontext(),
+        ):
             return int(args.func(args) or 0)
     except XaimetricsError as error:
         print(f"{type(error).__name__}: {error}", file=sys.stderr)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 
 import numpy as np
@@ -101,7 +102,7 @@ def test_method_dependent_accuracy_gives_the_expected_ranking(tmp_path):
     assert len(u1) == 3 * 3 and (u1["is_upper_bound"] == 1).all()
 
 
-def test_rerun_skips_everything_and_artefacts_are_reused(tmp_path):
+def test_rerun_skips_everything_and_artefacts_are_reused(tmp_path, caplog):
     grid = toy_grid(seeds=(0,), methods=("NMF", "NoExplanation"))
     first = run_grid(
         grid, tmp_path / "r.sqlite", providers=PROVIDERS, artefact_dir=tmp_path / "a", progress=False
@@ -110,10 +111,14 @@ def test_rerun_skips_everything_and_artefacts_are_reused(tmp_path):
     saved = sorted(p.name.split("-")[0] for p in (tmp_path / "a").iterdir())
     # fits are kept in memory only (a results folder never holds pickles); prompts are saved as JSON
     assert "activations" in saved and "prompts" in saved and "words" in saved and "fit" not in saved
-    again = run_grid(
-        grid, tmp_path / "r.sqlite", providers=PROVIDERS, artefact_dir=tmp_path / "a", progress=False
-    )
+    with caplog.at_level(logging.INFO, logger="xaimetrics.benchmark"):
+        again = run_grid(
+            grid, tmp_path / "r.sqlite", providers=PROVIDERS, artefact_dir=tmp_path / "a", progress=False
+        )
     assert again.completed == 0 and again.skipped == first.completed and again.calls == 0
+    assert (
+        f"{first.completed} of {first.completed} evaluation settings already stored: skipped" in caplog.text
+    )
     assert len(ResultsStore(tmp_path / "r.sqlite")) == first.completed
 
 
@@ -243,3 +248,33 @@ def test_artefacts_prompts_of_the_previous_release_still_work(tmp_path):
     with pytest.warns(DeprecationWarning, match=r"Use stored_prompts\(\) and store_prompts\(\) instead"):
         again = artefacts.prompts(settings, lambda: pytest.fail("the stored prompts are reused"))
     assert [p.text for _, p in again] == [p.text for _, p in built]
+
+
+#: every fault the client or the simulator must absorb: rate limits, 5xx, dropped connections, bodies that are not
+#: JSON or not a completion (each followed by answered requests, so that no call runs out of retries)
+FAULT_SUITE = (
+    "Fault.rate_limit(0.01)", "Fault.server_error(503, retry_after=0.01)", "Fault.server_error(500)", "Fault.drop()",
+    "Fault.garbage()", "Fault.completion(choices='oops')", "Fault.completion(content=None)",
+    "Fault.server_error(409, retry_after=0.01)", "Fault.json([1, 2])",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("concurrency", [1, 3])
+def test_injected_faults_lose_nothing_and_duplicate_nothing(tmp_path, fake_openai_server, concurrency):
+    from fake_openai_server import Fault
+
+    faults = [eval(text, {"Fault": Fault}) for text in FAULT_SUITE]
+    server = fake_openai_server(toy_perfect_responder)
+    for fault in faults:
+        server.inject(fault, *[None] * max(1, concurrency - 1))
+    grid = toy_grid(simulators=("openai:fake-model",), base_url=server.base_url, seeds=(0, 1, 2),
+                    prompt_types=("NE2", "E2", "E3"), concurrency=concurrency)  # fmt: skip
+    summary = run_grid(grid, tmp_path / "r.sqlite", providers=PROVIDERS, progress=False)
+    frame = ResultsStore(tmp_path / "r.sqlite").to_frame()
+    total = len(grid.settings())
+    assert server.pending_faults == 0  # every fault was served
+    assert summary.failed == 0 and summary.completed == total
+    assert len(frame) == total and not frame["key"].duplicated().any()  # 0 lost, 0 stored twice
+    assert server.completion_count == total  # no answer paid for twice
+    assert server.chat_request_count == total + len(faults)  # one retry per fault, nothing more
+    assert (frame["score"] == 1.0).all() and summary.attempts == total + len(faults)

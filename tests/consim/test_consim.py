@@ -110,7 +110,7 @@ def test_retries_on_429_500_timeout_and_garbage(lexicon, samples, fake_openai_se
     consim = ConSim(lexicon)
     faults = [Fault.rate_limit(0.01), Fault.server_error(500), Fault.delay(1.5), Fault.garbage()]
     server = fake_openai_server(_responder(samples, consim), faults=faults)
-    consim.simulator = _http(server, max_retries=4, timeout=0.5, backoff=(0.01, 0.05))
+    consim.simulator = _http(server, max_retries=4, timeout=0.5)
     result = consim.evaluate(samples, prompt_type="NE2")
     assert result.score == 1.0 and result.attempts == 5 and result.error is None
     assert server.chat_request_count == 5
@@ -119,7 +119,7 @@ def test_retries_on_429_500_timeout_and_garbage(lexicon, samples, fake_openai_se
 def test_failures_are_counted_not_raised(lexicon, samples, fake_openai_server) -> None:
     consim = ConSim(lexicon)
     server = fake_openai_server(_responder(samples, consim), faults=[Fault.server_error(503)] * 2)
-    consim.simulator = _http(server, max_retries=1, backoff=(0.01, 0.02))
+    consim.simulator = _http(server, max_retries=1)
     failed = consim.evaluate(samples, prompt_type="NE2")
     assert failed.score is None and not failed.answered and failed.attempts == 2 and "503" in failed.error
     assert failed.n_missing == 20 and failed.n_parsed == 0

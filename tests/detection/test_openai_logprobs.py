@@ -35,8 +35,7 @@ def logprobs(messages: list[dict[str, Any]], text: str) -> list[dict[str, Any]]:
 
 
 def make(server: FakeOpenAIServer) -> OpenAICompatibleSimulator:
-    return OpenAICompatibleSimulator("fake", base_url=server.base_url, api_key="sk-x", max_retries=1,
-                                     backoff=(0.001, 0.002))  # fmt: skip
+    return OpenAICompatibleSimulator("fake", base_url=server.base_url, api_key="sk-x", max_retries=1)
 
 
 def test_p_yes_by_hand() -> None:

@@ -8,6 +8,7 @@ machine, with or without AMX.
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import sys
@@ -117,12 +118,19 @@ def test_the_cli_flag_sets_the_policy_for_the_process_and_its_workers(monkeypatc
 
 
 # -- crashes in the worker ---------------------------------------------------------------------------------
-def test_a_crash_at_the_first_decode_falls_back_to_the_portable_weights(crashing, monkeypatch) -> None:
+def test_a_crash_at_the_first_decode_falls_back_to_the_portable_weights(
+    crashing, monkeypatch, caplog
+) -> None:
     monkeypatch.setenv("CRASH_AT", "first-decode")
     sim = CrashingLlama(crashing)
     sim.weights = WeightsPolicy(False, "auto: no AMX on this CPU", chosen=False)  # as on a CPU without AMX
     with pytest.warns(RuntimeWarning, match=r"crashed \(SIGSEGV\).*using the portable weights instead"):
         response = sim.generate(MESSAGES, answer_schema=SCHEMA)
+    (record,) = [r for r in caplog.records if r.name == "xaimetrics.simulators"]
+    assert (
+        record.levelname == "WARNING"
+        and "crashed (SIGSEGV) with the accelerated weights" in record.getMessage()
+    )
     assert response.text == "Sample_3: a\nSample_1: a" and response.error is None
     assert sim.weights.portable and "SIGSEGV" in sim.weights.reason
     assert sim._worker is not None and sim._worker.info["weights"] == "portable"
@@ -151,7 +159,9 @@ def test_portable_weights_that_crash_name_the_rebuild(crashing, monkeypatch) -> 
         CrashingLlama(crashing, portable=True).load()
 
 
-def test_a_crash_during_a_call_spares_the_caller_and_the_next_call_works(crashing, monkeypatch) -> None:
+def test_a_crash_during_a_call_spares_the_caller_and_the_next_call_works(
+    crashing, monkeypatch, caplog
+) -> None:
     monkeypatch.setenv("CRASH_AT", "call")
     sim = CrashingLlama(crashing, portable=True)
     assert sim.generate(MESSAGES, answer_schema=SCHEMA).error is None
@@ -159,8 +169,10 @@ def test_a_crash_during_a_call_spares_the_caller_and_the_next_call_works(crashin
     crash = [ChatMessage("system", "Classes: a, b."), ChatMessage("user", "Sample_3: CRASH")]
     with pytest.raises(LocalModelCrashed, match=r"SIGSEGV.*while running _complete.*next call starts a new"):
         sim.generate(crash, answer_schema=AnswerSchema(("3",), ("a", "b")))
-    assert sim.generate(MESSAGES, answer_schema=SCHEMA).text == "Sample_3: a\nSample_1: a"
+    with caplog.at_level(logging.INFO, logger="xaimetrics"):
+        assert sim.generate(MESSAGES, answer_schema=SCHEMA).text == "Sample_3: a\nSample_1: a"
     assert sim._worker.pid != first_worker  # a fresh worker
+    assert "the llama.cpp worker process ended; starting a new one" in caplog.text
     probabilities = sim.generate(
         MESSAGES, answer_schema=AnswerSchema(("3", "1"), ("a", "b"), probabilities=True)
     )

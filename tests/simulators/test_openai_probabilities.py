@@ -28,7 +28,7 @@ BINARY = AnswerSchema(("12", "3"), ("negative", "positive"), probabilities=True)
 def make(server: FakeOpenAIServer, **kwargs: object) -> OpenAICompatibleSimulator:
     options: dict[str, object] = {"base_url": server.base_url, "api_key": "sk-x", "max_retries": 1}
     options.update(kwargs)
-    return OpenAICompatibleSimulator("fake", backoff=(0.001, 0.002), **options)  # type: ignore[arg-type]
+    return OpenAICompatibleSimulator("fake", **options)  # type: ignore[arg-type]
 
 
 def binary_script() -> tuple[object, object]:

@@ -29,7 +29,6 @@ def make(server: FakeOpenAIServer, **kwargs: object) -> OpenAICompatibleSimulato
         "api_key": KEY,
         "timeout": 2.0,
         "max_retries": 3,
-        "backoff": (0.001, 0.01),
     }
     options.update(kwargs)
     return OpenAICompatibleSimulator("fake-qwen", **options)  # type: ignore[arg-type]
@@ -88,16 +87,31 @@ def test_missing_key_for_openai_is_a_clear_error(monkeypatch: pytest.MonkeyPatch
 
 
 def test_rate_limit_then_success_honours_retry_after(server: FakeOpenAIServer) -> None:
-    server.inject(Fault.rate_limit(retry_after=0.4))
-    sim = make(server, backoff=(0.001, 0.002))
+    server.inject(Fault.rate_limit(retry_after=0.9))
+    sim = make(server)
     started = time.perf_counter()
     response = sim.generate(PROMPT)
     elapsed = time.perf_counter() - started
     assert response.text == EXPECTED and response.attempts == 2 and response.error is None
-    assert elapsed >= 0.4  # the backoff alone would wait at most 2 ms
+    assert elapsed >= 0.9  # the client's first backoff alone waits at most 0.5 s
     assert server.chat_request_count == 2
     first, second = server.chat_requests
-    assert second.received_at - first.received_at >= 0.4
+    assert second.received_at - first.received_at >= 0.9
+
+
+@pytest.mark.parametrize("status", [408, 409, 429, 502])
+def test_the_clients_retryable_statuses(server: FakeOpenAIServer, status: int) -> None:
+    server.inject(Fault.server_error(status, retry_after=0.01))
+    response = make(server).generate(PROMPT)
+    assert response.text == EXPECTED and response.attempts == 2 and server.chat_request_count == 2
+
+
+def test_one_budget_for_the_clients_retries_and_malformed_bodies(server: FakeOpenAIServer) -> None:
+    # garbage (retried here), 500 (retried by the client), garbage, then an answer the budget never reaches
+    server.inject(Fault.garbage(), Fault.server_error(500, retry_after=0.01), Fault.garbage())
+    response = make(server, max_retries=2).generate(PROMPT)
+    assert response.error is not None and "after 3 attempts: malformed response" in response.error
+    assert response.attempts == 3 and server.chat_request_count == 3
 
 
 @pytest.mark.parametrize(
@@ -145,11 +159,18 @@ def test_raise_on_error(server: FakeOpenAIServer) -> None:
     assert sim.usage.summary().failed_calls == 1
 
 
-def test_async_path_retries_too(server: FakeOpenAIServer) -> None:
+def test_each_retry_is_logged_with_its_status_and_wait(server: FakeOpenAIServer, caplog) -> None:
     server.inject(Fault.rate_limit(0.05), Fault.drop())
-    sim = make(server)
-    response = asyncio.run(sim.agenerate(PROMPT))
+    with caplog.at_level(logging.DEBUG):
+        response = make(server).generate(PROMPT)
     assert response.text == EXPECTED and response.attempts == 3
+    retries = [r.getMessage() for r in caplog.records if r.name == "xaimetrics.simulators"]
+    assert len(retries) == 2 and all(r.startswith("openai:fake-qwen: retry ") for r in retries)
+    assert "retry 1 of 3 after HTTP 429; waited 0." in retries[0]
+    assert "retry 2 of 3 after no response (timeout or connection error)" in retries[1]
+    assert (
+        KEY not in caplog.text and "Bearer" not in caplog.text
+    )  # not even at DEBUG, the client's own records
 
 
 def test_batch_respects_concurrency_limit_and_order() -> None:
@@ -228,7 +249,7 @@ def test_max_completion_tokens_param(server: FakeOpenAIServer) -> None:
     [
         ({"temperature": -1}, "'temperature' parameter of OpenAICompatibleSimulator must be a number ≥ 0"),
         ({"timeout": 0}, "'timeout' .* > 0"),
-        ({"max_retries": -1}, "'max_retries' parameter of RetryPolicy"),
+        ({"max_retries": -1}, "'max_retries' parameter of OpenAICompatibleSimulator must be an integer ≥ 0"),
         ({"price_per_1k_tokens": (1.0,)}, "'price_per_1k_tokens'"),
         ({"max_concurrency": 0}, "'max_concurrency'"),
     ],
@@ -313,7 +334,7 @@ def test_malformed_completions_never_abort_a_batch(server: FakeOpenAIServer) -> 
     responses = sim.generate_batch([PROMPT] * (len(faults) + 3))
     assert [r.error is None for r in responses] == [False] * len(faults) + [True] * 3
     assert all(r.text == EXPECTED for r in responses[len(faults) :])
-    assert asyncio.run(make(server, max_retries=0).agenerate(PROMPT)).text == EXPECTED
+    assert make(server, max_retries=0).generate(PROMPT).text == EXPECTED
 
 
 @pytest.mark.parametrize("fault", [f for f, _ in MALFORMED_FINAL.values()], ids=MALFORMED_FINAL.keys())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 import threading
 from pathlib import Path
@@ -153,12 +152,12 @@ def test_concurrent_threads_share_one_cache(tmp_path: Path) -> None:
         assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
-def test_async_batch_through_the_cache(tmp_path: Path) -> None:
+def test_batch_through_the_cache(tmp_path: Path) -> None:
     with FakeOpenAIServer(perfect_consim_responder(REFERENCE)) as server:
         sim = CachedSimulator(openai_sim(server, max_concurrency=2), tmp_path / "c.sqlite")
         conversations = [prompt((i,)) for i in ("5", "8", "13")]
-        first = asyncio.run(sim.agenerate_batch(conversations))
-        second = asyncio.run(sim.agenerate_batch(conversations))
+        first = sim.generate_batch(conversations)
+        second = sim.generate_batch(conversations)
         assert [r.text for r in first] == ["Sample_5: World", "Sample_8: Sci/Tech", "Sample_13: Business"]
         assert [r.text for r in second] == [r.text for r in first]
         assert all(r.cached for r in second) and server.chat_request_count == 3

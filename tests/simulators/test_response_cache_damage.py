@@ -70,6 +70,19 @@ def test_a_table_of_another_layout_is_refused(tmp_path):
         assert [r[1] for r in connection.execute("PRAGMA table_info(responses)")] == ["id", "blob"]
 
 
+def test_a_cache_without_the_probabilities_column_is_refused_not_migrated(tmp_path):
+    path = tmp_path / "responses.sqlite"
+    _filled(path, n=3)
+    with sqlite3.connect(path) as connection:  # the layout before class probabilities were cached
+        connection.execute("ALTER TABLE responses DROP COLUMN probabilities")
+    message = _refused(path)
+    assert "another layout" in message and "Move it away" in message and "--no-cache" in message
+    with sqlite3.connect(path) as connection:  # left as it was
+        columns = [r[1] for r in connection.execute("PRAGMA table_info(responses)")]
+        assert "probabilities" not in columns
+        assert connection.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 3
+
+
 def test_an_empty_file_becomes_a_new_cache(tmp_path):
     path = tmp_path / "responses.sqlite"
     path.write_bytes(b"")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import io
 import threading
 import time
@@ -96,7 +95,7 @@ def test_batch_order_concurrency_and_schemas() -> None:
     assert [r.text for r in responses] == ["m0", "m1|1", "m2", "m3|3", "m4", "m5|5"]
     assert sim.peak == 2
     sim.peak = 0
-    asyncio.run(sim.agenerate_batch(conversations, max_concurrency=4))
+    sim.generate_batch(conversations, max_concurrency=4)
     assert sim.peak == 4
     summary = sim.usage.summary()
     assert (summary.calls, summary.prompt_tokens, summary.completion_tokens) == (12, 24, 12)

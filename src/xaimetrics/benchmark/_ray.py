@@ -6,7 +6,8 @@ when the cluster shares a file system), asks the simulator and scores the answer
 ``_group.py``, as the local runner does (this module imports them, never the runner); the driver writes every
 returned row to the results store as tasks finish, so a crashed driver resumes exactly like the local backend.
 Results are identical to the local run: the prompts, the selection and the fits depend only on the grid and
-the seeds, never on where they run.
+the seeds, never on where they run. Calls follow the runner's one concurrency model: threads, at most
+``grid.concurrency`` calls in flight per task (several tasks run at once on a cluster).
 
 Ray is started on the local machine if it is not running yet (``ray.init()``); connect to a cluster first
 with ``ray.init(address=...)`` (and a ``runtime_env`` that can import your providers) to use one.
@@ -15,62 +16,77 @@ with ``ray.init(address=...)`` (and a ``runtime_env`` that can import your provi
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from xaimetrics._optional import import_optional
-from xaimetrics.benchmark._artefacts import Artefacts
+from xaimetrics.benchmark._artefacts import Artefacts, Providers
+from xaimetrics.benchmark._grid import Grid, Setting
 from xaimetrics.benchmark._group import ask, build_group_prompts, register_prompts, setting_row
+from xaimetrics.benchmark._store import ResultsStore
+from xaimetrics.consim import ConSimPrompt, ConSimResult
+from xaimetrics.simulators import Simulator
+from xaimetrics.simulators._threads import map_bounded
 
 __all__ = ["run_groups_on_ray"]
 
-# Per worker process: artefacts and simulators survive between the tasks a worker runs.
-_WORKER_STATE: dict[Any, Any] = {}
-
 #: ``(name, grid, providers, cache_path) -> simulator``: the runner's simulator factory, sent to the workers
-SimulatorFactory = Callable[[str, Any, Any, "Path | None"], Any]
+SimulatorFactory = Callable[[str, Grid, Providers, "Path | None"], Simulator]
+#: what a task returns per setting: the setting, its result, whether it is stored, and the store row + payload
+Outcome = tuple[Setting, ConSimResult, bool, "Mapping[str, object] | None", "Mapping[str, object] | None"]
+
+
+class _Bar(Protocol):
+    """The runner's progress bar and tally (``_Progress``; not imported: the runner imports this module)."""
+
+    def done(self, result: ConSimResult, ok: bool, setting: Setting) -> None: ...
+
+
+# Per worker process: artefacts and simulators survive between the tasks a worker runs.
+_ARTEFACTS: dict[tuple[str, str], Artefacts] = {}
+_SIMULATORS: dict[tuple[str, str, str], Simulator] = {}
 
 
 def _run_group(
-    grid: Any,
-    providers: Any,
-    directory: Any,
-    group: list[Any],
+    grid: Grid,
+    providers: Providers,
+    directory: Path | None,
+    group: list[Setting],
     cache: Path | None,
     make_simulator: SimulatorFactory,
-) -> list[Any]:
-    import concurrent.futures
-
+) -> list[Outcome]:
+    """One Ray task: build the group's prompts, ask them with at most ``grid.concurrency`` calls in flight
+    (threads: :func:`~xaimetrics.simulators._threads.map_bounded`, as the local runner and ``generate_batch``),
+    score them and return the rows. A cancelled task (Ctrl-C on the driver) starts no further call."""
     state_key = (repr(grid), str(directory))
-    artefacts = _WORKER_STATE.get(("artefacts", state_key))
+    artefacts = _ARTEFACTS.get(state_key)
     if artefacts is None:
-        artefacts = _WORKER_STATE[("artefacts", state_key)] = Artefacts(grid, providers, directory)
-    simulators: dict[str, Any] = {}
+        artefacts = _ARTEFACTS[state_key] = Artefacts(grid, providers, directory)
+    simulators: dict[str, Simulator] = {}
     for name in sorted({s.simulator for s in group}):
-        key = ("simulator", state_key, name)
-        if key not in _WORKER_STATE:
-            _WORKER_STATE[key] = make_simulator(name, grid, providers, cache)
-        simulators[name] = _WORKER_STATE[key]
+        key = (*state_key, name)
+        if key not in _SIMULATORS:
+            _SIMULATORS[key] = make_simulator(name, grid, providers, cache)
+        simulators[name] = _SIMULATORS[key]
     prompts = build_group_prompts(artefacts, group, simulators)
     register_prompts(simulators, prompts)
 
-    def one(item: tuple[Any, Any]) -> Any:
+    def one(item: tuple[Setting, ConSimPrompt]) -> Outcome:
         setting, prompt = item
         result, ok = ask(simulators[setting.simulator], setting, prompt)
         row, payload = setting_row(setting, result) if ok else (None, None)
         return setting, result, ok, row, payload
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=grid.concurrency) as pool:
-        return list(pool.map(one, prompts))
+    return map_bounded(one, prompts, grid.concurrency)
 
 
 def run_groups_on_ray(
-    groups: list[list[Any]],
-    artefacts: Any,
-    store: Any,
+    groups: list[list[Setting]],
+    artefacts: Artefacts,
+    store: ResultsStore,
     cache: Path | None,
-    bar: Any,
+    bar: _Bar,
     make_simulator: SimulatorFactory,
 ) -> None:
     """Run the groups as Ray tasks and store each returned row as soon as its task finishes.
@@ -82,15 +98,16 @@ def run_groups_on_ray(
     if not ray.is_initialized():
         ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False)
     task = ray.remote(_run_group)
-    pending = [
+    pending: list[object] = [  # Ray's object references
         task.remote(artefacts.grid, artefacts.providers, artefacts.directory, group, cache, make_simulator)
         for group in groups
     ]
     try:
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
-            for setting, result, ok, row, payload in ray.get(done[0]):
-                if ok:
+            outcomes: list[Outcome] = ray.get(done[0])
+            for setting, result, ok, row, payload in outcomes:
+                if ok and row is not None:
                     store.add(setting.key, row, payload)
                 bar.done(result, ok, setting)
     except BaseException:  # Ctrl-C or a failed write: no group starts after it, the running ones are stopped

@@ -4,9 +4,10 @@ every finished setting durably, resume after a crash.
 The work is cut into *groups* (dataset × model × method × k × seed × simulator): a group's prompts share one
 concept fit, one interpretation and one LP/EP selection. The main thread builds the prompts group after
 group (artefacts come from :class:`Artefacts`, computed once) and hands each prompt to a pool of
-``grid.concurrency`` threads that call the simulator, score the answer (eq. 5) and write the row to the
-:class:`~xaimetrics.benchmark.ResultsStore` in its own transaction — so prompt building overlaps the calls,
-and a ``kill -9`` loses at most the calls in flight. A simulator with a ``register(setting, prompt)`` method
+``grid.concurrency`` threads (the one concurrency model of simulator calls: the Ray backend's tasks and
+``generate_batch`` use threads bounded the same way) that call the simulator, score the answer (eq. 5) and write
+the row to the :class:`~xaimetrics.benchmark.ResultsStore` in its own transaction — so prompt building overlaps
+the calls, and a ``kill -9`` loses at most the calls in flight. A simulator with a ``register(setting, prompt)`` method
 is told each setting before its prompt is sent (oracles and replays use it). Settings whose key is already stored are skipped; a
 group with nothing left to do costs nothing. A call that fails for good (after the simulator's retries) is
 *not* stored: it is counted in :attr:`RunSummary.failed` and retried by the next run.
@@ -18,6 +19,7 @@ number with the best mean score per dataset × model × method is kept (ties: th
 from __future__ import annotations
 
 import concurrent.futures
+import logging
 import queue
 import sys
 import threading
@@ -25,7 +27,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from xaimetrics._validation import invalid
 from xaimetrics.benchmark._artefacts import Artefacts, Providers
@@ -33,11 +35,17 @@ from xaimetrics.benchmark._grid import Grid, Setting, check_class_names
 from xaimetrics.benchmark._group import ask, build_group_prompts, register_prompts, setting_row
 from xaimetrics.benchmark._lock import StoreLock
 from xaimetrics.benchmark._store import ResultsStore
+from xaimetrics.consim import ConSimPrompt, ConSimResult
 from xaimetrics.exceptions import StoreError
-from xaimetrics.simulators import Usage
+from xaimetrics.simulators import Simulator, Usage, make_simulator
 from xaimetrics.simulators._usage import UsageView
 
-__all__ = ["RunInterrupted", "RunSummary", "build_group_prompts", "make_simulator", "run_grid", "setting_row"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["RunInterrupted", "RunSummary", "build_group_prompts", "run_grid", "setting_row"]
+
+_LOG = logging.getLogger("xaimetrics.benchmark")
 
 
 @dataclass
@@ -55,7 +63,7 @@ class RunSummary(UsageView):
     chosen_n_concepts: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {
             "total": self.total, "skipped": self.skipped, "completed": self.completed, "failed": self.failed,
             "calls": self.calls, "cached_calls": self.cached_calls, "prompt_tokens": self.prompt_tokens,
@@ -65,21 +73,16 @@ class RunSummary(UsageView):
         }  # fmt: skip
 
 
-def make_simulator(name: str, grid: Grid, providers: Providers, cache_path: Path | None) -> Any:
-    """The simulator a grid name stands for (a runner-provided name, else a spec of
-    :data:`~xaimetrics.simulators.SIMULATORS`), behind the persistent response cache when ``cache_path``."""
+def grid_simulator(name: str, grid: Grid, providers: Providers, cache_path: Path | None) -> Simulator:
+    """The simulator a grid name stands for: :func:`~xaimetrics.simulators.make_simulator` with the grid's
+    server, ``concurrency`` and the names ``providers`` add, checked against the grid's scoring (a module-level
+    function, so that the Ray backend sends it to its workers by reference)."""
     from xaimetrics.consim._scoring import check_scoring
-    from xaimetrics.simulators import CachedSimulator
-    from xaimetrics.simulators import make_simulator as from_spec
 
-    if name in providers.simulators:
-        simulator = providers.simulators[name]()
-        simulator = simulator if cache_path is None else CachedSimulator(simulator, cache_path)
-    else:
-        simulator = from_spec(
-            name, base_url=grid.base_url, concurrency=grid.concurrency, cache=cache_path, owner="run_grid",
-            argument="simulators",
-        )  # fmt: skip
+    simulator = make_simulator(
+        name, base_url=grid.base_url, concurrency=grid.concurrency, cache=cache_path,
+        provided=providers.simulators, owner="run_grid", argument="simulators",
+    )  # fmt: skip
     check_scoring(grid.scoring, simulator, "run_grid")
     return simulator
 
@@ -98,7 +101,7 @@ class _Progress:
                 total=total, unit="setting", desc="ConSim grid", file=sys.stderr, dynamic_ncols=True
             )
 
-    def done(self, result: Any, ok: bool, setting: Setting) -> None:
+    def done(self, result: ConSimResult, ok: bool, setting: Setting) -> None:
         with self._lock:
             s = self.summary
             s.usage += result.usage
@@ -107,6 +110,7 @@ class _Progress:
             else:
                 s.failed += 1
                 s.errors.append(f"{setting.label} {setting.method} seed {setting.seed}: {result.error}")
+                _LOG.info("setting failed, not stored (the next run asks it again): %s", s.errors[-1])
             if self.bar is not None:
                 self.bar.set_postfix_str(
                     f"tokens={s.total_tokens:,} cost=${s.cost_usd:.4f} cached={s.cached_calls} failed={s.failed}",
@@ -120,7 +124,7 @@ class _Progress:
 
 
 def _groups(settings: list[Setting]) -> Iterator[list[Setting]]:
-    groups: dict[tuple[Any, ...], list[Setting]] = {}
+    groups: dict[tuple[object, ...], list[Setting]] = {}
     for s in settings:
         groups.setdefault(
             (s.dataset, s.model, s.method, s.n_concepts, s.seed, s.simulator, s.phase), []
@@ -137,7 +141,7 @@ def run_grid(
     response_cache: str | Path | None = None,
     backend: str = "local",
     progress: bool = True,
-    on_result: Callable[[Setting, Any], None] | None = None,
+    on_result: Callable[[Setting, ConSimResult], None] | None = None,
     artefacts: Artefacts | None = None,
     wait: bool = False,
 ) -> RunSummary:
@@ -170,7 +174,7 @@ def run_grid(
     owned = not isinstance(store, ResultsStore)
     lock = StoreLock(store.path if isinstance(store, ResultsStore) else Path(store), wait=wait)
     try:
-        results = ResultsStore(store) if owned else store
+        results = store if isinstance(store, ResultsStore) else ResultsStore(store)
     except BaseException:
         lock.release()
         raise
@@ -215,12 +219,17 @@ def _run_phase(
     backend: str,
     progress: bool,
     summary: RunSummary,
-    on_result: Callable[[Setting, Any], None] | None,
+    on_result: Callable[[Setting, ConSimResult], None] | None,
 ) -> None:
     done = store.keys()
     pending = [s for s in settings if s.key not in done]
     summary.total += len(settings)
     summary.skipped += len(settings) - len(pending)
+    if len(pending) < len(settings):
+        _LOG.info(
+            "%d of %d %s settings already stored: skipped", len(settings) - len(pending), len(settings),
+            settings[0].phase,
+        )  # fmt: skip
     if not pending:
         return
     bar = _Progress(len(pending), progress, summary)
@@ -228,7 +237,7 @@ def _run_phase(
         if backend == "ray":
             from xaimetrics.benchmark._ray import run_groups_on_ray
 
-            run_groups_on_ray(list(_groups(pending)), artefacts, store, cache, bar, make_simulator)
+            run_groups_on_ray(list(_groups(pending)), artefacts, store, cache, bar, grid_simulator)
         else:
             _run_local(pending, artefacts, store, cache, bar, on_result)
     finally:
@@ -272,7 +281,7 @@ def _run_local(
     store: ResultsStore,
     cache: Path | None,
     bar: _Progress,
-    on_result: Callable[[Setting, Any], None] | None,
+    on_result: Callable[[Setting, ConSimResult], None] | None,
 ) -> None:
     """Ask every pending setting; stop starting calls at the first Ctrl-C or failed write.
 
@@ -283,7 +292,7 @@ def _run_local(
     """
     grid = artefacts.grid
     simulators = {
-        name: make_simulator(name, grid, artefacts.providers, cache)
+        name: grid_simulator(name, grid, artefacts.providers, cache)
         for name in sorted({s.simulator for s in pending})
     }
     stop = _Stop()
@@ -292,7 +301,7 @@ def _run_local(
     # the previous row is fsynced (synchronous=FULL): the calls never wait for the disk.
     # At most ``concurrency`` answers are unwritten at any time (in flight or waiting for the writer): a call
     # starts only when the writer has caught up, so a failed write can lose no more than that many answers.
-    finished: queue.Queue[tuple[Setting, Any, bool] | None] = queue.Queue()
+    finished: queue.Queue[tuple[Setting, ConSimResult, bool] | None] = queue.Queue()
     unwritten = threading.BoundedSemaphore(grid.concurrency)
     failures: list[BaseException] = []
 
@@ -312,7 +321,7 @@ def _run_local(
             finally:
                 unwritten.release()
 
-    def work(setting: Setting, prompt: Any) -> None:
+    def work(setting: Setting, prompt: ConSimPrompt) -> None:
         while not unwritten.acquire(timeout=0.05):
             if stop:
                 return
@@ -384,7 +393,7 @@ def _wait(futures: list[concurrent.futures.Future[None]], stop: _Stop | None) ->
         remaining = {future for future in remaining if not future.cancelled()}
 
 
-def choose_n_concepts(frame: Any, grid: Grid) -> dict[tuple[str, str, str], int]:
+def choose_n_concepts(frame: pd.DataFrame, grid: Grid) -> dict[tuple[str, str, str], int]:
     """Per dataset × model × method with candidates: the number of concepts with the best mean validation
     score (over seeds, prompt types, interpretations and simulators); ties go to the smallest.
 

@@ -1,6 +1,6 @@
 """Simulators: the LLM (or person) that reads a ConSim prompt and predicts the model's outputs.
 
-One small protocol (:class:`Simulator`: chat messages in, :class:`SimulatorResponse` out) with sync, async and
+One small protocol (:class:`Simulator`: chat messages in, :class:`SimulatorResponse` out) with single and
 batched calls (:class:`BaseSimulator`), and these implementations:
 
 - :class:`OpenAICompatibleSimulator` — any OpenAI-compatible HTTP server, with retries and a concurrency limit;
@@ -50,7 +50,6 @@ from xaimetrics.simulators._registry import (
     simulator_choices,
 )
 from xaimetrics.simulators._response_cache import CachedSimulator
-from xaimetrics.simulators._retry import RetryPolicy
 from xaimetrics.simulators._scripted import HumanSimulator, ScriptedSimulator
 from xaimetrics.simulators._transformers import TransformersChatSimulator
 from xaimetrics.simulators._usage import Usage, UsageTracker
@@ -70,7 +69,6 @@ __all__ = [
     "LlamaCppSimulator",
     "OpenAICompatibleSimulator",
     "PerfectSimulator",
-    "RetryPolicy",
     "ScriptedSimulator",
     "Simulator",
     "SimulatorKind",

@@ -1,21 +1,20 @@
 """The simulator protocol: chat messages in, text out.
 
 A *simulator* (the paper's meta-predictor Ψ) is anything that answers a chat. ConSim only needs
-:meth:`Simulator.generate`; async, batching with a concurrency limit and usage accounting come from
-:class:`BaseSimulator`, whose subclasses implement one method, ``_generate``.
+:meth:`Simulator.generate`; batching with a concurrency limit (threads, :func:`map_bounded`) and usage
+accounting come from :class:`BaseSimulator`, whose subclasses implement one method, ``_generate``.
 """
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from xaimetrics._validation import invalid
 from xaimetrics.exceptions import SimulatorError
+from xaimetrics.simulators._threads import map_bounded
 from xaimetrics.simulators._usage import Usage, UsageTracker, UsageView
 
 __all__ = [
@@ -48,7 +47,7 @@ class ChatMessage:
         return {"role": self.role, "content": self.content}
 
 
-def as_chat_messages(messages: Any, owner: str = "generate") -> tuple[ChatMessage, ...]:
+def as_chat_messages(messages: object, owner: str = "generate") -> tuple[ChatMessage, ...]:
     """Check a conversation and return it as :class:`ChatMessage` objects.
 
     Accepts :class:`ChatMessage` objects and ``{"role": ..., "content": ...}`` mappings.
@@ -148,8 +147,8 @@ class AnswerSchema:
         """The expected answer line for one sample."""
         return f"Sample_{sample_id}: {label}"
 
-    def as_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"sample_ids": list(self.sample_ids), "classes": list(self.classes)}
+    def as_dict(self) -> dict[str, object]:
+        data: dict[str, object] = {"sample_ids": list(self.sample_ids), "classes": list(self.classes)}
         if self.probabilities:  # only when asked, so that the cache keys of text answers never change
             data["probabilities"] = True
         return data
@@ -254,10 +253,10 @@ class BatchSimulator(Simulator, Protocol):
 
 
 class BaseSimulator(ABC):
-    """Base class giving checks, usage accounting, async and batched generation on top of ``_generate``.
+    """Base class giving checks, usage accounting and batched generation on top of ``_generate``.
 
-    Subclasses implement ``_generate(messages, answer_schema)`` (and may override ``_agenerate`` with a native
-    async client) and ``cache_identity()`` (the model and sampling parameters that determine the answer).
+    Subclasses implement ``_generate(messages, answer_schema)`` (called from several threads at once by
+    :meth:`generate_batch` when ``max_concurrency > 1``) and ``cache_identity()`` (the model and sampling parameters that determine the answer).
     ``max_concurrency`` bounds how many requests :meth:`generate_batch` keeps in flight; ``usage`` is a
     :class:`UsageTracker` (replace it to share one tracker between simulators).
     """
@@ -290,20 +289,7 @@ class BaseSimulator(ABC):
     ) -> SimulatorResponse:
         """Answer one checked conversation."""
 
-    async def _agenerate(
-        self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
-    ) -> SimulatorResponse:
-        return await asyncio.to_thread(self._generate, messages, answer_schema)
-
-    async def _aopen_loop_resources(self) -> None:
-        """Acquire resources shared by one :meth:`generate_batch` call (e.g. a pooled async HTTP client)."""
-        return None
-
-    async def _aclose_loop_resources(self) -> None:
-        """Release resources bound to the running event loop (e.g. async HTTP clients)."""
-        return None
-
-    def cache_identity(self) -> dict[str, Any]:
+    def cache_identity(self) -> dict[str, object]:
         """JSON-able description of the model and sampling parameters (never credentials)."""
         return {"simulator": type(self).__name__, "name": self.name}
 
@@ -316,37 +302,11 @@ class BaseSimulator(ABC):
         _check_schema(answer_schema, type(self).__name__)
         return self._finish(self._generate(checked, answer_schema))
 
-    async def agenerate(
-        self, messages: Sequence[ChatMessage], *, answer_schema: AnswerSchema | None = None
-    ) -> SimulatorResponse:
-        """Async :meth:`generate`."""
-        checked = as_chat_messages(messages, f"{type(self).__name__}.agenerate")
-        _check_schema(answer_schema, type(self).__name__)
-        return self._finish(await self._agenerate(checked, answer_schema))
-
     def _finish(self, response: SimulatorResponse) -> SimulatorResponse:
         self.usage.record(response)
         if response.error is not None and self.raise_on_error:
             raise SimulatorError(response.error)
         return response
-
-    async def agenerate_batch(
-        self,
-        conversations: Sequence[Sequence[ChatMessage]],
-        *,
-        answer_schemas: Sequence[AnswerSchema | None] | None = None,
-        max_concurrency: int | None = None,
-    ) -> list[SimulatorResponse]:
-        """Async :meth:`generate_batch`."""
-        owner = f"{type(self).__name__}.generate_batch"
-        schemas = _check_batch(conversations, answer_schemas, max_concurrency, owner)
-        limit = asyncio.Semaphore(max_concurrency or max(1, self.max_concurrency))
-
-        async def one(messages: Sequence[ChatMessage], schema: AnswerSchema | None) -> SimulatorResponse:
-            async with limit:
-                return await self.agenerate(messages, answer_schema=schema)
-
-        return list(await asyncio.gather(*(one(m, s) for m, s in zip(conversations, schemas, strict=True))))
 
     def generate_batch(
         self,
@@ -355,9 +315,9 @@ class BaseSimulator(ABC):
         answer_schemas: Sequence[AnswerSchema | None] | None = None,
         max_concurrency: int | None = None,
     ) -> list[SimulatorResponse]:
-        """Answer many conversations, in order, with at most ``max_concurrency`` in flight.
+        """Answer many conversations, in order, with at most ``max_concurrency`` in flight (threads).
 
-        Works inside a running event loop too (e.g. a notebook): the batch then runs in a helper thread.
+        At the first exception or Ctrl-C no further call starts (:func:`map_bounded`).
 
         Example:
             >>> from xaimetrics.simulators import ScriptedSimulator
@@ -365,32 +325,28 @@ class BaseSimulator(ABC):
             >>> [r.text for r in sim.generate_batch([[ChatMessage("user", "a")], [ChatMessage("user", "b")]])]
             ['A', 'B']
         """
-
-        async def run() -> list[SimulatorResponse]:
-            await self._aopen_loop_resources()
-            try:
-                return await self.agenerate_batch(
-                    conversations, answer_schemas=answer_schemas, max_concurrency=max_concurrency
-                )
-            finally:
-                await self._aclose_loop_resources()  # this event loop ends with the batch
-
-        coroutine = run()
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return asyncio.run(coroutine)
-        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-            return pool.submit(asyncio.run, coroutine).result()
+        owner = f"{type(self).__name__}.generate_batch"
+        schemas = _check_batch(conversations, answer_schemas, max_concurrency, owner)
+        for messages in conversations:  # every conversation is checked before the first call
+            as_chat_messages(messages, owner)
+        pairs = list(zip(conversations, schemas, strict=True))
+        return map_bounded(
+            lambda pair: self.generate(pair[0], answer_schema=pair[1]),
+            pairs,
+            max_concurrency or max(1, self.max_concurrency),
+        )
 
 
-def _check_schema(answer_schema: Any, owner: str) -> None:
+def _check_schema(answer_schema: object, owner: str) -> None:
     if answer_schema is not None and not isinstance(answer_schema, AnswerSchema):
         raise invalid("answer_schema", owner, "an AnswerSchema or None", type(answer_schema).__name__)
 
 
 def _check_batch(
-    conversations: Any, answer_schemas: Any, max_concurrency: Any, owner: str
+    conversations: Sequence[Sequence[ChatMessage]],
+    answer_schemas: Sequence[AnswerSchema | None] | None,
+    max_concurrency: int | None,
+    owner: str,
 ) -> list[AnswerSchema | None]:
     if isinstance(conversations, str) or not isinstance(conversations, Sequence):
         raise invalid("conversations", owner, "a list of conversations", type(conversations).__name__)

@@ -32,7 +32,6 @@ import time
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -194,7 +193,7 @@ class LexicalSimulator(BaseSimulator):
         self._tokenizer = WordTokenizer()
         self._stop_words = stop_word_set("english", "LexicalSimulator")
 
-    def cache_identity(self) -> dict[str, Any]:
+    def cache_identity(self) -> dict[str, object]:
         return {"simulator": "lexical", "rule": 2, "temperature": self.temperature}
 
     def scores(self, read: ReadPrompt, classes: Sequence[str], text: str) -> np.ndarray:

@@ -130,6 +130,7 @@ class LlamaCppSimulator(LocalModelSimulator):
         self.name = f"llama.cpp:{self.model_name}"
         self._llama: Any = None
         self._worker: ModelWorker | None = None
+        self._worker_started = False  # a later start is a restart (logged)
         self._grammars: dict[AnswerSchema, Any] = {}
         self._formatter: Any = None
         self._settings = {
@@ -139,10 +140,10 @@ class LlamaCppSimulator(LocalModelSimulator):
             "reuse_prompt_cache": reuse_prompt_cache, "prefix_reuse": prefix_reuse,
         }  # fmt: skip
 
-    def __getstate__(self) -> dict[str, Any]:
+    def __getstate__(self) -> dict[str, object]:
         # the loaded model, its worker process and compiled grammars stay with this process
         state = dict(self.__dict__)
-        state.update(_llama=None, _worker=None, _grammars={}, _formatter=None)
+        state.update(_llama=None, _worker=None, _worker_started=False, _grammars={}, _formatter=None)
         state.pop("_model_lock_obj", None)
         return state
 
@@ -150,7 +151,8 @@ class LlamaCppSimulator(LocalModelSimulator):
         where = str(self.model_path) if self.model_path is not None else self.model_name
         return f"LlamaCppSimulator({where!r}, n_ctx={self.n_ctx}, seed={self.seed}, max_tokens={self.max_tokens})"
 
-    def cache_identity(self) -> dict[str, Any]:
+    def cache_identity(self) -> dict[str, object]:
+        model: dict[str, object]
         if self.model_path is None:
             model = {"asset": self.model_name, "sha256": GGUF_ASSETS[self.model_name].sha256}
         else:
@@ -166,7 +168,7 @@ class LlamaCppSimulator(LocalModelSimulator):
         }
 
     # -- loading: in this process, or in a worker ------------------------------------------------------------
-    def load(self) -> dict[str, Any]:
+    def load(self) -> dict[str, object]:
         """Load the model now and decode one token; return what ran (weights, seconds, worker pid).
 
         Isolated, this starts the worker (falling back to the portable weights once if the automatic policy's
@@ -177,7 +179,8 @@ class LlamaCppSimulator(LocalModelSimulator):
         """
         with self._model_lock:
             if self.isolate:
-                return dict(self._remote_worker().info or {})
+                info = self._remote_worker().info
+                return dict(info) if isinstance(info, dict) else {}
             started = time.perf_counter()
             llama = self._model()
             llama.reset()
@@ -225,6 +228,9 @@ class LlamaCppSimulator(LocalModelSimulator):
     def _remote_worker(self) -> ModelWorker:
         if self._worker is not None and self._worker.alive:
             return self._worker
+        if self._worker_started:
+            _LOG.info("%s: the llama.cpp worker process ended; starting a new one", self.name)
+        self._worker_started = True
         policy = self.weights
         try:
             self._worker = self._spawn(policy.portable)
@@ -243,8 +249,9 @@ class LlamaCppSimulator(LocalModelSimulator):
                 RuntimeWarning, stacklevel=4,
             )  # fmt: skip
             _LOG.warning(
-                "llama.cpp crashed (%s) with accelerated weights; fell back to portable", crash.cause
-            )
+                "%s: llama.cpp crashed (%s) with the accelerated weights of %s on %s; using the portable weights",
+                self.name, crash.cause, self.model_name, cpu_info().summary(),
+            )  # fmt: skip
             self.weights = fallback
             try:
                 self._worker = self._spawn(True)
@@ -252,7 +259,7 @@ class LlamaCppSimulator(LocalModelSimulator):
                 raise self._crashed(second) from None
         return self._worker
 
-    def _remote(self, method: str, *args: Any) -> Any:
+    def _remote(self, method: str, *args: object) -> object:
         worker = self._remote_worker()
         try:
             return worker.call(method, *args)
@@ -293,7 +300,7 @@ class LlamaCppSimulator(LocalModelSimulator):
         self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
     ) -> SimulatorResponse:
         if self.isolate:
-            return self._remote("_complete", messages, answer_schema)  # type: ignore[no-any-return]
+            return _response(self._remote("_complete", messages, answer_schema))
         llama = self._model()
         grammar = self._grammar(answer_schema) if answer_schema is not None and self.use_grammar else None
         if not self.reuse_prompt_cache:
@@ -319,7 +326,8 @@ class LlamaCppSimulator(LocalModelSimulator):
     def prompt_tokens(self, messages: tuple[ChatMessage, ...] | list[ChatMessage]) -> list[int]:
         """The tokens of the chat prompt, exactly as the chat completion reads them (template of the GGUF)."""
         if self.isolate:
-            return list(self._remote("prompt_tokens", tuple(messages)))
+            tokens = self._remote("prompt_tokens", tuple(messages))
+            return [int(t) for t in tokens] if isinstance(tokens, list | tuple) else []
         llama = self._model()
         if self._formatter is None:
             template = llama.metadata.get("tokenizer.chat_template")
@@ -359,7 +367,7 @@ class LlamaCppSimulator(LocalModelSimulator):
         # (deterministic for a given split), so a fixed split makes the probabilities independent of call
         # order and identical with and without reuse. Reuse spares re-reading the prompt for every sample.
         if self.isolate:
-            return self._remote("_class_probabilities", messages, schema)  # type: ignore[no-any-return]
+            return _response(self._remote("_class_probabilities", messages, schema))
         llama = self._model()
         prompt = self.prompt_tokens(messages)
         if len(prompt) + 64 > self.n_ctx:
@@ -384,7 +392,9 @@ class LlamaCppSimulator(LocalModelSimulator):
             computed += n
             conditioned += len(stem)
 
-            def after(prefix: tuple[int, ...], stem: list[int] = stem, first: Any = stem_log_probs) -> Any:
+            def after(
+                prefix: tuple[int, ...], stem: list[int] = stem, first: np.ndarray = stem_log_probs
+            ) -> np.ndarray:
                 nonlocal computed, conditioned
                 if not prefix:
                     return first
@@ -398,6 +408,13 @@ class LlamaCppSimulator(LocalModelSimulator):
             schema, probabilities, model=self.name, computed=computed, conditioned=conditioned,
             prefix_reuse=self.prefix_reuse,
         )  # fmt: skip
+
+
+def _response(value: object) -> SimulatorResponse:
+    """The worker's answer, which must be a response (anything else is a broken worker)."""
+    if not isinstance(value, SimulatorResponse):
+        raise TypeError(f"the llama.cpp worker answered a {type(value).__name__}, not a SimulatorResponse")
+    return value
 
 
 def default_simulator(name: str = DEFAULT_GGUF, **kwargs: Any) -> LlamaCppSimulator:

@@ -127,7 +127,7 @@ def llama_weights(llama_cpp: ModuleType, *, portable: bool) -> Iterator[None]:
             "Install the tested version: pip install 'llama-cpp-python==0.3.36'.",
         )  # fmt: skip
 
-    def portable_defaults():  # type: ignore[no-untyped-def]
+    def portable_defaults():
         params = original()
         params.use_extra_bufts = False
         return params

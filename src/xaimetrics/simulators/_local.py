@@ -43,7 +43,7 @@ class LocalModelSimulator(BaseSimulator):
             else:
                 response = self._complete(messages, answer_schema)
             latency = time.perf_counter() - started
-        return dataclasses.replace(response, latency_s=latency)
+        return dataclasses.replace(response, usage=dataclasses.replace(response.usage, latency_s=latency))
 
     @abstractmethod
     def _complete(

@@ -66,7 +66,8 @@ def token_logprobs(content: object) -> list[TokenLogprob] | None:
         if not isinstance(token, str) or not isinstance(logprob, int | float):
             return None
         top = []
-        for alternative in field(item, "top_logprobs") or ():
+        alternatives = field(item, "top_logprobs")
+        for alternative in alternatives if isinstance(alternatives, Sequence) else ():
             alt_token, alt_logprob = field(alternative, "token"), field(alternative, "logprob")
             if isinstance(alt_token, str) and isinstance(alt_logprob, int | float):
                 top.append((alt_token, float(alt_logprob)))

@@ -1,17 +1,29 @@
-"""A simulator talking to any OpenAI-compatible chat server (OpenAI, vLLM, llama.cpp server, Ollama)."""
+"""A simulator talking to any OpenAI-compatible chat server (OpenAI, vLLM, llama.cpp server, Ollama).
+
+Retries are the ``openai`` client's own (HTTP 408/409/429/5xx, timeouts and connection errors, exponential
+backoff with jitter, ``Retry-After`` honoured). This module adds only what the client does not do, each piece
+marked where it happens:
+
+- a **200 body that is not a usable completion** (:func:`completion_problem`, or a body that is not JSON) is
+  retried here, within the same budget of ``max_retries``: the client returns such a body as a success;
+- **attempts are counted** per call (an ``httpx`` request hook), for :class:`~xaimetrics.simulators.Usage`
+  and for the log: the client's exceptions and responses do not say how many requests they took;
+- each retry is **logged** on ``xaimetrics.simulators`` (INFO) with the status and the wait, never the URL's
+  credentials, the key or a header: the client's own retry record names neither the status nor the call.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import base64
+import contextvars
 import dataclasses
 import logging
 import os
+import random
 import threading
 import time
-import weakref
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from xaimetrics._optional import import_optional
 from xaimetrics._urls import public_url as _public_url
@@ -21,11 +33,16 @@ from xaimetrics.simulators._base import AnswerSchema, BaseSimulator, ChatMessage
 from xaimetrics.simulators._grammar import answer_grammar
 from xaimetrics.simulators._logprobs import read_class_probabilities, token_logprobs
 from xaimetrics.simulators._probabilities import check_probabilities
-from xaimetrics.simulators._retry import RETRYABLE_STATUSES, RetryPolicy, parse_retry_after
+
+if TYPE_CHECKING:
+    import httpx2
+    from openai import OpenAI
+    from openai.types.chat import ChatCompletion
 
 __all__ = ["OpenAICompatibleSimulator"]
 
 _OWNER = "OpenAICompatibleSimulator"
+_LOG = logging.getLogger("xaimetrics.simulators")
 _DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _DEFAULT_TOP_LOGPROBS = 20
 _FALLBACKS = ("uniform", "error")
@@ -50,7 +67,7 @@ class _Secret:
 MAX_USAGE_TOKENS = 10**9
 
 
-def completion_problem(completion: Any) -> tuple[str, bool] | None:
+def completion_problem(completion: object) -> tuple[str, bool] | None:
     """Why an HTTP 200 completion cannot be used as an answer, and whether a retry may help; ``None`` if fine.
 
     A body that is valid JSON is not necessarily a completion: ``choices`` may be missing or not a list,
@@ -111,11 +128,12 @@ def completion_problem(completion: Any) -> tuple[str, bool] | None:
 class OpenAICompatibleSimulator(BaseSimulator):
     """Chat completions over HTTP with retries, a concurrency limit and accounting.
 
-    Uses the official ``openai`` client (extra ``openai``) with its own retries disabled: this class retries
-    HTTP 408/409/429/5xx, timeouts, connection errors and malformed bodies with exponential backoff and jitter
-    (:class:`~xaimetrics.simulators.RetryPolicy`), honouring ``Retry-After``. A 200 body that is not a usable
-    completion (:func:`completion_problem`: no ``message``, ``choices`` not a list, absurd usage, null content
-    or a ``content_filter`` finish) is an error too, retried when a retry may help. A call that still fails
+    Uses the official ``openai`` client (extra ``openai``) and its retries: HTTP 408/409/429/5xx, timeouts and
+    connection errors are retried with exponential backoff and jitter (0.5 s doubling up to 8 s), honouring
+    ``Retry-After`` up to two minutes. A 200 body that is not a usable completion (:func:`completion_problem`:
+    no ``message``, ``choices`` not a list, absurd usage, null content or a ``content_filter`` finish, or not
+    JSON at all) is an error too, retried here when a retry may help, within the same ``max_retries``. Each
+    retry is logged on ``xaimetrics.simulators`` (INFO: the status and the wait). A call that still fails
     returns a :class:`SimulatorResponse` whose ``error`` is set and ``text`` empty (or raises
     :class:`~xaimetrics.exceptions.SimulatorError` with ``raise_on_error=True``), so one bad request does not
     end a long run. The API key is read once and kept only inside the HTTP clients: it never appears in
@@ -140,10 +158,8 @@ class OpenAICompatibleSimulator(BaseSimulator):
         api_key_env: environment variable holding the key (default ``OPENAI_API_KEY``).
         temperature, seed, max_tokens: sampling parameters (greedy and seeded by default).
         timeout: seconds before a request is abandoned (then retried).
-        max_retries: retries after the first attempt.
-        backoff: ``(base, max)`` seconds of the exponential backoff.
-        max_retry_after: cap on a server-requested ``Retry-After`` wait.
-        max_concurrency: requests in flight in :meth:`generate_batch`.
+        max_retries: retries after the first attempt (the ``openai`` client's ``max_retries``).
+        max_concurrency: requests in flight in :meth:`generate_batch` (threads).
         price_per_1k_tokens: ``(input, output)`` USD per 1,000 tokens, to fill ``cost_usd``.
         raise_on_error: raise instead of returning an error response after the last retry.
         extra_body: extra JSON fields for the request (server-specific options).
@@ -174,12 +190,10 @@ class OpenAICompatibleSimulator(BaseSimulator):
         max_tokens: int = 512,
         timeout: float = 60.0,
         max_retries: int = 4,
-        backoff: tuple[float, float] = (0.5, 20.0),
-        max_retry_after: float = 120.0,
         max_concurrency: int = 8,
         price_per_1k_tokens: tuple[float, float] | None = None,
         raise_on_error: bool = False,
-        extra_body: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         grammar_field: str | None = None,
         max_tokens_param: Literal["max_tokens", "max_completion_tokens"] = "max_tokens",
         top_logprobs: int = _DEFAULT_TOP_LOGPROBS,
@@ -193,8 +207,8 @@ class OpenAICompatibleSimulator(BaseSimulator):
             raise invalid("seed", _OWNER, "an integer or None", seed)
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
             raise invalid("timeout", _OWNER, "a number of seconds > 0", timeout)
-        if not (isinstance(backoff, tuple | list) and len(backoff) == 2):
-            raise invalid("backoff", _OWNER, "a (base, max) pair of seconds", backoff)
+        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+            raise invalid("max_retries", _OWNER, "an integer ≥ 0", max_retries)
         if price_per_1k_tokens is not None and not (
             isinstance(price_per_1k_tokens, tuple | list)
             and len(price_per_1k_tokens) == 2
@@ -218,12 +232,7 @@ class OpenAICompatibleSimulator(BaseSimulator):
         self.seed = seed
         self.max_tokens = check_positive_int(max_tokens, "max_tokens", _OWNER)
         self.timeout = float(timeout)
-        self.retry = RetryPolicy(
-            max_retries=max_retries,
-            backoff_base=float(backoff[0]),
-            backoff_max=float(backoff[1]),
-            max_retry_after=max_retry_after,
-        )
+        self.max_retries = max_retries
         self.max_concurrency = check_positive_int(max_concurrency, "max_concurrency", _OWNER)
         self.price_per_1k_tokens = (
             None if price_per_1k_tokens is None else tuple(map(float, price_per_1k_tokens))
@@ -239,11 +248,8 @@ class OpenAICompatibleSimulator(BaseSimulator):
         self.probability_fallback = probability_fallback
         self._key = _Secret(self._resolve_key(api_key, api_key_env))
         self._openai = import_optional("openai", extra="openai", caller=_OWNER)
-        self._client: Any = None
+        self._client: OpenAI | None = None
         self._client_lock = threading.Lock()
-        self._async_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
-            weakref.WeakKeyDictionary()
-        )
 
     def _resolve_key(self, api_key: str | None, api_key_env: str) -> str:
         if api_key is not None:
@@ -269,20 +275,19 @@ class OpenAICompatibleSimulator(BaseSimulator):
             f"temperature={self.temperature}, seed={self.seed})"
         )
 
-    def __getstate__(self) -> dict[str, Any]:
+    def __getstate__(self) -> dict[str, object]:
         state = self.__dict__.copy()
-        for name in ("_client", "_client_lock", "_async_clients", "_openai", "_model_lock_obj"):
+        for name in ("_client", "_client_lock", "_openai"):
             state.pop(name, None)
         return state
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
+    def __setstate__(self, state: dict[str, object]) -> None:
         self.__dict__.update(state)
         self._openai = import_optional("openai", extra="openai", caller=_OWNER)
         self._client = None
         self._client_lock = threading.Lock()
-        self._async_clients = weakref.WeakKeyDictionary()
 
-    def cache_identity(self) -> dict[str, Any]:
+    def cache_identity(self) -> dict[str, object]:
         identity = {
             "simulator": "openai-compatible",
             "base_url": _public_url(self.base_url),
@@ -300,14 +305,18 @@ class OpenAICompatibleSimulator(BaseSimulator):
             identity["probability_fallback"] = self.probability_fallback
         return identity
 
-    # -- clients ---------------------------------------------------------------------------------------------
+    # -- the client ----------------------------------------------------------------------------------------
     def _client_arguments(self) -> dict[str, Any]:
         """The client's URL *without* the credentials it may carry (``http://user:KEY@host/v1``): they are sent
         as the ``Authorization: Basic`` header the HTTP library builds from such a URL (the same request on the
         wire), so that no log line of the HTTP library or openai (they print the request URL, at INFO and
-        DEBUG) ever holds them."""
+        DEBUG) ever holds them. The HTTP client counts and logs the attempts (:func:`_on_request`)."""
+        http_client = self._openai.DefaultHttpxClient(
+            event_hooks={"request": [_on_request], "response": [_on_response]}
+        )
         arguments: dict[str, Any] = {
-            "base_url": self.base_url, "api_key": self._key.reveal(), "timeout": self.timeout, "max_retries": 0,
+            "base_url": self.base_url, "api_key": self._key.reveal(), "timeout": self.timeout,
+            "max_retries": self.max_retries, "http_client": http_client,
         }  # fmt: skip
         bare, credentials = split_credentials(self.base_url)
         if bare != _public_url(bare) or credentials is not None:
@@ -318,25 +327,13 @@ class OpenAICompatibleSimulator(BaseSimulator):
             arguments["default_headers"] = {"Authorization": f"Basic {token}"}
         return arguments
 
-    def _sync_client(self) -> Any:
+    def _sync_client(self) -> OpenAI:
+        """One client per simulator, shared by the threads of :meth:`generate_batch` (its connection pool is
+        thread-safe)."""
         with self._client_lock:
             if self._client is None:
                 self._client = self._openai.OpenAI(**self._client_arguments())
             return self._client
-
-    def _new_async_client(self) -> Any:
-        return self._openai.AsyncOpenAI(**self._client_arguments())
-
-    async def _aopen_loop_resources(self) -> None:
-        # one pooled async client per batch (its connections belong to this event loop)
-        loop = asyncio.get_running_loop()
-        if loop not in self._async_clients:
-            self._async_clients[loop] = self._new_async_client()
-
-    async def _aclose_loop_resources(self) -> None:
-        client = self._async_clients.pop(asyncio.get_running_loop(), None)
-        if client is not None:
-            await client.close()
 
     # -- request / response ----------------------------------------------------------------------------------
     def _request(self, messages: tuple[ChatMessage, ...], schema: AnswerSchema | None) -> dict[str, Any]:
@@ -358,12 +355,10 @@ class OpenAICompatibleSimulator(BaseSimulator):
             request["extra_body"] = body
         return request
 
-    def _success(self, completion: Any, started: float, attempts: int) -> SimulatorResponse | None:
-        choices = getattr(completion, "choices", None)
-        if not choices:
-            return None
-        message = choices[0].message
-        usage = getattr(completion, "usage", None)
+    def _success(self, completion: ChatCompletion, started: float, attempts: int) -> SimulatorResponse:
+        """The response of a completion that :func:`completion_problem` accepted."""
+        choice = completion.choices[0]
+        usage = completion.usage
         prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
         completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
         cost = 0.0
@@ -372,30 +367,26 @@ class OpenAICompatibleSimulator(BaseSimulator):
                 prompt_tokens * self.price_per_1k_tokens[0] + completion_tokens * self.price_per_1k_tokens[1]
             ) / 1000
         return SimulatorResponse(
-            text=message.content or "",
+            text=choice.message.content or "",
             model=str(getattr(completion, "model", "") or self.model),
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
             latency_s=time.perf_counter() - started,
             cost_usd=cost,
             attempts=attempts,
-            metadata={"finish_reason": choices[0].finish_reason, "id": getattr(completion, "id", None)},
+            metadata={"finish_reason": choice.finish_reason, "id": getattr(completion, "id", None)},
         )
 
-    def _classify(self, error: Exception) -> tuple[bool, float | None, str]:
-        """(retryable, server-requested wait, safe message) for one failed attempt."""
+    def _describe(self, error: Exception) -> str:
+        """A safe one-line message for the exception that ended a call (the client's retries are spent)."""
         openai = self._openai
         if isinstance(error, openai.APIStatusError):
-            status = error.status_code
-            retry_after = parse_retry_after(getattr(error.response, "headers", None))
-            return status in RETRYABLE_STATUSES, retry_after, self._scrub(f"HTTP {status}: {error.message}")
+            return self._scrub(f"HTTP {error.status_code}: {error.message}")
         if isinstance(error, openai.APITimeoutError):
-            return True, None, f"timeout after {self.timeout:g} s"
+            return f"timeout after {self.timeout:g} s"
         if isinstance(error, openai.APIConnectionError):
-            return True, None, self._scrub(f"connection error: {error}")
-        if isinstance(error, openai.APIResponseValidationError | ValueError):
-            return True, None, self._scrub(f"malformed response ({type(error).__name__}: {error})")
-        return False, None, self._scrub(f"{type(error).__name__}: {error}")
+            return self._scrub(f"connection error: {error}")
+        return self._scrub(f"{type(error).__name__}: {error}")
 
     def _scrub(self, text: str) -> str:
         key = self._key.reveal()
@@ -403,6 +394,7 @@ class OpenAICompatibleSimulator(BaseSimulator):
         return scrub_url(text, self.base_url)  # credentials inside base_url (http://user:KEY@host/v1)
 
     def _failure(self, message: str, started: float, attempts: int) -> SimulatorResponse:
+        attempts = max(1, attempts)
         summary = f"{self.name} failed after {attempts} attempt{'s' if attempts > 1 else ''}: {message}"
         return SimulatorResponse(
             text="",
@@ -412,77 +404,46 @@ class OpenAICompatibleSimulator(BaseSimulator):
             error=summary,
         )
 
-    def _after_attempt(
-        self, attempt: int, started: float, *, completion: Any = None, error: Exception | None = None
-    ) -> tuple[SimulatorResponse | None, float]:
-        """The retry decision shared by the sync and async loops.
-
-        A completion that :func:`completion_problem` rejects is a failed attempt like an HTTP error.
-        Returns the final response (a success, or a failure once retries are spent or the error is not
-        retryable) and 0, or ``None`` and the seconds to wait before the next attempt.
-        """
-        if error is None:
-            problem = completion_problem(completion)
-            if problem is None:
-                try:
-                    response = self._success(completion, started, attempt)
-                except Exception as failure:  # a body the checks did not foresee: an error, not a crash
-                    problem = (f"malformed response ({type(failure).__name__}: {failure})", True)
-                else:
-                    if response is not None:
-                        return response, 0.0
-                    problem = ("malformed response: no choices", True)
-            retryable, retry_after, message = problem[1], None, self._scrub(problem[0])
-        else:
-            retryable, retry_after, message = self._classify(error)
-        if not retryable or attempt > self.retry.max_retries:
-            return self._failure(message, started, attempt), 0.0
-        return None, self.retry.wait(attempt, retry_after=retry_after)
-
     # -- generation ------------------------------------------------------------------------------------------
     def _generate(
         self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
     ) -> SimulatorResponse:
-        call = _Call(self, messages, answer_schema)
-        while True:
-            try:
-                outcome: Any = self._sync_client().chat.completions.create(**call.request)
-            except Exception as error:
-                outcome = error
-            response = call.attempted(outcome)
-            if response is not None:
-                return response
-            time.sleep(call.wait)
-
-    async def _agenerate(
-        self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
-    ) -> SimulatorResponse:
-        shared = self._async_clients.get(asyncio.get_running_loop())
-        if shared is not None:  # inside generate_batch
-            return await self._agenerate_with(shared, messages, answer_schema)
-        client = self._new_async_client()  # a lone call: a client that cannot outlive the caller's loop
+        """One call: the client's request with its retries, and the retries of a malformed 200 body."""
+        request = self._request(messages, answer_schema)
+        started = time.perf_counter()
+        attempts = _Attempts(self.name, self.max_retries + 1)
+        token = _ATTEMPTS.set(attempts)
         try:
-            return await self._agenerate_with(client, messages, answer_schema)
+            while True:
+                client = self._sync_client()
+                if attempts.count:  # a malformed body took some of the budget: the client gets what is left
+                    client = client.with_options(max_retries=self.max_retries - attempts.count)
+                try:
+                    completion = client.chat.completions.create(**request)
+                except (ValueError, self._openai.APIResponseValidationError) as error:
+                    # a 200 body that is not JSON, or not the client's model of one: the client does not retry it
+                    problem = (f"malformed response ({type(error).__name__}: {error})", True)
+                except Exception as error:  # the client's final verdict: its retries are spent or pointless
+                    return self._failure(self._describe(error), started, attempts.count)
+                else:
+                    found = completion_problem(completion)  # a JSON body that is no usable completion
+                    if found is None:
+                        response = self._success(completion, started, attempts.count)
+                        return self._with_probabilities(response, completion, answer_schema)
+                    problem = found
+                message, retryable = self._scrub(problem[0]), problem[1]
+                if not retryable or attempts.count > self.max_retries:
+                    return self._failure(message, started, attempts.count)
+                attempts.outcome = message
+                # the client's own backoff formula (0.5 s doubling up to 8 s, minus up to 25 % jitter), so a
+                # malformed body waits as long as a 5xx would
+                time.sleep(min(0.5 * 2.0 ** (attempts.count - 1), 8.0) * (1 - 0.25 * random.random()))
         finally:
-            await client.close()
-
-    async def _agenerate_with(
-        self, client: Any, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
-    ) -> SimulatorResponse:
-        call = _Call(self, messages, answer_schema)
-        while True:
-            try:
-                outcome: Any = await client.chat.completions.create(**call.request)
-            except Exception as error:
-                outcome = error
-            response = call.attempted(outcome)
-            if response is not None:
-                return response
-            await asyncio.sleep(call.wait)
+            _ATTEMPTS.reset(token)
 
     # -- class probabilities ---------------------------------------------------------------------------------
     def _with_probabilities(
-        self, response: SimulatorResponse, completion: Any, schema: AnswerSchema | None
+        self, response: SimulatorResponse, completion: ChatCompletion, schema: AnswerSchema | None
     ) -> SimulatorResponse:
         """Add the class probabilities read from ``completion``'s logprobs (when the schema asks for them)."""
         if response.error is not None or schema is None or not schema.probabilities:
@@ -532,35 +493,43 @@ class OpenAICompatibleSimulator(BaseSimulator):
         )
 
 
-class _Call:
-    """One chat request and its retries: the bookkeeping the sync and async loops share.
+class _Attempts:
+    """The requests of one call, counted by the HTTP client's hooks (:func:`_on_request`, :func:`_on_response`)
+    in the thread that makes the call (a :class:`contextvars.ContextVar` holds it)."""
 
-    A loop sends ``request``, hands the completion (or the exception the request raised) to :meth:`attempted`,
-    and, while that returns ``None``, waits ``wait`` seconds before sending it again.
-    """
+    def __init__(self, name: str, budget: int) -> None:
+        self.name = name
+        self.budget = budget
+        self.count = 0
+        self.outcome = ""  # what the last attempt got ("HTTP 429", or a malformed body)
+        self.ended = 0.0  # when the last attempt ended (its response, or its start if it got none)
 
-    def __init__(
-        self,
-        simulator: OpenAICompatibleSimulator,
-        messages: tuple[ChatMessage, ...],
-        schema: AnswerSchema | None,
-    ) -> None:
-        self.simulator = simulator
-        self.schema = schema
-        self.request = simulator._request(messages, schema)
-        self.started = time.perf_counter()
-        self.attempts = 0
-        self.wait = 0.0
 
-    def attempted(self, outcome: Any) -> SimulatorResponse | None:
-        """The final response after this attempt, or ``None`` when the request should be sent again."""
-        self.attempts += 1
-        error = outcome if isinstance(outcome, Exception) else None
-        completion = None if error is not None else outcome
-        final, self.wait = self.simulator._after_attempt(
-            self.attempts, self.started, completion=completion, error=error
-        )
-        return None if final is None else self.simulator._with_probabilities(final, completion, self.schema)
+_ATTEMPTS: contextvars.ContextVar[_Attempts | None] = contextvars.ContextVar(
+    "xaimetrics_attempts", default=None
+)
+
+
+def _on_request(request: httpx2.Request) -> None:
+    """Count an attempt; log it when it is a retry (the previous outcome and the wait, never a header)."""
+    attempts = _ATTEMPTS.get()
+    if attempts is None:
+        return
+    now = time.perf_counter()
+    if attempts.count:
+        _LOG.info(
+            "%s: retry %d of %d after %s; waited %.2f s",
+            attempts.name, attempts.count, attempts.budget - 1,
+            attempts.outcome or "no response (timeout or connection error)", now - attempts.ended,
+        )  # fmt: skip
+    attempts.count += 1
+    attempts.outcome, attempts.ended = "", now
+
+
+def _on_response(response: httpx2.Response) -> None:
+    attempts = _ATTEMPTS.get()
+    if attempts is not None:
+        attempts.outcome, attempts.ended = f"HTTP {response.status_code}", time.perf_counter()
 
 
 class _ScrubCredentials(logging.Filter):

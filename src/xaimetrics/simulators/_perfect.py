@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 from xaimetrics.simulators._base import AnswerSchema, BaseSimulator, ChatMessage, SimulatorResponse
 
 __all__ = ["PerfectSimulator"]
+
+
+class _ReferencePrompt(Protocol):
+    """What the perfect simulator reads of a prompt (a :class:`~xaimetrics.consim.ConSimPrompt`)."""
+
+    @property
+    def messages(self) -> Sequence[ChatMessage]: ...
+
+    @property
+    def reference_answer(self) -> str: ...
 
 
 class PerfectSimulator(BaseSimulator):
@@ -39,22 +49,22 @@ class PerfectSimulator(BaseSimulator):
     name = "perfect"
     supports_probabilities = True
 
-    def __init__(self, prompts: Iterable[Any] = ()) -> None:
+    def __init__(self, prompts: Iterable[_ReferencePrompt] = ()) -> None:
         self._answers: dict[tuple[ChatMessage, ...], str] = {}
         self._lock = threading.Lock()
         for prompt in prompts:
             self.add(prompt)
 
-    def add(self, prompt: Any) -> None:
+    def add(self, prompt: _ReferencePrompt) -> None:
         """Answer ``prompt`` (its ``messages``) with its ``reference_answer`` from now on."""
         with self._lock:
             self._answers[tuple(prompt.messages)] = prompt.reference_answer
 
-    def register(self, setting: Any, prompt: Any) -> None:
+    def register(self, setting: object, prompt: _ReferencePrompt) -> None:
         """The grid runner's hook, told each setting before its prompt is sent (``setting`` is not needed)."""
         self.add(prompt)
 
-    def cache_identity(self) -> dict[str, Any]:
+    def cache_identity(self) -> dict[str, object]:
         return {"simulator": "perfect"}
 
     def _generate(

@@ -102,7 +102,7 @@ class ClassContinuations:
         for tail in self.tails:
             total = 0.0
             for position, token in enumerate(tail):
-                prefix = tail[:position]
+                prefix = tuple(tail[:position])
                 if prefix not in memo:
                     memo[prefix] = next_log_probs(prefix)
                 total += float(memo[prefix][token])

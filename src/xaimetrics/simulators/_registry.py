@@ -18,6 +18,7 @@ from typing import Any
 
 from xaimetrics._registry import Registry
 from xaimetrics._validation import invalid
+from xaimetrics.simulators._base import Simulator
 
 __all__ = [
     "SIMULATORS",
@@ -36,6 +37,7 @@ class SimulatorOptions:
     base_url: str | None = None
     api_key_env: str | None = None
     concurrency: int | None = None
+    #: keyword arguments for the simulator's constructor (each kind's own: any type it accepts)
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -60,7 +62,7 @@ class SimulatorKind:
         ('model', True)
     """
 
-    factory: Callable[[str | None, SimulatorOptions], Any]
+    factory: Callable[[str | None, SimulatorOptions], Simulator]
     argument: str | None = None
     argument_required: bool = True
     arguments: Callable[[], Iterable[str]] | None = None
@@ -76,7 +78,7 @@ class SimulatorKind:
         return (placeholder,) if self.argument_required else (name,)
 
 
-def _local(argument: str | None, options: SimulatorOptions) -> Any:
+def _local(argument: str | None, options: SimulatorOptions) -> Simulator:
     from xaimetrics.simulators._llama import default_simulator
 
     return (
@@ -92,7 +94,7 @@ def _gguf_names() -> Iterable[str]:
     return tuple(GGUF_ASSETS)
 
 
-def _openai(argument: str | None, options: SimulatorOptions) -> Any:
+def _openai(argument: str | None, options: SimulatorOptions) -> Simulator:
     from xaimetrics.simulators._openai import OpenAICompatibleSimulator
 
     keywords: dict[str, Any] = dict(options.extra)
@@ -103,19 +105,19 @@ def _openai(argument: str | None, options: SimulatorOptions) -> Any:
     return OpenAICompatibleSimulator(str(argument), base_url=options.base_url, **keywords)
 
 
-def _perfect(argument: str | None, options: SimulatorOptions) -> Any:
+def _perfect(argument: str | None, options: SimulatorOptions) -> Simulator:
     from xaimetrics.simulators._perfect import PerfectSimulator
 
     return PerfectSimulator()
 
 
-def _lexical(argument: str | None, options: SimulatorOptions) -> Any:
+def _lexical(argument: str | None, options: SimulatorOptions) -> Simulator:
     from xaimetrics.simulators._lexical import LexicalSimulator
 
     return LexicalSimulator(**options.extra)
 
 
-def _human(argument: str | None, options: SimulatorOptions) -> Any:
+def _human(argument: str | None, options: SimulatorOptions) -> Simulator:
     from xaimetrics.simulators._scripted import HumanSimulator
 
     return HumanSimulator(**options.extra)
@@ -201,16 +203,23 @@ def make_simulator(
     api_key_env: str | None = None,
     concurrency: int | None = None,
     cache: str | Path | None = None,
+    provided: Mapping[str, Callable[[], Simulator]] | None = None,
     owner: str = "make_simulator",
     argument: str = "spec",
-    **extra: Any,
-) -> Any:
+    **extra: object,
+) -> Simulator:
     """The simulator a spec stands for, behind the persistent response cache at ``cache`` (oracles never).
 
+    The one factory of simulators: the CLI, :func:`~xaimetrics.benchmark.run_grid` (with the names its
+    :class:`~xaimetrics.benchmark.Providers` add, ``provided``) and the Ray workers all call it.
+
     Args:
-        spec: ``"local"``, ``"local:<name>"``, ``"openai:<model>"``, ``"perfect"`` or a registered kind.
+        spec: ``"local"``, ``"local:<name>"``, ``"openai:<model>"``, ``"perfect"``, a registered kind, or a
+            name of ``provided``.
         base_url, api_key_env, concurrency: for the simulators that use them (``openai:``).
         cache: SQLite file of the response cache (``None``: no cache).
+        provided: ``{name: factory() -> simulator}`` a caller adds (a runner's own simulators); such a
+            simulator is put behind the cache too.
         owner, argument: who asks and for which argument, in error messages.
         extra: other keyword arguments for the simulator (:attr:`SimulatorOptions.extra`).
 
@@ -218,7 +227,11 @@ def make_simulator(
         >>> make_simulator("perfect").name
         'perfect'
     """
-    name, value = check_simulator_spec(spec, owner=owner, argument=argument)
+    provided = provided or {}
+    name, value = check_simulator_spec(spec, extra=provided, owner=owner, argument=argument)
+    if name in provided:
+        made = provided[name]()
+        return made if cache is None else _cached(made, cache)
     kind = SIMULATORS.get(name)
     options = SimulatorOptions(
         base_url=base_url, api_key_env=api_key_env, concurrency=concurrency, extra=extra
@@ -226,6 +239,10 @@ def make_simulator(
     simulator = kind.factory(value, options)
     if cache is None or kind.oracle or kind.interactive:
         return simulator
+    return _cached(simulator, cache)
+
+
+def _cached(simulator: Simulator, cache: str | Path) -> Simulator:
     from xaimetrics.simulators._response_cache import CachedSimulator
 
     return CachedSimulator(simulator, cache)

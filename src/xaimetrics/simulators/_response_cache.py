@@ -11,7 +11,6 @@ naming the file: the calls go on, and their answers are simply not cached.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
@@ -19,7 +18,6 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 from xaimetrics._digest import json_digest
 from xaimetrics._validation import invalid
@@ -30,9 +28,9 @@ from xaimetrics.simulators._base import AnswerSchema, BaseSimulator, ChatMessage
 __all__ = ["CachedSimulator", "cache_key"]
 
 _LOG = logging.getLogger("xaimetrics.simulators")
-#: the columns of the ``responses`` table (``probabilities`` was added later: an older cache gets it)
+#: the columns of the ``responses`` table
 _COLUMNS = ("key", "identity", "text", "model", "prompt_tokens", "completion_tokens", "latency_s", "cost_usd",
-            "created_at")  # fmt: skip
+            "created_at", "probabilities")  # fmt: skip
 
 _SCHEMA_VERSION = 1
 _CREATE = """
@@ -51,7 +49,7 @@ CREATE TABLE IF NOT EXISTS responses (
 """
 
 
-def _identity(simulator: Any) -> dict[str, Any]:
+def _identity(simulator: object) -> dict[str, object]:
     identity = getattr(simulator, "cache_identity", None)
     if callable(identity):
         return dict(identity())
@@ -59,7 +57,7 @@ def _identity(simulator: Any) -> dict[str, Any]:
 
 
 def cache_key(
-    identity: dict[str, Any], messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
+    identity: dict[str, object], messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
 ) -> str:
     """SHA-256 of the simulator identity (model and sampling parameters), the messages and the answer schema.
 
@@ -83,7 +81,7 @@ class CachedSimulator(BaseSimulator):
     The key is :func:`cache_key` of the inner simulator's ``cache_identity()`` (model, base URL without
     credentials, sampling parameters), the messages and the answer schema: never an API key or a header.
     Failed responses are not stored. The database uses WAL journaling and one connection guarded by a lock,
-    so threads, asyncio batches and several processes can share it.
+    so threads and several processes can share it.
 
     Args:
         inner: any simulator (``generate(messages, *, answer_schema=None)``).
@@ -135,7 +133,10 @@ class CachedSimulator(BaseSimulator):
             raise self._refuse_error(error) from error
 
     def _open(self) -> None:
-        """Check the file, then create or migrate the table (nothing is written to a file that fails)."""
+        """Check the file, then create the table (nothing is written to a file that fails).
+
+        A table without every column of :data:`_COLUMNS` (e.g. a cache written before class probabilities were
+        cached) is refused like any other layout, not migrated: the message names the file and the way out."""
         connection = self._connection
         check = connection.execute("PRAGMA quick_check(1)").fetchone()
         if check is None or check[0] != "ok":
@@ -150,8 +151,6 @@ class CachedSimulator(BaseSimulator):
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA synchronous=NORMAL")
         connection.execute(_CREATE)
-        if columns and "probabilities" not in columns:  # a cache written before class probabilities existed
-            connection.execute("ALTER TABLE responses ADD COLUMN probabilities TEXT")
 
     def _refuse(self, problem: str) -> StoreError:
         return StoreError(
@@ -184,7 +183,7 @@ class CachedSimulator(BaseSimulator):
     def __repr__(self) -> str:
         return f"CachedSimulator({self.inner!r}, path={str(self.path)!r})"
 
-    def cache_identity(self) -> dict[str, Any]:
+    def cache_identity(self) -> dict[str, object]:
         return _identity(self.inner)
 
     def close(self) -> None:
@@ -204,7 +203,7 @@ class CachedSimulator(BaseSimulator):
     # -- storage ---------------------------------------------------------------------------------------------
     def _lookup(
         self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
-    ) -> tuple[str, dict[str, Any], SimulatorResponse | None]:
+    ) -> tuple[str, dict[str, object], SimulatorResponse | None]:
         """The call's cache key and simulator identity, and its stored response (``None`` on a miss)."""
         started = time.perf_counter()
         identity = _identity(self.inner)
@@ -247,7 +246,7 @@ class CachedSimulator(BaseSimulator):
         )
         return key, identity, hit
 
-    def _store(self, key: str, identity: dict[str, Any], response: SimulatorResponse) -> None:
+    def _store(self, key: str, identity: dict[str, object], response: SimulatorResponse) -> None:
         if response.error is not None or response.cached or self._broken:
             return
         try:
@@ -255,7 +254,7 @@ class CachedSimulator(BaseSimulator):
         except sqlite3.DatabaseError as error:
             self._bypass(error)
 
-    def _insert(self, key: str, identity: dict[str, Any], response: SimulatorResponse) -> None:
+    def _insert(self, key: str, identity: dict[str, object], response: SimulatorResponse) -> None:
         with self._lock:
             self._connection.execute(
                 "INSERT OR REPLACE INTO responses (key, identity, text, model, prompt_tokens, completion_tokens, "
@@ -276,37 +275,15 @@ class CachedSimulator(BaseSimulator):
                 ),
             )
 
-    async def _aopen_loop_resources(self) -> None:
-        open_ = getattr(self.inner, "_aopen_loop_resources", None)
-        if open_ is not None:
-            await open_()
-
-    async def _aclose_loop_resources(self) -> None:
-        close = getattr(self.inner, "_aclose_loop_resources", None)
-        if close is not None:
-            await close()
-
     # -- generation ------------------------------------------------------------------------------------------
     def _generate(
         self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
     ) -> SimulatorResponse:
         key, identity, hit = self._lookup(messages, answer_schema)
         if hit is not None:
+            _LOG.debug("response cache hit %s for %s (%s)", key[:12], self.name, self.path)
             return hit
+        _LOG.debug("response cache miss %s for %s (%s)", key[:12], self.name, self.path)
         response = self.inner.generate(messages, answer_schema=answer_schema)
         self._store(key, identity, response)
-        return response
-
-    async def _agenerate(
-        self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
-    ) -> SimulatorResponse:
-        key, identity, hit = self._lookup(messages, answer_schema)
-        if hit is not None:
-            return hit
-        agenerate = getattr(self.inner, "agenerate", None)
-        if agenerate is not None:
-            response = await agenerate(messages, answer_schema=answer_schema)
-        else:
-            response = await asyncio.to_thread(self.inner.generate, messages, answer_schema=answer_schema)
-        await asyncio.to_thread(self._store, key, identity, response)
         return response

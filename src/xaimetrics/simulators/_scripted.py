@@ -6,7 +6,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, TextIO
+from typing import TextIO
 
 from xaimetrics._validation import invalid
 from xaimetrics.exceptions import SimulatorError
@@ -67,7 +67,7 @@ class ScriptedSimulator(BaseSimulator):
         """Answers left in the list (``None`` for a function script)."""
         return None if self._script is not None else len(self._answers) - self._position
 
-    def cache_identity(self) -> dict[str, Any]:
+    def cache_identity(self) -> dict[str, object]:
         return {"simulator": "scripted", "name": self.name}
 
     def _generate(
@@ -123,7 +123,7 @@ class HumanSimulator(BaseSimulator):
         self.name = name
         self._lock = threading.Lock()
 
-    def cache_identity(self) -> dict[str, Any]:
+    def cache_identity(self) -> dict[str, object]:
         return {"simulator": "human", "name": self.name}
 
     def _generate(

@@ -6,6 +6,8 @@ import inspect
 import os
 from typing import Any
 
+import numpy as np
+
 from xaimetrics._device import resolve_device
 from xaimetrics._typing import DeviceLike
 from xaimetrics._validation import check_positive_int, invalid
@@ -150,7 +152,7 @@ class TransformersChatSimulator(LocalModelSimulator):
     def __repr__(self) -> str:
         return f"TransformersChatSimulator({self.name!r}, device={str(self.device)!r}, max_new_tokens={self.max_new_tokens})"
 
-    def cache_identity(self) -> dict[str, Any]:
+    def cache_identity(self) -> dict[str, object]:
         return {
             "simulator": "transformers",
             "model": self.model_name_or_path or self.name,
@@ -164,6 +166,7 @@ class TransformersChatSimulator(LocalModelSimulator):
             from transformers import AutoModelForCausalLM, AutoTokenizer
 
             path = self.model_name_or_path
+            assert path is not None  # __init__ requires a path when no model object is given
             self._tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
             kwargs = {} if self.torch_dtype is None else {"dtype": self.torch_dtype}
             self._model_obj = AutoModelForCausalLM.from_pretrained(path, local_files_only=True, **kwargs)
@@ -221,7 +224,7 @@ class TransformersChatSimulator(LocalModelSimulator):
         )
 
     # -- class probabilities ---------------------------------------------------------------------------------
-    def _next_log_probs(self, model: Any, tokens: list[int], cache: Any) -> Any:
+    def _next_log_probs(self, model: Any, tokens: list[int], cache: Any) -> np.ndarray:
         """Log-distribution of the token after ``tokens`` (read on top of ``cache`` when given; it grows)."""
         import torch
 
@@ -268,8 +271,8 @@ class TransformersChatSimulator(LocalModelSimulator):
                     computed, reused = computed + len(stem), reused + len(prompt)
 
                 def after(
-                    prefix: tuple[int, ...], stem: list[int] = stem, first: Any = stem_log_probs
-                ) -> Any:
+                    prefix: tuple[int, ...], stem: list[int] = stem, first: np.ndarray = stem_log_probs
+                ) -> np.ndarray:
                     """Log-probs after prompt + stem + ``prefix`` (the stem's state reused when cached)."""
                     nonlocal computed
                     if not prefix:

@@ -80,7 +80,7 @@ class Usage:
             **{f.name: getattr(self, f.name) + getattr(other, f.name) for f in dataclasses.fields(self)}
         )
 
-    def __radd__(self, other: Any) -> Usage:
+    def __radd__(self, other: object) -> Usage:
         # sum(usages) starts from the integer 0
         if isinstance(other, int) and not isinstance(other, bool) and other == 0:
             return self
@@ -110,7 +110,7 @@ class _FromUsage(Generic[T]):
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
 
-    def __get__(self, instance: Any, owner: type | None = None) -> T:
+    def __get__(self, instance: UsageView | None, owner: type | None = None) -> T:
         if instance is None:
             return self  # type: ignore[return-value]  # the descriptor itself, for class-level introspection
         return getattr(instance.usage, self.name)

@@ -26,7 +26,7 @@ import threading
 import weakref
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import IO
 
 __all__ = ["ModelWorker", "WorkerCrashed", "worker_supported"]
 
@@ -90,15 +90,15 @@ class ModelWorker:
         False
     """
 
-    def __init__(self, target: str, kwargs: dict[str, Any], *, ready: str = "load") -> None:
+    def __init__(self, target: str, kwargs: dict[str, object], *, ready: str = "load") -> None:
         if target not in TARGETS:
             raise ValueError(f"unknown worker target {target!r}; known: {sorted(TARGETS)}")
         self.target, self.kwargs, self.ready = target, dict(kwargs), ready
-        self.info: Any = None
+        self.info: object = None
         self._process: subprocess.Popen[bytes] | None = None
         self._inbox: Connection | None = None
         self._outbox: Connection | None = None
-        self._log: Any = None
+        self._log: IO[bytes] | None = None
         self._lock = threading.Lock()
 
     @property
@@ -109,7 +109,7 @@ class ModelWorker:
     def pid(self) -> int | None:
         return None if self._process is None else self._process.pid
 
-    def start(self) -> Any:
+    def start(self) -> object:
         """Start the child, build the object, run ``ready``; return its result (also kept in :attr:`info`)."""
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
@@ -133,7 +133,7 @@ class ModelWorker:
         self.info = self._exchange(init, "loading the model and decoding its first token")
         return self.info
 
-    def call(self, method: str, *args: Any) -> Any:
+    def call(self, method: str, *args: object) -> object:
         """Call ``method(*args)`` on the child's object and return its result (its exception is re-raised)."""
         if not self.alive:
             raise WorkerCrashed(
@@ -141,7 +141,7 @@ class ModelWorker:
             )
         return self._exchange(("call", method, args), f"running {method}")
 
-    def _exchange(self, message: tuple[Any, ...], phase: str) -> Any:
+    def _exchange(self, message: tuple[object, ...], phase: str) -> object:
         assert self._outbox is not None and self._inbox is not None  # started
         with self._lock:
             try:
@@ -193,12 +193,12 @@ class ModelWorker:
         self._process = self._inbox = self._outbox = self._log = None
 
 
-def _build(path: str, kwargs: dict[str, Any]) -> Any:
+def _build(path: str, kwargs: dict[str, object]) -> object:
     module_name, _, class_name = path.partition(":")
     return getattr(importlib.import_module(module_name), class_name)(**kwargs)
 
 
-def _reply(outbox: Connection, status: str, value: Any) -> None:
+def _reply(outbox: Connection, status: str, value: object) -> None:
     try:
         outbox.send((status, value))
     except Exception as error:  # an unpicklable exception or value: send its text
@@ -206,7 +206,7 @@ def _reply(outbox: Connection, status: str, value: Any) -> None:
 
 
 def _serve(inbox: Connection, outbox: Connection) -> None:
-    obj: Any = None
+    obj: object = None
     while True:
         try:
             message = inbox.recv()
