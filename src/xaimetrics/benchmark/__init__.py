@@ -35,7 +35,7 @@ from xaimetrics.benchmark._analysis import (
     subset_rankings,
     unit_scores,
 )
-from xaimetrics.benchmark._artefacts import Artefacts, Providers, make_extractor
+from xaimetrics.benchmark._artefacts import Artefacts, ConceptFit, Providers
 from xaimetrics.benchmark._assessment import Assessment, assess
 from xaimetrics.benchmark._grid import (
     BASELINE_METHOD,
@@ -79,6 +79,7 @@ __all__ = [
     "UNIT_KEYS",
     "Artefacts",
     "Assessment",
+    "ConceptFit",
     "Grid",
     "PairwiseDifferences",
     "Providers",
@@ -97,7 +98,6 @@ __all__ = [
     "equivalence_test",
     "grid_from_dict",
     "load_grid",
-    "make_extractor",
     "markdown_table",
     "minimum_pvalue",
     "pairwise_comparison",

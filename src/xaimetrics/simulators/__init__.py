@@ -99,9 +99,3 @@ __all__ = [
     "parse_retry_after",
     "simulator_choices",
 ]
-
-
-def __getattr__(name: str) -> object:
-    from xaimetrics._deprecation import deprecated_attribute
-
-    return deprecated_attribute(__name__, name, {"UsageSummary": ("Usage", Usage)})
