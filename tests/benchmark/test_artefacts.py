@@ -12,7 +12,9 @@ from xaimetrics.consim import ConSim, Explanation, select_examples
 
 
 def test_concept_artefacts_are_keyed_by_one_concept_fit() -> None:
-    grid = toy_grid(seeds=(0, 1), methods=("PCA", "SurrogateWords", "NoExplanation"), prompt_types=("NE2", "E3"))
+    grid = toy_grid(
+        seeds=(0, 1), methods=("PCA", "SurrogateWords", "NoExplanation"), prompt_types=("NE2", "E3")
+    )
     artefacts = Artefacts(grid, PROVIDERS, None)
     fit = ConceptFit("toy", "toy", "PCA", 3, 0)
     assert artefacts.extractor(fit) is artefacts.extractor(ConceptFit("toy", "toy", "PCA", 3, 0))
