@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import inspect
+import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_PROMPT_TYPES", "ConSim", "ConSimSamples", "content_digest"]
 
 _OWNER = "ConSim"
+_LOG = logging.getLogger("xaimetrics.consim")
 _DEFAULT_PROMPT_TYPE = PromptType.E3_global_and_local_concepts_with_lp
 
 
@@ -342,6 +344,7 @@ class ConSim:
         key = (content_digest(extractor), content_digest(activations), n_classes)
         for cached_key, value in self._global_cache:
             if cached_key == key:
+                _LOG.debug("Global importances reused (same extractor state and activations).")
                 return value
         value = global_importances_of(self.model, extractor, activations, n_classes, self.batch_size)
         self._global_cache = [*self._global_cache[-3:], (key, value)]

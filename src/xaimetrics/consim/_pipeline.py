@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
@@ -47,6 +48,7 @@ __all__ = [
 ]
 
 _OWNER = "ConSim"
+_LOG = logging.getLogger("xaimetrics.consim")
 #: ``τ`` on normalised importances: a concept (or a local entry) is shown above it (paper: 0.05)
 DEFAULT_IMPORTANCE_THRESHOLD = 0.05
 #: the paper's five prompt types (U1, the upper bound, is asked for by name)
@@ -97,6 +99,10 @@ def complete_explanation(
     class f predicted (eq. 3). A new :class:`Explanation`: the one given is never changed."""
     needs = [setting.kind.content for setting in settings]
     full = explanation
+    _LOG.debug(
+        "Completing an explanation for %s (global given: %s).",
+        ", ".join(s.label for s in settings), explanation.global_importances is not None,
+    )  # fmt: skip
     if any(c.global_explanations for c in needs) and full.global_importances is None:
         full = dataclasses.replace(
             full,
