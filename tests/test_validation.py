@@ -18,7 +18,9 @@ def test_negative_or_non_integer_seeds_name_the_argument_everywhere(seed) -> Non
     from xaimetrics.data import TextDataset, load_dataset
 
     calls = {
-        "select_examples": lambda: select_examples([0, 1] * 4, [0, 0, 1, 1] * 2, 2, 2, seed=seed),
+        "select_examples": lambda: select_examples(
+            list("abcdefgh"), [0, 1] * 4, [0, 0, 1, 1] * 2, 2, 2, seed=seed
+        ),
         "TextDataset.sample": lambda: TextDataset(["a", "b", "c"], np.array([0, 1, 0]), ["x", "y"]).sample(
             2, seed=seed
         ),

@@ -258,7 +258,7 @@ def _run(args: argparse.Namespace) -> int:
         model.progress = (
             False  # the classifier's own batch bars too (the cached object serves every later step)
         )
-    accuracy = model.test_accuracy
+    accuracy = getattr(model, "test_accuracy", None)
     print(f"Classifier: MiniLM-L6 + ReLU ('+') on {dataset}; test accuracy = "
           f"{'n/a' if accuracy is None else f'{accuracy:.3f}'}")  # fmt: skip
 
@@ -486,6 +486,7 @@ def _concept_metrics(artefacts: Artefacts, grid: Grid) -> pd.DataFrame:
     """App. D metrics of each concept method (first seed, the grid's number of concepts) on the LP/EP pool."""
     import pandas as pd
 
+    from xaimetrics.benchmark import ConceptFit
     from xaimetrics.concepts import concept_metrics
 
     dataset, model_name, seed = grid.datasets[0], grid.models[0], grid.seeds[0]
@@ -495,6 +496,6 @@ def _concept_metrics(artefacts: Artefacts, grid: Grid) -> pd.DataFrame:
     rows = {}
     for method in grid.concept_methods:
         k = grid.candidates(method)[0]
-        extractor = artefacts.extractor(dataset, model_name, method, k, seed)
+        extractor = artefacts.extractor(ConceptFit(dataset, model_name, method, k, seed))
         rows[method] = concept_metrics(model, extractor, arrays["pool"], labels=pool.labels).to_dict()
     return pd.DataFrame(rows).T.rename_axis("method")

@@ -185,7 +185,7 @@ def test_llm_labels_interpretation_runs_beside_top_words(tmp_path):
 
 
 def test_a_retrained_model_never_reads_stale_artefacts(tmp_path):
-    from xaimetrics.benchmark import Artefacts
+    from xaimetrics.benchmark import Artefacts, ConceptFit
 
     def trained(created):
         def factory(dataset):
@@ -200,7 +200,7 @@ def test_a_retrained_model_never_reads_stale_artefacts(tmp_path):
     for created in ("monday", "tuesday", "monday"):
         providers = Providers(datasets=PROVIDER_KWARGS["datasets"], models={"toy": trained(created)})
         artefacts = Artefacts(grid, providers, tmp_path)
-        artefacts.extractor("toy", "toy", "PCA", 3, 0)
+        artefacts.extractor(ConceptFit("toy", "toy", "PCA", 3, 0))
         names.append(sorted(p.name for p in tmp_path.iterdir()))
     assert len(names[1]) == 2 * len(names[0])  # new activations and fit files for the retrained model
     assert names[2] == names[1]  # the first model's files are found again
@@ -236,7 +236,7 @@ def test_credentials_in_base_url_reach_neither_the_store_nor_the_report(
     assert secret not in repr(grid) and secret not in str(grid.to_dict())
 
 
-def test_artefacts_prompts_of_the_previous_release_still_work(tmp_path):
+def test_a_groups_stored_prompts_are_the_built_ones(tmp_path):
     from xaimetrics.benchmark import Artefacts
     from xaimetrics.benchmark._group import build_group_prompts
 
@@ -244,10 +244,8 @@ def test_artefacts_prompts_of_the_previous_release_still_work(tmp_path):
     artefacts = Artefacts(grid, PROVIDERS, tmp_path)
     settings = grid.settings()
     built = build_group_prompts(artefacts, settings, {})
-    assert artefacts.stored_prompts(settings) is not None
-    with pytest.warns(DeprecationWarning, match=r"Use stored_prompts\(\) and store_prompts\(\) instead"):
-        again = artefacts.prompts(settings, lambda: pytest.fail("the stored prompts are reused"))
-    assert [p.text for _, p in again] == [p.text for _, p in built]
+    again = Artefacts(grid, PROVIDERS, tmp_path).stored_prompts(settings)
+    assert again is not None and [p.text for _, p in again] == [p.text for _, p in built]
 
 
 #: every fault the client or the simulator must absorb: rate limits, 5xx, dropped connections, bodies that are not

@@ -94,7 +94,7 @@ def test_llm_labels_from_the_same_server(consim_cli, tiny_model_dir, fake_openai
         "--prompt-type",
         "E1",
         "--interpretation",
-        "llm",
+        "llm_labels",
         "--simulator",
         "openai:m",
         "--base-url",

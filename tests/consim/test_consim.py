@@ -10,7 +10,15 @@ import torch
 
 from fake_openai_server import Fault, perfect_consim_responder
 from xaimetrics.concepts import NMF, TopWords, global_importance, local_importance
-from xaimetrics.consim import PROMPT_TYPES, ConSim, ConSimSamples, Explanation, PromptSetting, render_prompt
+from xaimetrics.consim import (
+    PROMPT_TYPES,
+    ConSim,
+    ConSimSamples,
+    Explanation,
+    PromptSetting,
+    evaluate_prompts,
+    render_prompt,
+)
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.simulators import OpenAICompatibleSimulator, ScriptedSimulator
 
@@ -193,15 +201,18 @@ def test_scripted_simulator_gets_the_answer_schema(lexicon, samples) -> None:
     assert result.n_invalid == 1 and result.n_missing == 19  # real names are not valid anonymised answers
 
 
-def test_simulator_without_answer_schema_support(samples) -> None:
-    class Plain:  # written before the Simulator protocol took answer_schema: works for one more release
+def test_a_simulator_must_take_the_answer_schema(samples) -> None:
+    class Plain:  # not a Simulator: generate() does not take answer_schema
         def generate(self, messages):
             return "Sample_20: World"
 
-    consim = ConSim(None, Plain(), class_names=["World", "Sports", "Sci/Tech"])
-    with pytest.warns(DeprecationWarning, match=r"generate\(messages, \*, answer_schema=None\)"):
-        result = consim.evaluate(samples, prompt_type="NE2")
-    assert result.n_parsed == 1 and result.raw_answer == "Sample_20: World"
+    consim = ConSim(simulator=Plain(), class_names=["World", "Sports", "Sci/Tech"])
+    with pytest.raises(TypeError, match="answer_schema"):
+        consim.evaluate(samples, prompt_type="NE2")
+    (recorded,) = evaluate_prompts(
+        consim.build_prompts(samples, prompt_types=["NE2"]), Plain(), errors="record"
+    )
+    assert recorded.score is None and recorded.error is not None and "answer_schema" in recorded.error
 
 
 def test_global_importances_are_computed_once(lexicon, samples, method, monkeypatch) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from xaimetrics.consim import ConSim, Explanation, RandomWords, SurrogateWords, make_control
+from xaimetrics.consim import RandomWords, SurrogateWords, build_prompts, make_control, select_examples
 from xaimetrics.exceptions import InvalidParameterError, NotFittedError
 
 POSITIVE = ("superb", "moving", "delight", "brilliant")
@@ -74,16 +74,14 @@ def test_surrogate_changes_with_the_model_but_random_words_do_not() -> None:
 
 def test_controls_render_like_concept_explanations() -> None:
     texts, predictions = _texts(300, 4)
-    consim = ConSim(None, None, class_names=["negative", "positive"])
-    samples = consim.select_examples(
-        texts, predictions, predictions ^ (np.arange(300) % 7 == 0), 4, 4, seed=0
+    class_names = ["negative", "positive"]
+    samples = select_examples(
+        texts, predictions, predictions ^ (np.arange(300) % 7 == 0), 4, 4, seed=0, class_names=class_names
     )
     for control in (SurrogateWords(min_frequency=5), RandomWords(8, min_frequency=5)):
         control.fit(texts, predictions, n_classes=2)
-        explanation = Explanation(**control.prompt_arguments(samples.lp_texts, samples.ep_texts))
-        prompt = ConSim(None, None, consim.class_names, explanation=explanation).build_prompt(
-            samples, prompt_type="E3-a"
-        )
+        explanation = control.explanation(samples.lp_texts, samples.ep_texts)
+        (prompt,) = build_prompts(samples, explanation, ["E3-a"], class_names=class_names)
         system = prompt.messages[0].content
         assert (
             "concept_0: aligned: [" in system and "The concepts contributions for each example are:" in system

@@ -1,11 +1,9 @@
-"""The narrow ConSim façade: configuration once (one Explanation), data per call; the previous release's
-keywords still work, warn and name their replacement; evaluate_prompts is one path for the method and the
-function."""
+"""The narrow ConSim façade: configuration once (one Explanation), data per call; evaluate_prompts is one path
+for the method and the function."""
 
 from __future__ import annotations
 
 import dataclasses
-import warnings
 
 import numpy as np
 import pytest
@@ -20,7 +18,7 @@ from xaimetrics.consim import (
     render_prompt,
 )
 from xaimetrics.exceptions import InvalidParameterError
-from xaimetrics.simulators import ScriptedSimulator, SimulatorResponse, Usage
+from xaimetrics.simulators import ScriptedSimulator, SimulatorResponse
 
 CLASSES = ["World", "Sports", "Sci/Tech"]
 
@@ -36,21 +34,6 @@ def explanation(lexicon, toy) -> Explanation:
 @pytest.fixture
 def samples(lexicon, toy) -> ConSimSamples:
     return ConSim(lexicon).select_examples(toy[2], toy[3], n_lp=8, n_ep=8, seed=0)
-
-
-def _recorded(action):
-    """Run ``action()`` and return (its value, the DeprecationWarnings it emitted), checking that every
-    warning points at the caller's line (the line of ``action``), not at a line inside the library."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        value = action()
-    deprecations = [w for w in caught if issubclass(w.category, DeprecationWarning)]
-    assert {(w.filename, w.lineno) for w in deprecations} <= {(__file__, action.__code__.co_firstlineno)}
-    return value, deprecations
-
-
-def _as_list(value) -> list:
-    return value if isinstance(value, list) else [value]
 
 
 def _texts(prompts) -> list[str]:
@@ -102,7 +85,7 @@ def test_default_prompt_types_with_and_without_the_anonymisation_flag(lexicon, s
 
 def test_evaluate_many_anonymised_baselines(samples) -> None:
     simulator = ScriptedSimulator(lambda messages: "Sample_8: Class_0\nSample_9: Class_2")
-    consim = ConSim(None, simulator, CLASSES)
+    consim = ConSim(simulator=simulator, class_names=CLASSES)
     results = consim.evaluate_many(samples, prompt_types=["NE1", "NE2"], anonymize_classes=True)
     assert [r.label for r in results] == ["NE1-a", "NE2-a"]
     assert all(s.classes == ("Class_0", "Class_1", "Class_2") for s in simulator.answer_schemas)
@@ -128,98 +111,6 @@ def test_configuration_errors(lexicon) -> None:
         Explanation(interpretation=["not", "a", "mapping"])
 
 
-# -- the previous release's spellings ------------------------------------------------------------------------
-def test_old_init_keywords_warn_and_give_the_same_prompts(lexicon, samples, explanation) -> None:
-    new = ConSim(lexicon, None, CLASSES, explanation=explanation).build_prompts(samples, prompt_types=["E3"])
-    old, caught = _recorded(
-        lambda: ConSim(
-            lexicon, classes=CLASSES, extractor=explanation.extractor,
-            interpretation=explanation.interpretation, activations=explanation.activations,
-        ).build_prompts(samples, prompt_types=["E3"])
-    )  # fmt: skip
-    assert _texts(old) == _texts(new)
-    messages = sorted(str(w.message) for w in caught)
-    assert messages == sorted(
-        [
-            (
-                "The 'classes' parameter of ConSim is deprecated and will be removed in the next release. "
-                "Use class_names=[...] instead."
-            ),
-            *(
-                f"The '{name}' parameter of ConSim is deprecated and will be removed in the next release. "
-                f"Use ConSim(..., explanation=Explanation({name}=...)) instead."
-                for name in ("extractor", "interpretation", "activations")
-            ),
-        ]
-    )
-    with pytest.raises(
-        InvalidParameterError, match="'classes' parameter of ConSim must be not given together"
-    ):
-        ConSim(lexicon, None, CLASSES, classes=CLASSES)
-
-
-@pytest.mark.parametrize("method", ["build_prompt", "evaluate", "evaluate_many", "build_prompts"])
-def test_old_per_call_keywords_warn_and_give_the_same_prompts(lexicon, samples, explanation, method) -> None:
-    given = {
-        "global_importances": np.array([[0.5, -0.2, 0.1, 0.0], [-0.3, 0.6, 0.0, 0.1], [0.0, 0.1, 0.7, -0.2]]),
-        "lp_local_importances": np.linspace(-1, 1, samples.n_lp * 4).reshape(samples.n_lp, 4),
-        "ep_local_importances": np.linspace(1, -1, samples.n_ep * 4).reshape(samples.n_ep, 4),
-        "concept_ids": [3, 5, 7, 9],
-        "interpretation": {i: [f"word{i}"] for i in (3, 5, 7, 9)},
-    }
-    types = (
-        {"prompt_types": ["U1", "E2"]}
-        if method in ("evaluate_many", "build_prompts")
-        else {"prompt_type": "U1"}
-    )
-    configured = ConSim(lexicon, explanation=Explanation(**given), importance_threshold=0.2)
-    called = getattr(ConSim(lexicon), method)
-    old, caught = _recorded(lambda: called(samples, **types, **given, importance_threshold=0.2))
-    new = getattr(configured, method)(samples, **types)
-    assert [p.messages for p in _as_list(old)] == [p.messages for p in _as_list(new)]
-    named = {str(w.message).split("'")[1] for w in caught}
-    assert named == {*given, "importance_threshold"}
-    threshold = next(str(w.message) for w in caught if "'importance_threshold'" in str(w.message))
-    assert (
-        f"of ConSim.{method} is deprecated" in threshold
-        and "ConSim(..., importance_threshold=...)" in threshold
-    )
-
-
-def test_old_attributes_warn_and_write_through_to_the_explanation(lexicon, samples, explanation) -> None:
-    consim = ConSim(lexicon, None, CLASSES)
-    _, caught = _recorded(lambda: setattr(consim, "extractor", explanation.extractor))
-    assert consim.explanation.extractor is explanation.extractor
-    assert "Use ConSim(..., explanation=Explanation(extractor=...)) instead" in str(caught[0].message)
-    _recorded(lambda: setattr(consim, "activations", explanation.activations))
-    _recorded(lambda: setattr(consim, "interpretation", explanation.interpretation))
-    assert consim.build_prompt(samples, prompt_type="E2").text == (
-        ConSim(lexicon, None, CLASSES, explanation=explanation).build_prompt(samples, prompt_type="E2").text
-    )
-    value, caught = _recorded(lambda: (consim.classes, consim.interpretation))
-    assert value == (CLASSES, explanation.interpretation)
-    assert [str(w.message).split(" of ")[0] for w in caught] == [
-        "The attribute 'classes'",
-        "The attribute 'interpretation'",
-    ]
-    _, caught = _recorded(lambda: setattr(consim, "classes", ["a", "b", "c"]))
-    assert consim.class_names == ["a", "b", "c"] and "Use ConSim(..., class_names=[...])" in str(
-        caught[0].message
-    )
-
-
-def test_old_names_are_aliases() -> None:
-    import xaimetrics.consim._consim as facade
-    import xaimetrics.simulators as simulators
-
-    value, caught = _recorded(lambda: (facade.DEFAULT_SETTINGS, simulators.UsageSummary))
-    assert value == (DEFAULT_PROMPT_TYPES, Usage)
-    assert str(caught[0].message).endswith("Use DEFAULT_PROMPT_TYPES instead.")
-    assert str(caught[1].message).endswith("Use Usage instead.")
-    with pytest.raises(AttributeError, match="has no attribute 'NOPE'"):
-        _ = facade.NOPE
-
-
 # -- evaluate_prompts: one path for ConSim and the benchmark runner ---------------------------------------------
 def _prompts() -> list:
     return [
@@ -243,7 +134,7 @@ def test_the_function_and_the_method_are_one_path() -> None:
     answer = "Sample_1: yes\nSample_2: yes"
     by_function = evaluate_prompts(_prompts(), _Batching([answer] * 2), seed=3)
     simulator = _Batching([answer] * 2)
-    by_method = ConSim(None, simulator, ["no", "yes"]).evaluate_prompts(_prompts(), seed=3)
+    by_method = ConSim(simulator=simulator, class_names=["no", "yes"]).evaluate_prompts(_prompts(), seed=3)
     assert [r.to_dict() | {"latency_s": 0} for r in by_function] == [
         r.to_dict() | {"latency_s": 0} for r in by_method
     ]

@@ -97,34 +97,15 @@ def test_llm_labels_end_to_end(lexicon, toy) -> None:
     assert "For each concept, its label is:" in prompt.text and "'football'" in prompt.text
 
 
-def test_seed_is_a_deprecated_alias_of_random_state(lexicon, toy) -> None:
+def test_random_state_draws_the_examples_and_class_names_are_shown(lexicon, toy) -> None:
     extractor = NMF(n_concepts=2, random_state=0).fit(lexicon.activations(toy[0]))
-    with pytest.warns(
-        DeprecationWarning, match=r"'seed' name of LLMLabels is deprecated .* Use 'random_state'"
-    ):
-        old = LLMLabels(None, lexicon, extractor, seed=4)
-    new = LLMLabels(None, lexicon, extractor, random_state=4)
-    assert old.random_state == 4 and old.messages(toy[0]) == new.messages(toy[0])
-    assert new.messages(toy[0]) != LLMLabels(None, lexicon, extractor, random_state=5).messages(toy[0])
-    with pytest.warns(DeprecationWarning, match="random_state"):
-        assert new.seed == 4
-    with pytest.raises(InvalidParameterError, match=r"'seed' parameter of LLMLabels must be left out"):
-        LLMLabels(None, lexicon, extractor, seed=4, random_state=5)
-    with pytest.raises(TypeError, match="unexpected keyword argument 'sed'"):
-        LLMLabels(None, lexicon, extractor, sed=4)
-
-
-def test_classes_is_a_deprecated_alias_of_class_names(lexicon, toy) -> None:
-    extractor = NMF(n_concepts=2, random_state=0).fit(lexicon.activations(toy[0]))
-    with pytest.warns(
-        DeprecationWarning, match=r"'classes' name of LLMLabels is deprecated .* Use 'class_names'"
-    ):
-        old = LLMLabels(None, lexicon, extractor, classes=["a", "b", "c"])
-    new = LLMLabels(None, lexicon, extractor, class_names=["a", "b", "c"])
-    assert old.class_names == ["a", "b", "c"] and old.messages(toy[0]) == new.messages(toy[0])
-    assert "The classes are: [a, b, c]" in new.messages(toy[0])[0].content
-    with pytest.warns(DeprecationWarning, match="class_names"):
-        assert new.classes == ["a", "b", "c"]
+    four = LLMLabels(None, lexicon, extractor, random_state=4)
+    assert four.messages(toy[0]) == LLMLabels(None, lexicon, extractor, random_state=4).messages(toy[0])
+    assert four.messages(toy[0]) != LLMLabels(None, lexicon, extractor, random_state=5).messages(toy[0])
+    named = LLMLabels(None, lexicon, extractor, class_names=["a", "b", "c"])
+    assert "The classes are: [a, b, c]" in named.messages(toy[0])[0].content
+    with pytest.raises(TypeError, match="unexpected keyword argument 'seed'"):
+        LLMLabels(None, lexicon, extractor, seed=4)  # type: ignore[call-arg]
     with pytest.raises(InvalidParameterError, match=r"'class_names' parameter of LLMLabels must be given"):
         LLMLabels(None, lambda texts: lexicon.activations(texts), extractor).messages(toy[0])
 

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from xaimetrics.consim import select_examples
+from xaimetrics.consim._selection import select_indices
 from xaimetrics.exceptions import InvalidParameterError
 
 
@@ -31,7 +32,7 @@ def _cells(labels: np.ndarray, predictions: np.ndarray, indices: np.ndarray, n_c
 )
 def test_balanced_without_replacement(n_classes: int, n_lp: int, n_ep: int) -> None:
     labels, predictions = _data(2000, n_classes, 0.7, seed=n_classes)
-    selection = select_examples(labels, predictions, n_lp, n_ep, seed=3)
+    selection = select_indices(labels, predictions, n_lp, n_ep, seed=3)
     indices = selection.indices
     assert len(selection.lp_indices) == n_lp and len(selection.ep_indices) == n_ep
     assert len(set(indices.tolist())) == n_lp + n_ep  # no duplicates, LP and EP disjoint
@@ -46,7 +47,7 @@ def test_balanced_without_replacement(n_classes: int, n_lp: int, n_ep: int) -> N
 
 def test_lp_and_ep_each_hold_both_kinds_stratified() -> None:
     labels, predictions = _data(500, 10, 0.6, seed=1)
-    selection = select_examples(labels, predictions, 20, 20, seed=0)
+    selection = select_indices(labels, predictions, 20, 20, seed=0)
     for half in (selection.lp_indices, selection.ep_indices):
         table = _cells(labels, predictions, half, 10)
         assert table[:, 0].sum() == 10 and table[:, 1].sum() == 10
@@ -60,7 +61,7 @@ def test_lp_and_ep_each_hold_both_kinds_stratified() -> None:
 def test_tiny_halves_still_get_both_kinds() -> None:
     labels, predictions = _data(200, 4, 0.5, seed=2)
     for seed in range(20):
-        selection = select_examples(labels, predictions, 2, 2, seed=seed)
+        selection = select_indices(labels, predictions, 2, 2, seed=seed)
         for half in (selection.lp_indices, selection.ep_indices):
             correct = labels[half] == predictions[half]
             assert correct.sum() == 1
@@ -68,9 +69,9 @@ def test_tiny_halves_still_get_both_kinds() -> None:
 
 def test_deterministic_and_seed_dependent() -> None:
     labels, predictions = _data(1000, 3, 0.8, seed=0)
-    first = select_examples(labels, predictions, seed=11)
-    again = select_examples(list(labels), list(predictions), seed=11)
-    other = select_examples(labels, predictions, seed=12)
+    first = select_indices(labels, predictions, seed=11)
+    again = select_indices(list(labels), list(predictions), seed=11)
+    other = select_indices(labels, predictions, seed=12)
     np.testing.assert_array_equal(first.lp_indices, again.lp_indices)
     np.testing.assert_array_equal(first.ep_indices, again.ep_indices)
     assert not np.array_equal(first.indices, other.indices)
@@ -80,7 +81,7 @@ def test_pinned_selection_is_stable_across_platforms() -> None:
     # PCG64 streams and the integer arithmetic are platform independent: pin one selection.
     labels = np.arange(24) % 3
     predictions = np.where(np.arange(24) % 2 == 0, labels, (labels + 1) % 3)
-    selection = select_examples(labels, predictions, n_lp=3, n_ep=3, seed=42)
+    selection = select_indices(labels, predictions, n_lp=3, n_ep=3, seed=42)
     assert (selection.lp_indices.tolist(), selection.ep_indices.tolist()) == PINNED
 
 
@@ -90,8 +91,8 @@ PINNED = ([12, 1, 16], [8, 21, 5])
 def test_accepts_torch_tensors() -> None:
     torch = pytest.importorskip("torch")
     labels, predictions = _data(300, 2, 0.7, seed=5)
-    from_torch = select_examples(torch.tensor(labels), torch.tensor(predictions), seed=1)
-    np.testing.assert_array_equal(from_torch.indices, select_examples(labels, predictions, seed=1).indices)
+    from_torch = select_indices(torch.tensor(labels), torch.tensor(predictions), seed=1)
+    np.testing.assert_array_equal(from_torch.indices, select_indices(labels, predictions, seed=1).indices)
 
 
 def test_strict_error_lists_per_class_counts() -> None:
@@ -103,14 +104,14 @@ def test_strict_error_lists_per_class_counts() -> None:
         match=r"'negative' needs 10 correct / 10 wrong, has 27 / 3; "
         r"'positive' needs 10 correct / 10 wrong, has 30 / 0\..*balance='relaxed'",
     ):
-        select_examples(labels, predictions, seed=0, class_names=["negative", "positive"])
+        select_indices(labels, predictions, seed=0, class_names=["negative", "positive"])
 
 
 def test_relaxed_fills_from_same_class_and_reports() -> None:
     labels = np.array([0] * 30 + [1] * 30)
     predictions = labels.copy()
     predictions[:3] = 1
-    selection = select_examples(labels, predictions, seed=0, balance="relaxed", class_names=["neg", "pos"])
+    selection = select_indices(labels, predictions, seed=0, balance="relaxed", class_names=["neg", "pos"])
     assert len(set(selection.indices.tolist())) == 40
     assert selection.chosen.tolist() == [[17, 3], [20, 0]]
     assert selection.relaxed
@@ -124,7 +125,7 @@ def test_relaxed_fills_from_same_class_and_reports() -> None:
 def test_relaxed_uses_other_classes_when_a_class_is_short() -> None:
     labels = np.array([0] * 4 + [1] * 60)
     predictions = np.where(np.arange(64) % 2 == 0, labels, 1 - labels)
-    selection = select_examples(labels, predictions, 10, 10, seed=0, balance="relaxed")
+    selection = select_indices(labels, predictions, 10, 10, seed=0, balance="relaxed")
     assert selection.chosen.tolist() == [[2, 2], [8, 8]]  # class 0 gives all it has, class 1 fills by kind
     assert any("of class '1'" in note for note in selection.notes)
 
@@ -132,13 +133,13 @@ def test_relaxed_uses_other_classes_when_a_class_is_short() -> None:
 def test_never_returns_fewer_samples() -> None:
     labels, predictions = np.array([0, 1, 0, 1]), np.array([0, 0, 1, 1])
     with pytest.raises(InvalidParameterError, match="has only 4 samples"):
-        select_examples(labels, predictions, 3, 3, balance="relaxed")
+        select_indices(labels, predictions, 3, 3, balance="relaxed")
 
 
 def test_class_names_give_quotas_to_absent_classes() -> None:
     labels, predictions = _data(100, 2, 0.5, seed=0)
     with pytest.raises(InvalidParameterError, match=r"'c' needs .* has 0 / 0"):
-        select_examples(labels, predictions, 6, 6, class_names=["a", "b", "c"])
+        select_indices(labels, predictions, 6, 6, class_names=["a", "b", "c"])
 
 
 @pytest.mark.parametrize(
@@ -157,18 +158,18 @@ def test_class_names_give_quotas_to_absent_classes() -> None:
 def test_parameter_errors(kwargs: dict, message: str) -> None:
     labels, predictions = _data(100, 2, 0.5, seed=0)
     with pytest.raises(InvalidParameterError, match=message):
-        select_examples(labels, predictions, **{"n_ep": 4, "n_lp": 4, **kwargs})
+        select_indices(labels, predictions, **{"n_ep": 4, "n_lp": 4, **kwargs})
 
 
 def test_input_errors() -> None:
     with pytest.raises(InvalidParameterError, match="same length"):
-        select_examples([0, 1, 1], [0, 1], 1, 1)
+        select_indices([0, 1, 1], [0, 1], 1, 1)
     with pytest.raises(InvalidParameterError, match="integer class ids"):
-        select_examples(["pos", "neg"], [0, 1], 1, 1)
+        select_indices(["pos", "neg"], [0, 1], 1, 1)
     with pytest.raises(InvalidParameterError, match="non-negative"):
-        select_examples([-1, 1], [0, 1], 1, 1)
+        select_indices([-1, 1], [0, 1], 1, 1)
     with pytest.raises(InvalidParameterError, match="1-D"):
-        select_examples([[0, 1]], [[0, 1]], 1, 1)
+        select_indices([[0, 1]], [[0, 1]], 1, 1)
 
 
 @settings(max_examples=60, deadline=None)
@@ -183,7 +184,7 @@ def test_input_errors() -> None:
 def test_property_no_duplicates_exact_sizes(n_classes, n_lp, n_ep, accuracy, seed, relaxed) -> None:
     labels, predictions = _data(60, n_classes, accuracy, seed=seed % 1000)
     try:
-        selection = select_examples(
+        selection = select_indices(
             labels, predictions, n_lp, n_ep, seed=seed, balance="relaxed" if relaxed else "strict"
         )
     except InvalidParameterError as error:
@@ -227,7 +228,7 @@ def test_property_a_text_is_selected_at_most_once(n_distinct, copies, variants, 
     texts = [texts[i] for i in order]
     labels, predictions = np.array(labels)[order], np.array(predictions)[order]
     try:
-        selection = select_examples(
+        selection = select_indices(
             labels, predictions, 4, 4, seed=seed, balance="relaxed" if relaxed else "strict", inputs=texts
         )
     except InvalidParameterError as error:
@@ -239,16 +240,14 @@ def test_property_a_text_is_selected_at_most_once(n_distinct, copies, variants, 
 
 
 def test_consim_selection_never_shows_an_lp_text_again_in_ep() -> None:
-    from xaimetrics.consim import ConSim
-
     texts = [f"text {i % 30}" for i in range(120)]  # every text four times
     labels = [i % 2 for i in range(120)]
     predictions = [(i // 2) % 2 for i in range(120)]
-    consim = ConSim(None, class_names=["negative", "positive"])
     for seed in range(20):
-        samples = consim.select_examples(
-            texts, labels, predictions, n_lp=6, n_ep=6, seed=seed, balance="relaxed"
-        )
+        samples = select_examples(
+            texts, labels, predictions, n_lp=6, n_ep=6, seed=seed, balance="relaxed",
+            class_names=["negative", "positive"],
+        )  # fmt: skip
         assert not set(samples.lp_texts) & set(samples.ep_texts)
         assert len(set(samples.lp_texts + samples.ep_texts)) == 12
 
@@ -256,6 +255,6 @@ def test_consim_selection_never_shows_an_lp_text_again_in_ep() -> None:
 def test_repeated_texts_are_named_in_the_shortage_error() -> None:
     texts = ["same"] * 10 + ["other"] * 10
     with pytest.raises(InvalidParameterError, match="18 repeated texts are left out"):
-        select_examples([0, 1] * 10, [0, 1] * 10, 2, 2, inputs=texts)
+        select_indices([0, 1] * 10, [0, 1] * 10, 2, 2, inputs=texts)
     with pytest.raises(InvalidParameterError, match="'inputs' parameter of select_examples must be one text"):
-        select_examples([0, 1], [0, 1], 1, 1, inputs=["a"])
+        select_indices([0, 1], [0, 1], 1, 1, inputs=["a"])

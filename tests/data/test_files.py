@@ -145,7 +145,6 @@ def test_hugging_face_configurations_pass_without_collision(tmp_path: Path) -> N
     assert load_dataset(folder, config="sentiment", split="all", **cache).texts == by_keyword.texts
 
 
-def test_deprecated_name_keyword_still_names_the_dataset() -> None:
-    with pytest.warns(DeprecationWarning, match="pass the dataset first"):
-        data = load_dataset(name="bbc_news", split="test")
-    assert data.name == "bbc_news" and len(data) == 212
+def test_a_dataset_is_named_first_not_by_the_name_keyword() -> None:
+    with pytest.raises(InvalidParameterError, match=r"'path' parameter of load_dataset must be given"):
+        load_dataset(name="bbc_news", split="test")

@@ -95,7 +95,6 @@ def test_constant_explanation_is_undefined():
         ({"nb_samples": 1}, r"'nb_samples' parameter of MuFidelity must be an integer ≥ 2"),
         ({"grid_size": 3}, r"'grid_size' parameter of MuFidelity must be None unless the inputs are images"),
         ({"random_state": -1}, r"'random_state' parameter of MuFidelity must be an integer ≥ 0"),
-        ({"seed": 1, "random_state": 2}, r"'seed' parameter of MuFidelity must be left out"),
     ],
 )
 def test_bad_parameters(kwargs, match):
@@ -103,17 +102,13 @@ def test_bad_parameters(kwargs, match):
         MuFidelity(make_linear([1.0, 2.0]), torch.ones(2, 2), **kwargs)
 
 
-def test_seed_is_a_deprecated_alias_of_random_state():
+def test_random_state_seeds_the_subsets():
     model, x = make_linear([1.0, 2.0, 3.0, 4.0]), torch.rand(3, 4, generator=torch.Generator().manual_seed(0))
     explanation = torch.tensor([[4.0, 1.0, 3.0, 2.0]]).repeat(3, 1)
-    with pytest.warns(
-        DeprecationWarning, match=r"'seed' name of MuFidelity is deprecated .* Use 'random_state'"
-    ):
-        old = MuFidelity(model, x, nb_samples=10, seed=5)
-    new = MuFidelity(model, x, nb_samples=10, random_state=5)
-    assert old.random_state == 5
-    np.testing.assert_array_equal(old.evaluate_samples(explanation), new.evaluate_samples(explanation))
-    with pytest.warns(DeprecationWarning):
-        assert new.seed == 5
-    with pytest.raises(TypeError, match="unexpected keyword argument 'sede'"):
-        MuFidelity(model, x, sede=5)
+    first = MuFidelity(model, x, nb_samples=10, random_state=5).evaluate_samples(explanation)
+    again = MuFidelity(model, x, nb_samples=10, random_state=5).evaluate_samples(explanation)
+    other = MuFidelity(model, x, nb_samples=10, random_state=6).evaluate_samples(explanation)
+    np.testing.assert_array_equal(first, again)
+    assert not np.array_equal(first, other)
+    with pytest.raises(TypeError, match="seed"):
+        MuFidelity(model, x, seed=5)

@@ -33,7 +33,7 @@ from xaimetrics.benchmark._analysis import (
     subset_rankings,
     unit_scores,
 )
-from xaimetrics.benchmark._artefacts import Artefacts, Providers
+from xaimetrics.benchmark._artefacts import Artefacts, ConceptFit, Providers
 from xaimetrics.benchmark._assessment import Assessment, assess
 from xaimetrics.benchmark._grid import (
     BASELINE_METHOD,
@@ -77,6 +77,7 @@ __all__ = [
     "UNIT_KEYS",
     "Artefacts",
     "Assessment",
+    "ConceptFit",
     "Grid",
     "PairwiseDifferences",
     "Providers",

@@ -13,8 +13,12 @@ on, so a changed grid never reads a stale one; deleting the folder only costs ti
 **A results folder is data, never code.** Nothing here unpickles: arrays are ``.npz`` read with
 ``allow_pickle=False``, prompts are JSON carrying the SHA-256 of their content. A folder received from someone
 else may hold crafted files; the worst they can do is be refused. A file that cannot be read, is truncated,
-has other arrays or shapes, or fails its digest is logged and recomputed (then overwritten atomically); files
-of older versions (``*.pkl``) are ignored.
+has other arrays or shapes, or fails its digest is logged and recomputed (then overwritten atomically).
+
+**Why not ``joblib.Memory``.** It would replace the keyed cache below (:meth:`Artefacts._once` and the named
+files) with a decorator, but it stores results as pickles and loads them back with ``pickle``: reading a results
+folder would then run code. So the cache stays this small: an in-memory dict keyed by what an artefact depends on
+(a :class:`ConceptFit` for the concept artefacts), and on disk only ``.npz`` arrays and digest-checked JSON.
 """
 
 from __future__ import annotations
@@ -24,33 +28,73 @@ import logging
 import os
 import threading
 import zipfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 
-from xaimetrics._deprecation import warn_deprecated
 from xaimetrics._digest import json_digest
-from xaimetrics.benchmark._grid import BASELINE_METHOD, CONTROL_METHODS, Setting
+from xaimetrics.benchmark._grid import BASELINE_METHOD, CONTROL_METHODS, Grid, Setting
+from xaimetrics.consim import ConSimPrompt, ConSimSamples, Explanation
 
-__all__ = ["Artefacts", "Providers"]
+if TYPE_CHECKING:
+    from xaimetrics._typing import Array
+    from xaimetrics.concepts import ConceptExtractor, ConceptInterpretation
+    from xaimetrics.consim import RandomWords, SurrogateWords
+    from xaimetrics.data import TextDataset
+    from xaimetrics.models._protocols import SplitModel
+    from xaimetrics.simulators import Simulator
+
+__all__ = ["Artefacts", "ConceptFit", "Providers"]
+
+T = TypeVar("T")
 
 _LOG = logging.getLogger("xaimetrics.benchmark")
 #: what a damaged ``.npz`` raises when read (a truncated zip, a garbage member, a pickled array refused)
 _NPZ_ERRORS = (OSError, ValueError, KeyError, EOFError, AttributeError, TypeError, zipfile.BadZipFile)
 
-DatasetLoader = Callable[[str], Any]  # split -> TextDataset-like (texts, labels, class_names, sample())
-ModelFactory = Callable[[str], Any]  # dataset name -> split classifier
+DatasetLoader = Callable[[str], "TextDataset"]  # split -> dataset
+ModelFactory = Callable[[str], "SplitModel"]  # dataset name -> split classifier
+SimulatorFactory = Callable[[], "Simulator"]
+#: a JSON object read from a saved file (its values are checked where they are read)
+_Json = dict[str, Any]
+#: a group's rendered prompts, each with its setting
+SettingPrompts = list[tuple[Setting, ConSimPrompt]]
 
 
-def _digest(*parts: Any) -> str:
+@dataclass(frozen=True)
+class ConceptFit:
+    """What one fitted concept extractor (or control) depends on: the key of the concept artefacts.
+
+    Example:
+        >>> from xaimetrics.benchmark import Setting
+        >>> from xaimetrics.consim import PromptSetting
+        >>> ConceptFit.of(Setting("rotten_tomatoes", "minilm+", "NMF", 20, "top_words", PromptSetting.parse("E2-a"), 3, "local"))
+        ConceptFit(dataset='rotten_tomatoes', model='minilm+', method='NMF', n_concepts=20, seed=3)
+    """
+
+    dataset: str
+    model: str
+    method: str
+    n_concepts: int
+    seed: int
+
+    @classmethod
+    def of(cls, setting: Setting) -> ConceptFit:
+        """The concept fit a setting's method shows."""
+        return cls(setting.dataset, setting.model, setting.method, setting.n_concepts, setting.seed)
+
+
+def _digest(*parts: object) -> str:
     return json_digest(parts, length=16)
 
 
-def _numpy(value: Any) -> np.ndarray:
-    if hasattr(value, "detach"):
-        value = value.detach().cpu().numpy()
+def _numpy(value: Array | Sequence[float]) -> np.ndarray:
+    detach = getattr(value, "detach", None)
+    if callable(detach):
+        value = detach().cpu().numpy()
     return np.asarray(value, dtype=np.float32)
 
 
@@ -72,7 +116,7 @@ class Providers:
         self,
         datasets: Mapping[str, DatasetLoader] | None = None,
         models: Mapping[str, ModelFactory] | None = None,
-        simulators: Mapping[str, Callable[[], Any]] | None = None,
+        simulators: Mapping[str, SimulatorFactory] | None = None,
         *,
         progress: bool = False,
     ) -> None:
@@ -89,15 +133,15 @@ class Providers:
             "extra_simulators": tuple(self.simulators),
         }
 
-    def load_dataset(self, name: str, split: str, options: Mapping[str, Any] | None = None) -> Any:
+    def load_dataset(self, name: str, split: str, options: Mapping[str, object] | None = None) -> TextDataset:
         """A split of a dataset; ``options`` (the grid's ``text_column`` …) read built-in names' files."""
         if name in self.datasets:
             return self.datasets[name](split)
         from xaimetrics.data import load_dataset
 
-        return load_dataset(name, split, **dict(options or {}))
+        return load_dataset(name, split, **dict(options or {}))  # type: ignore[arg-type]  # the grid checked them
 
-    def load_model(self, name: str, dataset: str, options: Mapping[str, Any] | None = None) -> Any:
+    def load_model(self, name: str, dataset: str, options: Mapping[str, object] | None = None) -> SplitModel:
         if name in self.models:
             return self.models[name](dataset)
         from xaimetrics.models import load_classifier  # minilm(+), a Hugging Face id or a local directory
@@ -108,7 +152,7 @@ class Providers:
 class _WordActivations:
     """``h`` with a memo: TopWords passes every vocabulary word alone; each word is computed once per model."""
 
-    def __init__(self, model: Any, path: Path | None) -> None:
+    def __init__(self, model: SplitModel, path: Path | None) -> None:
         self.model = model
         self.path = path
         self._lock = threading.Lock()
@@ -118,7 +162,7 @@ class _WordActivations:
         if stored is not None and stored["words"].ndim == 1 and len(stored["words"]) == len(stored["values"]):
             self._rows = dict(zip(stored["words"].tolist(), stored["values"], strict=True))
 
-    def activations(self, texts: list[str]) -> np.ndarray:
+    def activations(self, texts: Sequence[str]) -> np.ndarray:
         with self._lock:
             missing = sorted({t for t in texts if t not in self._rows})
             if missing:
@@ -155,7 +199,7 @@ def _atomic_write(path: Path, write: Callable[[Path], None]) -> None:
 
 
 def _atomic_savez(path: Path, **arrays: np.ndarray) -> None:
-    _atomic_write(path, lambda tmp: np.savez(tmp, **arrays))
+    _atomic_write(path, lambda tmp: np.savez(tmp, **arrays))  # type: ignore[arg-type]  # numpy's stub: allow_pickle
 
 
 def _load_npz(path: Path | None, names: tuple[str, ...]) -> dict[str, np.ndarray] | None:
@@ -174,7 +218,7 @@ def _load_npz(path: Path | None, names: tuple[str, ...]) -> dict[str, np.ndarray
     return None
 
 
-def _prompt_to_json(prompt: Any) -> dict[str, Any]:
+def _prompt_to_json(prompt: ConSimPrompt) -> _Json:
     return {
         "messages": [m.as_dict() for m in prompt.messages], "setting": prompt.label,
         "class_names": list(prompt.class_names),
@@ -184,12 +228,12 @@ def _prompt_to_json(prompt: Any) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _prompt_from_json(data: dict[str, Any]) -> Any:
-    from xaimetrics.consim import ConSimPrompt, PromptSetting
+def _prompt_from_json(data: _Json) -> ConSimPrompt:
+    from xaimetrics.consim import PromptSetting
     from xaimetrics.simulators import ChatMessage
 
     return ConSimPrompt(
-        messages=tuple(ChatMessage(str(m["role"]), str(m["content"])) for m in data["messages"]),  # type: ignore[arg-type]
+        messages=tuple(ChatMessage(str(m["role"]), str(m["content"])) for m in data["messages"]),  # type: ignore[arg-type]  # a role ChatMessage checks
         setting=PromptSetting.parse(str(data["setting"]), owner="the saved prompts"),
         class_names=tuple(map(str, data["class_names"])), shown_classes=tuple(map(str, data["shown_classes"])),
         lp_sample_ids=tuple(map(str, data["lp_sample_ids"])), sample_ids=tuple(map(str, data["sample_ids"])),
@@ -200,37 +244,43 @@ def _prompt_from_json(data: dict[str, Any]) -> Any:
 class Artefacts:
     """The artefact store of one grid run (thread-safe; see the module docstring).
 
+    The concept artefacts (:meth:`extractor`, :meth:`control`, :meth:`interpretation`,
+    :meth:`global_importances`) are keyed by a :class:`ConceptFit`.
+
     Args:
         grid: the :class:`~xaimetrics.benchmark.Grid`.
         providers: the :class:`Providers`.
         directory: where artefacts are saved (``None``: memory only).
     """
 
-    def __init__(self, grid: Any, providers: Providers, directory: str | Path | None) -> None:
+    def __init__(self, grid: Grid, providers: Providers, directory: str | Path | None) -> None:
         self.grid = grid
         self.providers = providers
         self.directory = None if directory is None else Path(directory)
         if self.directory is not None:
             self.directory.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
-        self._memo: dict[tuple[Any, ...], Any] = {}
+        self._memo: dict[tuple[object, ...], object] = {}
 
-    def _once(self, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
+    def _once(self, key: tuple[object, ...], compute: Callable[[], T]) -> T:
+        """``compute()`` once per ``key`` (the artefact's inputs), kept in memory for the run."""
         with self._lock:
             if key not in self._memo:
                 self._memo[key] = compute()
-            return self._memo[key]
+            else:
+                _LOG.debug("Artefact %s reused.", key[0])
+            return cast(T, self._memo[key])
 
-    def _path(self, kind: str, *parts: Any, suffix: str) -> Path | None:
+    def _path(self, kind: str, *parts: object, suffix: str) -> Path | None:
         if self.directory is None:
             return None
         return self.directory / f"{kind}-{_digest(*parts)}{suffix}"
 
     # -- data and model --------------------------------------------------------------------------------------
-    def data(self, dataset: str) -> tuple[Any, Any]:
+    def data(self, dataset: str) -> tuple[TextDataset, TextDataset]:
         """(concept-fit texts drawn from train, LP/EP candidate pool drawn from test), fixed seed 0."""
 
-        def load() -> tuple[Any, Any]:
+        def load() -> tuple[TextDataset, TextDataset]:
             train = self.providers.load_dataset(dataset, "train", self.grid.dataset_options())
             test = self.providers.load_dataset(dataset, "test", self.grid.dataset_options())
             fit = train.sample(self.grid.n_fit, seed=0)
@@ -239,7 +289,7 @@ class Artefacts:
 
         return self._once(("data", dataset), load)
 
-    def model(self, dataset: str, model: str) -> Any:
+    def model(self, dataset: str, model: str) -> SplitModel:
         return self._once(
             ("model", dataset, model),
             lambda: self.providers.load_model(model, dataset, self.grid.dataset_options()),
@@ -278,7 +328,7 @@ class Artefacts:
             a_pool = _numpy(classifier.activations(list(pool.texts)))
 
             def predict(activations: np.ndarray) -> np.ndarray:
-                logits = classifier.logits_from_activations(_torch_like(classifier, activations))
+                logits = classifier.logits_from_activations(_torch_like(activations))
                 return _numpy(logits).argmax(axis=1).astype(np.int64)
 
             arrays = {
@@ -302,23 +352,22 @@ class Artefacts:
             ),
         )
 
-    def samples(self, dataset: str, model: str, seed: int) -> Any:
-        """The LP/EP selection of a seed (:class:`~xaimetrics.consim.ConSimSamples`)."""
+    def samples(self, dataset: str, model: str, seed: int) -> ConSimSamples:
+        """The LP/EP selection of a seed (:func:`xaimetrics.consim.select_examples`)."""
 
-        def select() -> Any:
-            from xaimetrics.consim import ConSim
+        def select() -> ConSimSamples:
+            from xaimetrics.consim import select_examples
 
             _, pool = self.data(dataset)
             arrays = self.activations(dataset, model)
-            consim = ConSim(None, None, list(pool.class_names))
-            return consim.select_examples(
-                list(pool.texts), pool.labels, arrays["predictions"], n_lp=self.grid.n_lp,
-                n_ep=self.grid.n_ep, seed=seed, balance=self.grid.balance,
+            return select_examples(
+                list(pool.texts), pool.labels, arrays["predictions"], n_lp=self.grid.n_lp, n_ep=self.grid.n_ep,
+                seed=seed, balance=self.grid.balance, class_names=list(pool.class_names),  # type: ignore[arg-type]
             )  # fmt: skip
 
         return self._once(("samples", dataset, model, seed), select)
 
-    def _prompts_path(self, settings: list[Any]) -> Path | None:
+    def _prompts_path(self, settings: Sequence[Setting]) -> Path | None:
         g = self.grid
         return self._path(
             "prompts", sorted(s.key for s in settings), self.model_id(settings[0].dataset, settings[0].model),
@@ -326,7 +375,7 @@ class Artefacts:
             suffix=".json",
         )  # fmt: skip
 
-    def stored_prompts(self, settings: list[Any]) -> list[Any] | None:
+    def stored_prompts(self, settings: Sequence[Setting]) -> SettingPrompts | None:
         """The rendered prompts of a group of settings saved by :meth:`store_prompts` (``None``: not saved, or
         a file that is unreadable, truncated, for other settings or failing its digest — then it is rebuilt)."""
         path = self._prompts_path(settings)
@@ -338,19 +387,23 @@ class Artefacts:
             if saved.get("sha256") != json_digest(entries):
                 raise ValueError("its content does not match its SHA-256 digest")
             by_key = {entry["key"]: _prompt_from_json(entry["prompt"]) for entry in entries}
-            return [(setting, by_key[setting.key]) for setting in settings]
+            prompts = [(setting, by_key[setting.key]) for setting in settings]
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
             _LOG.warning("The saved prompts %s cannot be used (%s); they are rebuilt.", path, error)
             return None
+        _LOG.debug("Prompts of %d settings read from %s.", len(prompts), path)
+        return prompts
 
-    def store_prompts(self, settings: list[Any], prompts: list[Any]) -> None:
+    def store_prompts(self, settings: Sequence[Setting], prompts: SettingPrompts) -> None:
         """Save a group's rendered prompts (JSON with their digest), so that a resumed run reuses them; prompts
         that JSON cannot carry exactly (a custom prompt type) are not saved."""
         path = self._prompts_path(settings)
         if path is None:
             return
         try:
-            entries = [{"key": setting.key, "prompt": _prompt_to_json(prompt)} for setting, prompt in prompts]
+            entries: list[_Json] = [
+                {"key": setting.key, "prompt": _prompt_to_json(prompt)} for setting, prompt in prompts
+            ]
             if any(_prompt_from_json(e["prompt"]) != p for e, (_, p) in zip(entries, prompts, strict=True)):
                 return
         except (ValueError, KeyError, TypeError, AttributeError):
@@ -358,120 +411,95 @@ class Artefacts:
         text = json.dumps(
             {"format": 1, "sha256": json_digest(entries), "prompts": entries}, ensure_ascii=False
         )
-        _atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
-    def prompts(self, settings: list[Any], build: Callable[[], list[Any]]) -> list[Any]:
-        """Deprecated: :meth:`stored_prompts`, else ``build()`` then :meth:`store_prompts`."""
-        warn_deprecated(
-            "method prompts(settings, build)", "Artefacts", "stored_prompts() and store_prompts()"
-        )
-        stored = self.stored_prompts(settings)
-        if stored is None:
-            stored = build()
-            self.store_prompts(settings, stored)
-        return stored
+        def write(tmp: Path) -> None:
+            tmp.write_text(text, encoding="utf-8")
 
-    # -- concepts --------------------------------------------------------------------------------------------
-    def extractor(self, dataset: str, model: str, method: str, n_concepts: int, seed: int) -> Any:
+        _atomic_write(path, write)
+
+    # -- concepts (keyed by a ConceptFit) --------------------------------------------------------------------
+    def extractor(self, fit: ConceptFit) -> ConceptExtractor:
         """The concept extractor fitted on the concept-fit activations (kept in memory; seeded, so a resumed
         run fits the same one: extractors are never saved as pickles, which would run code when read)."""
 
-        def fit() -> Any:
-            options = self.grid.options(method)
-            return make_extractor(method, n_concepts, seed, **options).fit(
-                self.activations(dataset, model)["fit"]
-            )
+        def compute() -> ConceptExtractor:
+            from xaimetrics.concepts import make_extractor
 
-        return self._once(("fit", dataset, model, method, n_concepts, seed), fit)
+            options = self.grid.options(fit.method)
+            extractor = make_extractor(fit.method, fit.n_concepts, random_state=fit.seed, **options)
+            return extractor.fit(self.activations(fit.dataset, fit.model)["fit"])
 
-    def control(self, dataset: str, model: str, method: str, n_concepts: int, seed: int) -> Any:
+        return self._once(("fit", fit), compute)
+
+    def control(self, fit: ConceptFit) -> SurrogateWords | RandomWords:
         """A control (``SurrogateWords`` fitted to f's predictions on the concept-fit texts, or ``RandomWords``)."""
 
-        def fit() -> Any:
+        def compute() -> SurrogateWords | RandomWords:
             from xaimetrics.consim import make_control
 
-            texts, _ = self.data(dataset)
-            predictions = self.activations(dataset, model)["fit_predictions"]
-            control = make_control(method, n_concepts, seed, **self.grid.options(method))
+            texts, _ = self.data(fit.dataset)
+            predictions = self.activations(fit.dataset, fit.model)["fit_predictions"]
+            control = make_control(fit.method, fit.n_concepts, fit.seed, **self.grid.options(fit.method))
             return control.fit(list(texts.texts), predictions, n_classes=len(texts.class_names))
 
-        return self._once(("control", dataset, model, method, n_concepts, seed), fit)
+        return self._once(("control", fit), compute)
 
     def interpretation(
-        self,
-        dataset: str,
-        model: str,
-        method: str,
-        n_concepts: int,
-        seed: int,
-        kind: str,
-        simulator: Any = None,
-        simulator_name: str = "",
-    ) -> Any:
-        """``top_words`` (CMAW, eq. 1) or ``llm_labels`` (o1CA, eq. 2, asked to ``simulator``)."""
+        self, fit: ConceptFit, kind: str, simulator: Simulator | None = None, simulator_name: str = ""
+    ) -> dict[int, ConceptInterpretation]:
+        """``top_words`` (CMAW, eq. 1) or ``llm_labels`` (o1CA, eq. 2, asked to ``simulator``), by
+        :func:`xaimetrics.consim.interpret_concepts` with its defaults (those of ``xaimetrics consim``)."""
 
-        def interpret() -> Any:
-            fit, _ = self.data(dataset)
-            extractor = self.extractor(dataset, model, method, n_concepts, seed)
+        def interpret() -> dict[int, ConceptInterpretation]:
+            from xaimetrics.consim import interpret_concepts
+
+            texts, _ = self.data(fit.dataset)
+            extractor = self.extractor(fit)
             if kind == "top_words":
-                from xaimetrics.concepts import TopWords
-
-                words = self.words(dataset, model)
-                top = TopWords(words, extractor, min_frequency=5, stop_words="english").fit(list(fit.texts))
+                words = self.words(fit.dataset, fit.model)
+                interpretation = interpret_concepts(kind, texts.texts, model=words, extractor=extractor)
                 words.save()
-                return top.interpret()
-            from xaimetrics.consim import LLMLabels
+                return interpretation
+            return interpret_concepts(
+                kind, texts.texts, model=self.model(fit.dataset, fit.model), extractor=extractor,
+                simulator=simulator, class_names=list(texts.class_names), seed=fit.seed,
+            )  # fmt: skip
 
-            labels = LLMLabels(
-                simulator,
-                self.model(dataset, model),
-                extractor,
-                class_names=list(fit.class_names),
-                random_state=seed,
-            )
-            return labels.fit(list(fit.texts)).interpret()
+        return self._once(
+            ("interpretation", fit, kind, simulator_name if kind == "llm_labels" else ""), interpret
+        )
 
-        key = ("interpretation", dataset, model, method, n_concepts, seed, kind)
-        return self._once((*key, simulator_name if kind == "llm_labels" else ""), interpret)
-
-    def global_importances(self, dataset: str, model: str, method: str, n_concepts: int, seed: int) -> Any:
+    def global_importances(self, fit: ConceptFit) -> Array:
         """``Φ`` (eq. 4) of a fitted extractor on the concept-fit activations, computed once for every
         interpretation and prompt type of the method."""
 
-        def compute() -> Any:
-            from xaimetrics.consim._explanation import global_importances_of
+        def compute() -> Array:
+            from xaimetrics.consim import global_importances_of
 
-            _, pool = self.data(dataset)
+            _, pool = self.data(fit.dataset)
             return global_importances_of(
-                self.model(dataset, model),
-                self.extractor(dataset, model, method, n_concepts, seed),
-                self.activations(dataset, model)["fit"],
-                len(pool.class_names),
-            )
+                self.model(fit.dataset, fit.model), self.extractor(fit),
+                self.activations(fit.dataset, fit.model)["fit"], len(pool.class_names),
+            )  # fmt: skip
 
-        return self._once(("global_importances", dataset, model, method, n_concepts, seed), compute)
+        return self._once(("global_importances", fit), compute)
 
-    def explanation(self, setting: Setting, simulator: Any = None) -> Any:
+    def explanation(self, setting: Setting, simulator: Simulator | None = None) -> Explanation:
         """The :class:`~xaimetrics.consim.Explanation` a setting's method shows: none for the baseline; a
         control's words and importances (for the seed's samples); or a concept method's extractor,
         interpretation (``llm_labels`` asks ``simulator``), activations and ``Φ`` (ConSim adds the local
         importances of the samples)."""
-        from xaimetrics.consim import Explanation
-
-        s = setting
-        if s.method == BASELINE_METHOD:
+        if setting.method == BASELINE_METHOD:
             return Explanation()
-        if s.method in CONTROL_METHODS:
-            samples = self.samples(s.dataset, s.model, s.seed)
-            control = self.control(s.dataset, s.model, s.method, s.n_concepts, s.seed)
-            return Explanation(**control.prompt_arguments(samples.lp_texts, samples.ep_texts))
+        fit = ConceptFit.of(setting)
+        if setting.method in CONTROL_METHODS:
+            samples = self.samples(setting.dataset, setting.model, setting.seed)
+            return self.control(fit).explanation(samples.lp_texts, samples.ep_texts)
         return Explanation(
-            extractor=self.extractor(s.dataset, s.model, s.method, s.n_concepts, s.seed),
-            interpretation=self.interpretation(
-                s.dataset, s.model, s.method, s.n_concepts, s.seed, s.interpretation, simulator, s.simulator
-            ),
-            activations=self.activations(s.dataset, s.model)["fit"],
-            global_importances=self.global_importances(s.dataset, s.model, s.method, s.n_concepts, s.seed),
+            extractor=self.extractor(fit),
+            interpretation=self.interpretation(fit, setting.interpretation, simulator, setting.simulator),
+            activations=self.activations(setting.dataset, setting.model)["fit"],
+            global_importances=self.global_importances(fit),
         )
 
 
@@ -487,19 +515,7 @@ def _shapes_fit(arrays: Mapping[str, np.ndarray], n_fit: int, n_pool: int) -> bo
     return ok
 
 
-def make_extractor(method: str, n_concepts: int, seed: int, **options: Any) -> Any:
-    """A fresh concept extractor of the grid's method name (:func:`xaimetrics.concepts.make_extractor`).
-
-    Example:
-        >>> type(make_extractor("PCA", 3, 0)).__name__, make_extractor("PCA", 3, 0).n_concepts
-        ('PCA', 3)
-    """
-    from xaimetrics.concepts import make_extractor as from_name
-
-    return from_name(method, n_concepts, random_state=seed, **options)
-
-
-def _torch_like(classifier: Any, array: np.ndarray) -> Any:
+def _torch_like(array: np.ndarray) -> Array:
     """Activations as the classifier's head expects them (torch for torch models)."""
     try:
         import torch

@@ -3,8 +3,13 @@
 How much does a concept explanation help a simulator (an LLM) predict **the model's** outputs? The pieces,
 each usable alone:
 
-- :func:`select_examples` — learning-phase (LP) and evaluation-phase (EP) samples: classes uniform, half
-  predicted wrongly by f, without replacement, seeded (paper App. B.1);
+The pipeline, as functions (the one path that :class:`ConSim`, the benchmark and ``xaimetrics consim`` call):
+
+- :func:`select_examples` → :class:`ConSimSamples` — learning-phase (LP) and evaluation-phase (EP) samples:
+  classes uniform, half predicted wrongly by f, without replacement, seeded (paper App. B.1);
+- :func:`interpret_concepts` — a fitted extractor's concepts in words (top words or LLM labels);
+- :func:`build_prompts` — computes the importances a prompt type needs and the explanation does not give,
+  once, and renders the prompts;
 - :data:`PROMPT_TYPES` — the prompt types (:class:`PromptType`: the six of the paper, NE1/L1, E1, NE2/L2, E2,
   E3 and the U1 upper bound, and any registered), each with an anonymised variant (a :class:`PromptSetting`
   is a prompt type and the anonymisation, written as its label ``"E3-a"``); :func:`render_prompt` renders one
@@ -13,9 +18,9 @@ each usable alone:
 - :func:`score_response` → :class:`ConSimResult` — accuracy against f's EP predictions (eq. 5);
   :func:`evaluate_prompts` — ask a simulator about rendered prompts (one batch) and score the answers;
 - :class:`Explanation` — one method's explanation (extractor, interpretation, activations, importances);
-- :class:`ConSim` — the façade, configured once with the model, the simulator, the class names and one
-  :class:`Explanation`, that computes predictions and concept importances, renders, calls the simulator
-  (one call or a batch) and scores the samples given to each call;
+- :class:`ConSim` — a thin façade over these functions, configured once with the model, the simulator, the
+  class names and one :class:`Explanation`, that computes predictions, renders, calls the simulator (one call
+  or a batch) and scores the samples given to each call;
 - :class:`LLMLabels` / :func:`o1ca` — concept labels proposed by an LLM and aligned to concepts (eq. 2);
 - :class:`SurrogateWords` / :class:`RandomWords` — the positive and negative controls (explanations that
   do and do not carry information about f), rendered like concept explanations.
@@ -24,7 +29,7 @@ each usable alone:
 from __future__ import annotations
 
 from xaimetrics.consim._asking import evaluate_prompts
-from xaimetrics.consim._consim import DEFAULT_PROMPT_TYPES, ConSim, ConSimSamples
+from xaimetrics.consim._consim import ConSim
 from xaimetrics.consim._controls import (
     CONTROL_ROLES,
     CONTROLS,
@@ -33,9 +38,17 @@ from xaimetrics.consim._controls import (
     SurrogateWords,
     make_control,
 )
-from xaimetrics.consim._explanation import Explanation
+from xaimetrics.consim._explanation import Explanation, global_importances_of, local_importances_of
 from xaimetrics.consim._llm_labels import LLMLabels, o1ca, parse_label_proposals
 from xaimetrics.consim._parsing import ParsedAnswers, parse_answers
+from xaimetrics.consim._pipeline import (
+    DEFAULT_IMPORTANCE_THRESHOLD,
+    DEFAULT_PROMPT_TYPES,
+    INTERPRETATIONS,
+    build_prompts,
+    complete_explanation,
+    interpret_concepts,
+)
 from xaimetrics.consim._prompt_types import (
     PROMPT_TYPES,
     PromptContent,
@@ -45,15 +58,18 @@ from xaimetrics.consim._prompt_types import (
 )
 from xaimetrics.consim._rendering import render_prompt
 from xaimetrics.consim._result import DEGENERATE_SHARE, DEGENERATE_SPREAD, ConSimResult
-from xaimetrics.consim._scoring import SCORINGS, ConSimPrompt, score_response
-from xaimetrics.consim._selection import ExampleSelection, select_examples
+from xaimetrics.consim._samples import ConSimSamples, select_examples
+from xaimetrics.consim._scoring import SCORINGS, ConSimPrompt, Scoring, score_response
+from xaimetrics.consim._selection import ExampleSelection
 
 __all__ = [
     "CONTROLS",
     "CONTROL_ROLES",
+    "DEFAULT_IMPORTANCE_THRESHOLD",
     "DEFAULT_PROMPT_TYPES",
     "DEGENERATE_SHARE",
     "DEGENERATE_SPREAD",
+    "INTERPRETATIONS",
     "PROMPT_TYPES",
     "SCORINGS",
     "ConSim",
@@ -69,8 +85,14 @@ __all__ = [
     "PromptSetting",
     "PromptType",
     "RandomWords",
+    "Scoring",
     "SurrogateWords",
+    "build_prompts",
+    "complete_explanation",
     "evaluate_prompts",
+    "global_importances_of",
+    "interpret_concepts",
+    "local_importances_of",
     "make_control",
     "o1ca",
     "parse_answers",

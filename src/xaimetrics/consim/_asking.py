@@ -10,13 +10,12 @@ prompt otherwise, then :func:`~xaimetrics.consim.score_response`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Literal
 
-from xaimetrics._deprecation import warn_deprecated
 from xaimetrics._validation import invalid
 from xaimetrics.consim._result import ConSimResult
 from xaimetrics.consim._scoring import ConSimPrompt, Scoring, answer_schema, check_scoring, score_response
-from xaimetrics.simulators import AnswerSchema, BatchSimulator, SimulatorResponse
+from xaimetrics.simulators import AnswerSchema, BatchSimulator, ChatMessage, Simulator, SimulatorResponse
 
 __all__ = ["evaluate_prompts"]
 
@@ -27,7 +26,7 @@ _OWNER = "evaluate_prompts"
 
 def evaluate_prompts(
     prompts: Sequence[ConSimPrompt],
-    simulator: Any,
+    simulator: Simulator | None,
     *,
     scoring: Scoring = "accuracy",
     seed: int | None = None,
@@ -91,20 +90,11 @@ def evaluate_prompts(
     return [score_response(p, r, seed=seed) for p, r in zip(prompts, responses, strict=True)]
 
 
-def _generate(simulator: Any, messages: list[Any], schema: AnswerSchema, errors: Errors) -> Any:
+def _generate(
+    simulator: Simulator, messages: list[ChatMessage], schema: AnswerSchema, errors: Errors
+) -> SimulatorResponse:
     try:
-        try:
-            return simulator.generate(messages, answer_schema=schema)
-        except TypeError as error:
-            if "unexpected keyword argument 'answer_schema'" not in str(error):
-                raise
-        # a simulator written before the Simulator protocol took answer_schema
-        warn_deprecated(
-            "generate(messages) signature", f"the simulator {type(simulator).__name__}",
-            "generate(messages, *, answer_schema=None) (the Simulator protocol; the schema may be ignored)",
-            stacklevel=3,
-        )  # fmt: skip
-        return simulator.generate(messages)
+        return simulator.generate(messages, answer_schema=schema)
     except Exception as error:
         if errors == "raise":
             raise

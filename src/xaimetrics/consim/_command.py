@@ -1,9 +1,12 @@
 """``xaimetrics consim``: run one ConSim setting and print its score with the parse statistics.
 
-A thin client of the public API: load a dataset and a classifier, fit a concept extractor on the train
-split (skipped for the NE1/NE2 baselines), interpret it (top words, or LLM labels), select LP/EP samples
-from the test split, render the prompt, ask the simulator, parse and score. ``--dry-run`` prints the prompt
-and the expected answer instead of calling a simulator.
+A thin client of the ConSim pipeline functions — the ones the benchmark grid calls, with the same defaults
+(:mod:`xaimetrics.consim._pipeline`): load a dataset and a classifier, fit a concept extractor on the train
+split (skipped for the NE1/NE2 baselines), interpret it (:func:`~xaimetrics.consim.interpret_concepts`: top
+words, or LLM labels), select LP/EP samples from the test split (:func:`~xaimetrics.consim.select_examples`),
+render the prompts (:func:`~xaimetrics.consim.build_prompts`), ask the simulator, parse and score
+(:func:`~xaimetrics.consim.evaluate_prompts`). ``--dry-run`` prints the prompt and the expected answer instead
+of calling a simulator.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 from xaimetrics._arguments import (
     add_data_arguments,
@@ -19,14 +22,24 @@ from xaimetrics._arguments import (
     add_scoring_argument,
     add_simulator_arguments,
     data_options,
+    described,
     response_cache,
 )
 from xaimetrics._validation import invalid
+from xaimetrics.consim._choices import BALANCES, INTERPRETATIONS
+from xaimetrics.consim._pipeline import DEFAULT_MIN_FREQUENCY
+from xaimetrics.consim._samples import DEFAULT_N_EP, DEFAULT_N_LP
+
+if TYPE_CHECKING:
+    from xaimetrics.concepts import ConceptExtractor, ConceptInterpretation
+    from xaimetrics.consim import ConSimResult
+    from xaimetrics.models._protocols import SplitModel
+    from xaimetrics.simulators import Simulator
 
 __all__ = ["register"]
 
 
-def register(subparsers: Any) -> argparse.ArgumentParser:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add the ``consim`` sub-command to an ``argparse`` sub-parser collection.
 
     The choices of ``--method``, ``--prompt-type`` and ``--simulator`` are read from the registries
@@ -86,9 +99,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     concepts.add_argument(
         "--interpretation",
-        default="words",
-        choices=("words", "llm"),
-        help="top activating words (CMAW) or LLM labels (o1CA) (default: %(default)s)",
+        default="top_words",
+        choices=INTERPRETATIONS.names(),
+        help=f"{described(INTERPRETATIONS)} (default: %(default)s)",
     )
     concepts.add_argument(
         "--cmaw-variant",
@@ -100,7 +113,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     concepts.add_argument(
         "--min-frequency",
         type=int,
-        default=5,
+        default=DEFAULT_MIN_FREQUENCY,
         help="minimum count of a word to interpret concepts (default: %(default)s)",
     )
     setting = parser.add_argument_group("setting")
@@ -119,9 +132,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     setting.add_argument(
         "--seed", type=int, default=0, help="selection and fitting seed (default: %(default)s)"
     )
-    setting.add_argument("--n-lp", type=int, default=20, help="learning-phase samples (default: %(default)s)")
     setting.add_argument(
-        "--n-ep", type=int, default=20, help="evaluation-phase samples (default: %(default)s)"
+        "--n-lp", type=int, default=DEFAULT_N_LP, help="learning-phase samples (default: %(default)s)"
+    )
+    setting.add_argument(
+        "--n-ep", type=int, default=DEFAULT_N_EP, help="evaluation-phase samples (default: %(default)s)"
     )
     setting.add_argument(
         "--pool-samples",
@@ -132,9 +147,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     setting.add_argument(
         "--balance",
         default="strict",
-        choices=("strict", "relaxed"),
-        help="fail (strict) or fill from the nearest cells (relaxed) when the data cannot meet "
-        "the class / correct-wrong quotas (default: %(default)s)",
+        choices=BALANCES.names(),
+        help=f"{described(BALANCES)} (default: %(default)s)",
     )
     setting.add_argument(
         "--max-sample-chars", type=int, default=None, help="cut longer sample texts in prompts"
@@ -154,14 +168,14 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Execute ``xaimetrics consim`` with parsed arguments; returns the exit code."""
     from xaimetrics.concepts import make_extractor
-    from xaimetrics.consim import ConSim, Explanation, PromptSetting
+    from xaimetrics.consim import Explanation, PromptSetting, build_prompts, evaluate_prompts, select_examples
     from xaimetrics.data import augment_with_punctuation_splits, load_dataset
 
     _check_args(args)  # before the data and the model load (tens of seconds)
     chosen = PromptSetting.parse(args.prompt_type, True if args.anonymize else None)
     settings = [chosen]
     if args.baseline and not chosen.kind.is_baseline:
-        settings.insert(0, PromptSetting.parse(chosen.kind.baseline, chosen.anonymized))
+        settings.insert(0, chosen.baseline)
     needs_concepts = any(not s.kind.is_baseline for s in settings)
 
     _say(f"Loading {args.dataset} and the model...")
@@ -171,33 +185,32 @@ def run(args: argparse.Namespace) -> int:
     if args.pool_samples is not None:
         test = test.sample(args.pool_samples, seed=args.seed)
     model = _load_model(args)
-    consim = ConSim(
-        model,
-        None,
-        class_names=test.class_names,
-        max_sample_chars=args.max_sample_chars,
-        scoring=args.scoring,
-    )
-    samples = consim.select_examples(
-        test.texts, test.labels, n_lp=args.n_lp, n_ep=args.n_ep, seed=args.seed, balance=args.balance
-    )
-    for note in samples.selection.notes:
+    class_names = list(test.class_names)
+    samples = select_examples(
+        test.texts, test.labels, model.predict(test.texts), n_lp=args.n_lp, n_ep=args.n_ep, seed=args.seed,
+        balance=args.balance, class_names=class_names, owner=_OWNER,
+    )  # fmt: skip
+    for note in samples.selection.notes if samples.selection is not None else ():
         _say(f"Selection relaxed: {note}")
 
     simulator = None if args.dry_run else _simulator(args)
+    explanation = Explanation()
     if needs_concepts:
         fit = train.sample(args.fit_samples, seed=args.seed)
         texts = augment_with_punctuation_splits(fit.texts)[0] if args.augment else list(fit.texts)
         _say(f"Fitting {_method(args)} with {args.n_concepts} concepts on {len(texts)} texts...")
         activations = model.activations(texts)
         extractor = make_extractor(_method(args), args.n_concepts, random_state=args.seed).fit(activations)
-        consim.explanation = Explanation(
+        explanation = Explanation(
             extractor=extractor,
-            interpretation=_interpretation(args, model, extractor, texts, test.class_names, simulator),
+            interpretation=_interpretation(args, model, extractor, texts, class_names, simulator),
             activations=activations,
         )
 
-    prompts = [consim.build_prompt(samples, prompt_type=s.label) for s in settings]
+    prompts = build_prompts(
+        samples, explanation, settings, model=model, class_names=class_names,
+        max_sample_chars=args.max_sample_chars,
+    )  # fmt: skip
     if args.dry_run:
         for prompt in prompts:
             print(f"===== {prompt.label} =====")
@@ -209,9 +222,8 @@ def run(args: argparse.Namespace) -> int:
     if callable(register):  # an oracle (the perfect simulator) is told the prompts it will be asked
         for prompt in prompts:
             register(None, prompt)
-    consim.simulator = simulator
     _say(f"Asking the simulator ({len(prompts)} prompt{'s' if len(prompts) > 1 else ''})...")
-    results = consim.evaluate_prompts(prompts, seed=args.seed)
+    results = evaluate_prompts(prompts, simulator, scoring=args.scoring, seed=args.seed)
     if args.json:
         print(json.dumps([_record(r, args) for r in results], indent=2))
     else:
@@ -227,7 +239,7 @@ _OWNER = "xaimetrics consim"
 
 
 def _method(args: argparse.Namespace) -> str:
-    """The canonical name of ``--method`` (``nmf`` → ``NMF``, ``none`` → ``NoProjection``)."""
+    """The canonical name of ``--method`` (``nmf`` → ``NMF``, ``noprojection`` → ``NoProjection``)."""
     from xaimetrics.concepts import EXTRACTORS
 
     return EXTRACTORS.canonical(args.method, owner=_OWNER, argument="--method")
@@ -315,7 +327,7 @@ def _say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def _load_model(args: argparse.Namespace) -> Any:
+def _load_model(args: argparse.Namespace) -> SplitModel:
     from xaimetrics.models import SplitClassifier, load_classifier, load_demo_classifier
 
     progress = not getattr(args, "no_progress", False)
@@ -333,27 +345,32 @@ def _load_model(args: argparse.Namespace) -> Any:
 
 
 def _interpretation(
-    args: argparse.Namespace, model: Any, extractor: Any, texts: list[str], classes: list[str], simulator: Any
-) -> Any:
-    from xaimetrics.concepts import TopWords
-    from xaimetrics.consim import LLMLabels
+    args: argparse.Namespace,
+    model: SplitModel,
+    extractor: ConceptExtractor,
+    texts: list[str],
+    classes: list[str],
+    simulator: Simulator | None,
+) -> dict[int, ConceptInterpretation]:
+    from xaimetrics.consim import interpret_concepts
 
-    if args.interpretation == "llm":
+    if INTERPRETATIONS.get(args.interpretation).asks_simulator:
         if simulator is None or _is_oracle(args.simulator):
             raise invalid(
                 "--interpretation",
                 "xaimetrics consim",
-                "'words' with --dry-run or an oracle simulator such as 'perfect'",
-                "'llm'",
+                "'top_words' with --dry-run or an oracle simulator such as 'perfect'",
+                repr(args.interpretation),
                 "LLM labels need a real simulator to propose them.",
             )
         _say("Asking the simulator for concept labels (o1CA)...")
-        return LLMLabels(simulator, model, extractor, class_names=classes, random_state=args.seed).fit(texts)
-    _say("Interpreting concepts with their top words...")
-    return TopWords(
-        model, extractor, min_frequency=args.min_frequency, stop_words="english",
+    else:
+        _say("Interpreting concepts with their top words...")
+    return interpret_concepts(
+        args.interpretation, texts, model=model, extractor=extractor, simulator=simulator,
+        class_names=classes, seed=args.seed, min_frequency=args.min_frequency,
         variant=getattr(args, "cmaw_variant", "signed"),
-    ).fit(texts)  # fmt: skip
+    )  # fmt: skip
 
 
 def _is_oracle(spec: str) -> bool:
@@ -362,7 +379,7 @@ def _is_oracle(spec: str) -> bool:
     return SIMULATORS.get(check_simulator_spec(spec)[0]).oracle
 
 
-def _simulator(args: argparse.Namespace) -> Any:
+def _simulator(args: argparse.Namespace) -> Simulator:
     from xaimetrics.simulators import make_simulator
 
     return make_simulator(
@@ -371,7 +388,7 @@ def _simulator(args: argparse.Namespace) -> Any:
     )  # fmt: skip
 
 
-def _record(result: Any, args: argparse.Namespace) -> dict[str, Any]:
+def _record(result: ConSimResult, args: argparse.Namespace) -> dict[str, object]:
     record = result.to_dict()
     record.update(dataset=args.dataset, model=args.model, method=_method(args), n_concepts=args.n_concepts)
     record["simulator_model"] = result.model
@@ -384,7 +401,7 @@ def _with_interval(value: float, interval: tuple[float, float] | None) -> str:
     return f"{value:.3f} [{interval[0]:.2f}, {interval[1]:.2f}]"
 
 
-def _table(results: list[Any]) -> None:
+def _table(results: list[ConSimResult]) -> None:
     probabilities = any(r.expected_accuracy is not None for r in results)
     header = (
         "setting", "score [95% CI]", *(("expected acc. [95% CI]",) if probabilities else ()), "parsed", "missing",

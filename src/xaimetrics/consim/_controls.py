@@ -15,30 +15,38 @@ contributions), so that only their *content* differs:
   vocabulary, with random class importances and random local contributions (seeded by the text, so fixed
   for a sample but independent of f). It carries no information about f and must not beat the baseline.
 
-Both are fitted like extractors (``fit`` returns ``self``, learned state ends in ``_``) and give ConSim the
-keyword arguments of :meth:`~xaimetrics.consim.ConSim.build_prompt` with :meth:`prompt_arguments`.
+Both are fitted like extractors (``fit`` returns ``self``, learned state ends in ``_``) and give ConSim their
+:class:`~xaimetrics.consim.Explanation` of the samples with :meth:`explanation`.
 """
 
 from __future__ import annotations
 
 import hashlib
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from xaimetrics._registry import Registry
 from xaimetrics._validation import check_positive_int, check_texts, invalid
 from xaimetrics.concepts import ConceptInterpretation, TopWords
+from xaimetrics.consim._explanation import Explanation
 from xaimetrics.exceptions import NotFittedError
 
 __all__ = ["CONTROLS", "CONTROL_ROLES", "ControlKind", "RandomWords", "SurrogateWords", "make_control"]
 
+if TYPE_CHECKING:
+    from scipy.sparse import csr_matrix
+
+#: ``"english"``, ``None`` or a collection of words (as for :class:`~xaimetrics.concepts.TopWords`)
+StopWords = str | Iterable[str] | None
+
 
 def _vocabulary(
-    texts: Sequence[str], min_frequency: int, stop_words: Any, owner: str
+    texts: Sequence[str], min_frequency: int, stop_words: StopWords, owner: str
 ) -> tuple[TopWords, list[str]]:
     """The words TopWords would consider (same tokeniser, stop words and frequency floor), most frequent first."""
     words = TopWords(None, None, min_frequency=min_frequency, stop_words=stop_words, max_vocabulary=None)
@@ -52,7 +60,10 @@ def _vocabulary(
 
 
 class _Control(ABC):
-    """Shared parts: the fitted-state check and the prompt arguments."""
+    """Shared parts: the fitted-state check and the explanation."""
+
+    interpretation_: dict[int, ConceptInterpretation]
+    global_importances_: np.ndarray
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "global_importances_"):
@@ -62,15 +73,16 @@ class _Control(ABC):
     def local_importances(self, inputs: Sequence[str]) -> np.ndarray:
         """Local contributions of shape ``(n_samples, n_concepts)``."""
 
-    def prompt_arguments(self, lp_texts: Sequence[str], ep_texts: Sequence[str]) -> dict[str, Any]:
-        """``interpretation``, ``global_importances`` and the LP / EP local importances for ConSim."""
+    def explanation(self, lp_texts: Sequence[str], ep_texts: Sequence[str]) -> Explanation:
+        """The :class:`~xaimetrics.consim.Explanation` ConSim shows: the interpretation, the global importances
+        and the local importances of the LP and EP texts (``None`` for an empty list)."""
         self._check_fitted()
-        return {
-            "interpretation": dict(self.interpretation_),
-            "global_importances": self.global_importances_,
-            "lp_local_importances": self.local_importances(lp_texts) if len(lp_texts) else None,
-            "ep_local_importances": self.local_importances(ep_texts) if len(ep_texts) else None,
-        }
+        return Explanation(
+            interpretation=dict(self.interpretation_),
+            global_importances=self.global_importances_,
+            lp_local_importances=self.local_importances(lp_texts) if len(lp_texts) else None,
+            ep_local_importances=self.local_importances(ep_texts) if len(ep_texts) else None,
+        )
 
 
 class SurrogateWords(_Control):
@@ -95,14 +107,14 @@ class SurrogateWords(_Control):
     """
 
     def __init__(
-        self, *, n_words: int = 5, min_frequency: int = 5, stop_words: Any = "english", C: float = 1.0
+        self, *, n_words: int = 5, min_frequency: int = 5, stop_words: StopWords = "english", C: float = 1.0
     ):
         self.n_words = n_words
         self.min_frequency = min_frequency
         self.stop_words = stop_words
         self.C = C
 
-    def _features(self, texts: Sequence[str]) -> Any:
+    def _features(self, texts: Sequence[str]) -> csr_matrix:
         from scipy import sparse
 
         rows, cols = [], []
@@ -113,7 +125,7 @@ class SurrogateWords(_Control):
         data = np.ones(len(rows), dtype=np.float64)
         return sparse.csr_matrix((data, (rows, cols)), shape=(len(texts), len(self.vocabulary_)))
 
-    def fit(self, inputs: Sequence[str], predictions: Any, *, n_classes: int) -> SurrogateWords:
+    def fit(self, inputs: Sequence[str], predictions: ArrayLike, *, n_classes: int) -> SurrogateWords:
         """Fit the surrogate to f's ``predictions`` (class ids) on ``inputs``."""
         from sklearn.linear_model import LogisticRegression
 
@@ -181,7 +193,7 @@ class RandomWords(_Control):
         *,
         n_words: int = 5,
         min_frequency: int = 5,
-        stop_words: Any = "english",
+        stop_words: StopWords = "english",
         random_state: int = 0,
     ):
         self.n_concepts = n_concepts
@@ -190,7 +202,9 @@ class RandomWords(_Control):
         self.stop_words = stop_words
         self.random_state = random_state
 
-    def fit(self, inputs: Sequence[str], predictions: Any = None, *, n_classes: int) -> RandomWords:
+    def fit(
+        self, inputs: Sequence[str], predictions: ArrayLike | None = None, *, n_classes: int
+    ) -> RandomWords:
         """Draw the concepts from the vocabulary of ``inputs``; ``predictions`` is ignored (it is a control)."""
         owner = "RandomWords"
         texts = check_texts(inputs, "inputs", f"{owner}.fit")
@@ -239,7 +253,7 @@ class ControlKind:
         ('positive', True)
     """
 
-    factory: Callable[..., Any]
+    factory: Callable[..., SurrogateWords | RandomWords]
     role: str
     sized: bool = False
 
@@ -253,7 +267,7 @@ CONTROLS.register("RandomWords", ControlKind(RandomWords, "negative", sized=True
 CONTROL_ROLES: dict[str, str] = {entry.name: entry.value.role for entry in CONTROLS.entries()}
 
 
-def make_control(method: str, n_concepts: int, seed: int, **options: Any) -> SurrogateWords | RandomWords:
+def make_control(method: str, n_concepts: int, seed: int, **options: object) -> SurrogateWords | RandomWords:
     """A fresh control by its grid name (``"SurrogateWords"`` or ``"RandomWords"``).
 
     Example:

@@ -10,15 +10,46 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Protocol, TypeAlias, cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from xaimetrics._typing import Array, Texts
 from xaimetrics._validation import invalid
 
-__all__ = ["DEFAULT_BATCH_SIZE", "Explanation", "global_importances_of", "local_importances_of"]
+if TYPE_CHECKING:
+    from xaimetrics.concepts import ConceptExtractor
+    from xaimetrics.models._protocols import SplitModel
+
+__all__ = [
+    "DEFAULT_BATCH_SIZE",
+    "Explanation",
+    "Interpreter",
+    "global_importances_of",
+    "local_importances_of",
+]
 
 _OWNER = "ConSim"
+
+
+class Interpreter(Protocol):
+    """A fitted interpretation (:class:`~xaimetrics.concepts.TopWords`, :class:`~xaimetrics.consim.LLMLabels`)."""
+
+    def interpret(self) -> Mapping[int, object]: ...
+
+
+class _NetworkSplit(Protocol):
+    """A model split inside the network (``needs_inputs``): ``g`` re-runs it on the texts."""
+
+    def concept_importance(
+        self, extractor: ConceptExtractor, inputs: Texts, targets: ArrayLike | None = None
+    ) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+#: ``Φ`` as an array ``(n_classes, n_concepts)`` or Interpreto's ``{class: {concept_id: value}}``; ``φ`` as an
+#: array ``(n_samples, n_concepts)``
+Importances: TypeAlias = "Array | ArrayLike | Mapping[str, Mapping[int, float]]"
 
 
 #: the batch size of the importance computations (ConSim's ``batch_size`` default)
@@ -53,12 +84,12 @@ class Explanation:
         {3: ['great', 'superb']}
     """
 
-    extractor: Any = None
-    interpretation: Any = None
-    activations: Any = None
-    global_importances: Any = None
-    lp_local_importances: Any = None
-    ep_local_importances: Any = None
+    extractor: ConceptExtractor | None = None
+    interpretation: Mapping[int, object] | Interpreter | None = None
+    activations: Array | Sequence[str] | None = None
+    global_importances: Importances | None = None
+    lp_local_importances: Importances | None = None
+    ep_local_importances: Importances | None = None
     concept_ids: Sequence[int] | None = None
 
     def __post_init__(self) -> None:
@@ -71,14 +102,14 @@ class Explanation:
                 type(value).__name__,
             )
 
-    def interpretation_mapping(self) -> Mapping[int, Any] | None:
+    def interpretation_mapping(self) -> Mapping[int, object] | None:
         """The interpretation as ``{concept_id: description}`` (calls ``interpret()`` on fitted objects)."""
-        if self.interpretation is not None and not isinstance(self.interpretation, Mapping):
-            return self.interpretation.interpret()
-        return self.interpretation
+        if self.interpretation is None or isinstance(self.interpretation, Mapping):
+            return self.interpretation
+        return self.interpretation.interpret()
 
 
-def _encode(extractor: Any, activations: Any, what: str) -> Any:
+def _encodable(extractor: ConceptExtractor | None, what: str) -> ConceptExtractor:
     if extractor is None or not callable(getattr(extractor, "encode", None)):
         raise invalid(
             "extractor",
@@ -87,24 +118,22 @@ def _encode(extractor: Any, activations: Any, what: str) -> Any:
             None if extractor is None else type(extractor).__name__,
             f"Pass Explanation(extractor=<fitted concept extractor>) or the {what} in the Explanation.",
         )
-    return extractor.encode(activations)
-
-
-def _encodable(extractor: Any, what: str) -> Any:
-    if extractor is None or not callable(getattr(extractor, "encode", None)):
-        _encode(extractor, None, what)  # raises the usual error
     return extractor
 
 
-def _model(model: Any, what: str) -> Any:
+def _model(model: SplitModel | None, what: str) -> SplitModel:
     if model is None:
         raise invalid("model", _OWNER, f"given to compute the {what}", None, f"Pass the model or the {what}.")
     return model
 
 
 def global_importances_of(
-    model: Any, extractor: Any, activations: Any, n_classes: int, batch_size: int = DEFAULT_BATCH_SIZE
-) -> Any:
+    model: SplitModel | None,
+    extractor: ConceptExtractor | None,
+    activations: Array | Sequence[str] | None,
+    n_classes: int,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+) -> Array:
     """``Φ`` of shape ``(n_classes, n_concepts)`` on the concept-fit ``activations`` (eq. 3–4)."""
     from xaimetrics.concepts import global_importance, local_importance
 
@@ -124,30 +153,39 @@ def global_importances_of(
                 "activations", _OWNER, "the texts the extractor was fitted on, for a split inside the network",
                 type(activations).__name__, "Pass activations=<list of texts>: g needs them to re-run the model.",
             )  # fmt: skip
-        phi, f_co_predictions = model.concept_importance(_encodable(extractor, what), list(activations))
+        texts = cast("list[str]", list(activations))
+        phi, f_co_predictions = cast(_NetworkSplit, model).concept_importance(
+            _encodable(extractor, what), texts
+        )
         return global_importance(phi, f_co_predictions, n_classes=n_classes)
-    concepts = _encode(extractor, activations, what)
-    phi, f_co_predictions = local_importance(
-        _model(model, what), concepts, extractor=extractor, batch_size=batch_size, return_predictions=True
+    fitted = _encodable(extractor, what)
+    concepts = fitted.encode(cast("Array", activations))
+    local, predictions = local_importance(
+        _model(model, what), concepts, extractor=fitted, batch_size=batch_size, return_predictions=True
     )
-    return global_importance(phi, f_co_predictions, n_classes=n_classes)
+    return global_importance(local, predictions, n_classes=n_classes)
 
 
 def local_importances_of(
-    model: Any, extractor: Any, texts: Sequence[str], targets: Any, batch_size: int, phase: str
-) -> Any:
+    model: SplitModel | None,
+    extractor: ConceptExtractor | None,
+    texts: Sequence[str],
+    targets: ArrayLike,
+    batch_size: int,
+    phase: str,
+) -> Array | np.ndarray:
     """``φ`` of shape ``(n_texts, n_concepts)`` for the classes ``targets`` (f's predictions) (eq. 3)."""
     from xaimetrics.concepts import local_importance
 
     what = f"{phase} local importances"
     if not texts:
         raise invalid("samples", _OWNER, f"{phase} samples to explain", "none")
-    if extractor is None:
-        _encode(extractor, None, what)
+    fitted = _encodable(extractor, what)
     if getattr(model, "needs_inputs", False):  # g is the rest of the network: it needs the texts
-        return model.concept_importance(extractor, list(texts), np.asarray(targets, dtype=np.int64))[0]
+        split = cast(_NetworkSplit, model)
+        return split.concept_importance(fitted, list(texts), np.asarray(targets, dtype=np.int64))[0]
     activations = _model(model, what).activations(list(texts))
-    concepts = _encode(extractor, activations, what)
     return local_importance(
-        model, concepts, np.asarray(targets, dtype=np.int64), extractor=extractor, batch_size=batch_size
-    )
+        model, fitted.encode(activations), np.asarray(targets, dtype=np.int64), extractor=fitted,
+        batch_size=batch_size,
+    )  # fmt: skip

@@ -14,17 +14,23 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from xaimetrics._deprecation import RenamedAttribute, renamed_keyword
 from xaimetrics._validation import check_positive_int, check_texts, invalid
 from xaimetrics._words import encode_texts
 from xaimetrics.consim._parsing import _strip_reasoning
 from xaimetrics.exceptions import NotFittedError, SimulatorError
 
 __all__ = ["LLMLabels", "o1ca", "parse_label_proposals"]
+
+if TYPE_CHECKING:
+    from xaimetrics._typing import Array
+    from xaimetrics.concepts import ConceptExtractor, ConceptInterpretation
+    from xaimetrics.models._protocols import ActivationModel
+    from xaimetrics.simulators import ChatMessage, Simulator
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _NUMBERED = re.compile(r"^\s*(?:#+\s*)?(?:(?:concept|label)\s*)?\d+\s*[.):\-]\s*", re.IGNORECASE)
@@ -63,7 +69,7 @@ def parse_label_proposals(text: str | None) -> dict[str, tuple[str, ...]]:
 
 
 def o1ca(
-    label_sentences: Mapping[str, Sequence[str]], encode: Callable[[list[str]], Any]
+    label_sentences: Mapping[str, Sequence[str]], encode: Callable[[list[str]], ArrayLike]
 ) -> tuple[dict[int, str], np.ndarray]:
     """Give each concept the label whose sentences activate it most on average (paper eq. 2).
 
@@ -111,9 +117,6 @@ class LLMLabels:
         task: a one-line description of the task (default: generic text classification).
         random_state: seed of the example draw.
 
-    ``classes`` and ``seed``, the former names of ``class_names`` and ``random_state``, still work for one
-    release, with a ``DeprecationWarning``.
-
     Attributes (after :meth:`fit`):
         proposals_ (dict[str, tuple[str, ...]]): the labels and sentences the LLM proposed.
         raw_answer_ (str): the LLM's answer.
@@ -135,9 +138,9 @@ class LLMLabels:
 
     def __init__(
         self,
-        simulator: Any,
-        model: Any,
-        extractor: Any,
+        simulator: Simulator | None,
+        model: ActivationModel | Callable[[list[str]], Array],
+        extractor: ConceptExtractor,
         *,
         class_names: Sequence[str] | None = None,
         n_labels: int = 10,
@@ -145,21 +148,7 @@ class LLMLabels:
         n_examples: int = 10,
         task: str | None = None,
         random_state: int = 0,
-        **deprecated: Any,
     ) -> None:
-        owner = "LLMLabels"
-        class_names = renamed_keyword(
-            deprecated,
-            old="classes",
-            new="class_names",
-            value=class_names,
-            default=None,
-            owner=owner,
-            strict=False,
-        )
-        random_state = renamed_keyword(
-            deprecated, old="seed", new="random_state", value=random_state, default=0, owner=owner
-        )
         self.simulator = simulator
         self.model = model
         self.extractor = extractor
@@ -170,10 +159,7 @@ class LLMLabels:
         self.task = task
         self.random_state = random_state
 
-    seed = RenamedAttribute("random_state")
-    classes = RenamedAttribute("class_names")
-
-    def messages(self, inputs: Sequence[str]) -> list[Any]:
+    def messages(self, inputs: Sequence[str]) -> list[ChatMessage]:
         """The chat messages asking the LLM for labels (shown for transparency and dry runs)."""
         from xaimetrics.simulators import ChatMessage
 
@@ -201,11 +187,12 @@ class LLMLabels:
         Raises:
             SimulatorError: the call failed for good, or no label could be read from the answer.
         """
-        if not callable(getattr(self.simulator, "generate", None)):
+        simulator = self.simulator
+        if simulator is None or not callable(getattr(simulator, "generate", None)):
             raise invalid(
-                "simulator", "LLMLabels", "an object with generate(messages)", type(self.simulator).__name__
+                "simulator", "LLMLabels", "an object with generate(messages)", type(simulator).__name__
             )
-        response = self.simulator.generate(self.messages(inputs))
+        response = simulator.generate(self.messages(inputs))
         error = getattr(response, "error", None)
         text = response if isinstance(response, str) else getattr(response, "text", "")
         if error:
@@ -233,7 +220,7 @@ class LLMLabels:
         self.scores_ = scores
         return self
 
-    def interpret(self) -> dict[int, Any]:
+    def interpret(self) -> dict[int, ConceptInterpretation]:
         """``{concept_id: ConceptInterpretation(label=...)}`` for every concept (usable by :class:`ConSim`).
 
         Raises:
@@ -245,7 +232,7 @@ class LLMLabels:
             raise NotFittedError("This LLMLabels is not fitted yet. Call 'fit' with the dataset texts first.")
         return {i: ConceptInterpretation(label=label) for i, label in self.concept_labels_.items()}
 
-    def _encode(self, texts: list[str]) -> Any:
+    def _encode(self, texts: list[str]) -> Array:
         if hasattr(self.model, "activations"):
             activations = self.model.activations(texts)
         elif callable(self.model):

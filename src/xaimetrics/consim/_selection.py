@@ -20,7 +20,7 @@ The exact rule, so that a selection can be reproduced by hand:
 Everything random comes from one ``numpy.random.default_rng(seed)`` (PCG64), whose streams are identical
 on every platform, and the arithmetic of steps 1 and 3 is exact integer arithmetic.
 
-**Repeated texts.** When the texts are given (``inputs=``, as :meth:`ConSim.select_examples` does), a text is
+**Repeated texts.** When the texts are given (``inputs=``, as :func:`~xaimetrics.consim.select_examples` does), a text is
 selected at most once: samples whose *normalised* text (NFKC, case-folded, whitespace collapsed) repeats an
 earlier one are left out before step 1, whatever their label. Otherwise a pool holding the same text twice
 could show it with f's prediction in LP and ask for it again in EP, which inflates the score.
@@ -31,15 +31,16 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from xaimetrics._validation import check_choice, check_positive_int, check_seed, check_texts, invalid
 from xaimetrics.consim._choices import BALANCES
 from xaimetrics.exceptions import InvalidParameterError
 
-__all__ = ["ExampleSelection", "select_examples"]
+__all__ = ["Balance", "ExampleSelection", "select_indices"]
 
 Balance = Literal["strict", "relaxed"]
 _OWNER = "select_examples"
@@ -51,7 +52,7 @@ class ExampleSelection:
     """Indices of the learning-phase (LP) and evaluation-phase (EP) samples.
 
     Attributes:
-        lp_indices: int64 array of shape ``(n_lp,)``, positions in the data given to :func:`select_examples`.
+        lp_indices: int64 array of shape ``(n_lp,)``, positions in the data given to :func:`select_indices`.
         ep_indices: int64 array of shape ``(n_ep,)``.
         class_ids: the classes the quotas cover, in order.
         available: int64 array of shape ``(n_classes, 2)``: per class, how many samples f predicts
@@ -82,9 +83,9 @@ class ExampleSelection:
         return bool(self.notes)
 
 
-def select_examples(
-    labels: Any,
-    predictions: Any,
+def select_indices(
+    labels: ArrayLike,
+    predictions: ArrayLike,
     n_lp: int = 20,
     n_ep: int = 20,
     *,
@@ -93,7 +94,9 @@ def select_examples(
     class_names: Sequence[str] | None = None,
     inputs: Sequence[str] | None = None,
 ) -> ExampleSelection:
-    """Select ``n_lp`` learning-phase and ``n_ep`` evaluation-phase samples for ConSim (App. B.1).
+    """The positions of ``n_lp`` learning-phase and ``n_ep`` evaluation-phase samples for ConSim (App. B.1).
+
+    :func:`~xaimetrics.consim.select_examples` applies this rule to texts and returns the samples.
 
     Classes are covered uniformly (w.r.t. ``labels``), half of the samples are predicted correctly by the
     model and half wrongly, without replacement; the module docstring gives the exact allocation rule.
@@ -122,13 +125,13 @@ def select_examples(
     Example:
         >>> labels = [0, 0, 0, 0, 1, 1, 1, 1, 1, 1]
         >>> predictions = [0, 1, 0, 1, 1, 0, 1, 0, 1, 1]
-        >>> selection = select_examples(labels, predictions, n_lp=4, n_ep=4, seed=0)
+        >>> selection = select_indices(labels, predictions, n_lp=4, n_ep=4, seed=0)
         >>> sorted(selection.indices.tolist())  # all of class 0, both wrong ones of class 1
         [0, 1, 2, 3, 5, 6, 7, 8]
         >>> selection.chosen.tolist()  # per class: [correct, wrong]
         [[2, 2], [2, 2]]
         >>> texts = ["a", "b", "c", "d", "e", "f", "A ", "g", "h", "i"]  # "A " repeats "a"
-        >>> select_examples(labels, predictions, n_lp=2, n_ep=2, inputs=texts).n_repeated
+        >>> select_indices(labels, predictions, n_lp=2, n_ep=2, inputs=texts).n_repeated
         1
     """
     n_lp = check_positive_int(n_lp, "n_lp", _OWNER)
@@ -234,9 +237,10 @@ def _first_occurrences(inputs: Sequence[str] | None, n: int) -> np.ndarray:
     return keep
 
 
-def _as_int_array(values: Any, name: str) -> np.ndarray:
-    if hasattr(values, "detach"):
-        values = values.detach().cpu().numpy()
+def _as_int_array(values: ArrayLike, name: str) -> np.ndarray:
+    detach = getattr(values, "detach", None)
+    if callable(detach):
+        values = detach().cpu().numpy()
     try:
         array = np.asarray(values)
     except (TypeError, ValueError) as error:
@@ -293,10 +297,10 @@ def _relax(quotas: np.ndarray, available: np.ndarray, names: list[str]) -> tuple
     notes = []
     for (c, k, sc, sk), count in moves.items():
         short = f"class {names[c]!r} has only {available[c, k]} {_KINDS[k]}ly predicted samples"
-        source = f"{_KINDS[sk]}ly predicted samples of " + (
+        taken = f"{_KINDS[sk]}ly predicted samples of " + (
             "the same class" if sc == c else f"class {names[sc]!r}"
         )
-        notes.append(f"{short} (needed {quotas[c, k]}): took {count} {source} instead.")
+        notes.append(f"{short} (needed {quotas[c, k]}): took {count} {taken} instead.")
     return take, tuple(notes)
 
 

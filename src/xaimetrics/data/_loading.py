@@ -270,18 +270,8 @@ def _resolve_arguments(
 ) -> tuple[Any, str | None, str]:
     """``(path, config, split)`` from the positional and keyword forms (see :func:`load_dataset`)."""
     if path is None:
-        if "name" not in hf_kwargs:
-            raise invalid(
-                "path", _OWNER, "given", None, "Pass a dataset name or a file: load_dataset('imdb')."
-            )
-        warnings.warn(
-            "load_dataset(name=...) is deprecated: pass the dataset first, load_dataset('imdb'); name= is now "
-            "Hugging Face's configuration keyword.",
-            DeprecationWarning,
-            stacklevel=3,
-        )
-        path = hf_kwargs.pop("name")
-    elif "name" in hf_kwargs:
+        raise invalid("path", _OWNER, "given", None, "Pass a dataset name or a file: load_dataset('imdb').")
+    if "name" in hf_kwargs:
         if config is not None:
             raise invalid(
                 "name",

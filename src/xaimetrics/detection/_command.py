@@ -161,7 +161,7 @@ def run_detection(args: argparse.Namespace, providers: Providers | None = None) 
     import numpy as np
     import pandas as pd
 
-    from xaimetrics.benchmark import Artefacts, Grid, Providers
+    from xaimetrics.benchmark import Artefacts, ConceptFit, Grid, Providers
     from xaimetrics.concepts import TopWords
     from xaimetrics.detection._detection import Detection, describe_or_none
     from xaimetrics.detection._fuzzing import fuzz_concept
@@ -212,10 +212,9 @@ def run_detection(args: argparse.Namespace, providers: Providers | None = None) 
     simulators: dict[str, Simulator] = {}
     started = time.perf_counter()
     for seed in seeds:
-        extractor = artefacts.extractor(dataset, model_name, args.method, args.n_concepts, seed)
-        interpretations = artefacts.interpretation(
-            dataset, model_name, args.method, args.n_concepts, seed, "top_words"
-        )
+        concept_fit = ConceptFit(dataset, model_name, args.method, args.n_concepts, seed)
+        extractor = artefacts.extractor(concept_fit)
+        interpretations = artefacts.interpretation(concept_fit, "top_words")
         all_interpretations[seed] = interpretations
         U = np.asarray(extractor.encode(arrays["pool"]), dtype=np.float64)
         wanted = _ints(args.concepts, "--concepts")

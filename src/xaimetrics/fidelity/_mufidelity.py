@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 import torch
 
-from xaimetrics._deprecation import RenamedAttribute, renamed_keyword
 from xaimetrics._validation import invalid
 from xaimetrics.fidelity._base import FidelityBase, PerturbationOptions, run_rows
 from xaimetrics.fidelity._outputs import Activation
@@ -53,8 +52,7 @@ class MuFidelity(FidelityBase):
             single pixels).
         subset_percent: fraction of the features (or cells) in each subset, in ]0, 1[.
         nb_samples: number of random subsets per input (≥ 2).
-        random_state: seed of the subsets (``seed``, its former name, still works for one release, with a
-            ``DeprecationWarning``).
+        random_state: seed of the subsets.
 
     Example:
         >>> import torch
@@ -86,15 +84,6 @@ class MuFidelity(FidelityBase):
         **options: Unpack[PerturbationOptions],
     ) -> None:
         owner = self._owner
-        random_state = renamed_keyword(
-            options,  # type: ignore[arg-type]
-            old="seed",
-            new="random_state",
-            value=random_state,
-            default=0,
-            owner=owner,
-            strict=False,
-        )
         if (
             isinstance(subset_percent, bool)
             or not isinstance(subset_percent, int | float)
@@ -118,8 +107,6 @@ class MuFidelity(FidelityBase):
             raise invalid("grid_size", owner, "None unless the inputs are images (n, C, H, W)", grid_size)
         self._drop_cache: dict[tuple[object, ...], np.ndarray] = {}
         self._subset_cache: dict[tuple[int, ...], torch.Tensor] = {}
-
-    seed = RenamedAttribute("random_state")
 
     # ------------------------------------------------------------------ subsets
     def _groups(self, n_features: torch.Tensor) -> tuple[torch.Tensor | None, np.ndarray]:

@@ -85,9 +85,3 @@ __all__ = [
     "make_simulator",
     "simulator_choices",
 ]
-
-
-def __getattr__(name: str) -> object:
-    from xaimetrics._deprecation import deprecated_attribute
-
-    return deprecated_attribute(__name__, name, {"UsageSummary": ("Usage", Usage)})

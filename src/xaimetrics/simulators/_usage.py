@@ -10,9 +10,8 @@ from __future__ import annotations
 import dataclasses
 import threading
 from dataclasses import asdict, dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar
 
-from xaimetrics._deprecation import deprecated_attribute
 from xaimetrics._validation import invalid
 
 __all__ = ["Usage", "UsageTracker", "UsageView"]
@@ -199,7 +198,3 @@ class UsageTracker:
             f"UsageTracker(calls={s.calls}, cached_calls={s.cached_calls}, failed_calls={s.failed_calls}, "
             f"total_tokens={s.total_tokens}, cost_usd={s.cost_usd:.4f})"
         )
-
-
-def __getattr__(name: str) -> Any:
-    return deprecated_attribute(__name__, name, {"UsageSummary": ("Usage", Usage)})

@@ -172,23 +172,25 @@ def _explanation(
     artefacts: Artefacts, dataset: str, model: str, method: str, k: int, interpretation: str, samples: SampleSet,
     lp_local: bool, ep_local: bool,
 ) -> MethodExplanation:  # fmt: skip
+    from xaimetrics.benchmark import ConceptFit
+
     owner = "simulatability_study_from_grid"
     if method in _CONTROLS:
-        control = artefacts.control(dataset, model, method, k, samples.seed)
+        control = artefacts.control(ConceptFit(dataset, model, method, k, samples.seed))
         lp, ep = [s.text for s in samples.lp], [s.text for s in samples.ep]
-        arguments = control.prompt_arguments(lp if lp_local else [], ep if ep_local else [])
+        shown = control.explanation(lp if lp_local else [], ep if ep_local else [])
         return MethodExplanation(
             method=method, seed=samples.seed, n_concepts=k, interpretation=interpretation,
-            concepts=arguments["interpretation"], global_importances=arguments["global_importances"],
-            lp_local=arguments["lp_local_importances"], ep_local=arguments["ep_local_importances"],
+            concepts=shown.interpretation, global_importances=shown.global_importances,
+            lp_local=shown.lp_local_importances, ep_local=shown.ep_local_importances,
         )  # fmt: skip
     if interpretation != "top_words":
         raise invalid("interpretations", owner, "'top_words' (LLM labels need a simulator)", interpretation,
                       "Create the study from a grid with interpretations = ['top_words'].")  # fmt: skip
     return explain_method(
         artefacts.model(dataset, model),
-        artefacts.extractor(dataset, model, method, k, samples.seed),
-        artefacts.interpretation(dataset, model, method, k, samples.seed, interpretation),
+        artefacts.extractor(ConceptFit(dataset, model, method, k, samples.seed)),
+        artefacts.interpretation(ConceptFit(dataset, model, method, k, samples.seed), interpretation),
         artefacts.activations(dataset, model)["fit"],
         samples, method=method, n_concepts=k, interpretation_kind=interpretation,
         lp_local=lp_local, ep_local=ep_local,
@@ -221,6 +223,8 @@ def likert_study_from_grid(
         concept_ids: the concepts to rate (default: all).
         options: passed to :class:`LikertStudy` (``title``, ``n_annotators``…).
     """
+    from xaimetrics.benchmark import ConceptFit
+
     owner = "likert_study_from_grid"
     artefacts = _artefacts(grid, providers, artefact_dir)
     dataset = _pick(grid.datasets, dataset, "dataset", owner)
@@ -228,8 +232,9 @@ def likert_study_from_grid(
     method = _pick(grid.concept_methods, method, "method", owner)
     seed = grid.seeds[0] if seed is None else seed
     k = _n_concepts(grid, method, owner)
-    extractor = artefacts.extractor(dataset, model_name, method, k, seed)
-    interpretation = artefacts.interpretation(dataset, model_name, method, k, seed, "top_words")
+    fit = ConceptFit(dataset, model_name, method, k, seed)
+    extractor = artefacts.extractor(fit)
+    interpretation = artefacts.interpretation(fit, "top_words")
     _, pool = artefacts.data(dataset)
     values = extractor.encode(artefacts.activations(dataset, model_name)["pool"])
     options.setdefault("title", f"Rate the concepts of {method}")
