@@ -425,7 +425,9 @@ class Artefacts:
         def compute() -> ConceptExtractor:
             from xaimetrics.concepts import make_extractor
 
-            options = self.grid.options(fit.method)
+            options = cast(
+                "dict[str, Any]", self.grid.options(fit.method)
+            )  # keywords of the method's extractor
             extractor = make_extractor(fit.method, fit.n_concepts, random_state=fit.seed, **options)
             return extractor.fit(self.activations(fit.dataset, fit.model)["fit"])
 

@@ -24,6 +24,7 @@ from xaimetrics._optional import import_optional
 from xaimetrics.benchmark._artefacts import Artefacts, Providers
 from xaimetrics.benchmark._grid import Grid, Setting
 from xaimetrics.benchmark._group import ask, build_group_prompts, register_prompts, setting_row
+from xaimetrics.benchmark._row import ResultRow
 from xaimetrics.benchmark._store import ResultsStore
 from xaimetrics.consim import ConSimPrompt, ConSimResult
 from xaimetrics.simulators import Simulator
@@ -34,7 +35,7 @@ __all__ = ["run_groups_on_ray"]
 #: ``(name, grid, providers, cache_path) -> simulator``: the runner's simulator factory, sent to the workers
 SimulatorFactory = Callable[[str, Grid, Providers, "Path | None"], Simulator]
 #: what a task returns per setting: the setting, its result, whether it is stored, and the store row + payload
-Outcome = tuple[Setting, ConSimResult, bool, "Mapping[str, object] | None", "Mapping[str, object] | None"]
+Outcome = tuple[Setting, ConSimResult, bool, "ResultRow | None", "Mapping[str, object] | None"]
 
 
 class _Bar(Protocol):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from xaimetrics._arguments import (
     add_data_arguments,
@@ -179,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
     needs_concepts = any(not s.kind.is_baseline for s in settings)
 
     _say(f"Loading {args.dataset} and the model...")
-    options = data_options(args)
+    options = cast("dict[str, Any]", data_options(args))  # load_dataset's data keywords, checked there
     train = load_dataset(args.dataset, "train", seed=args.seed, **options)
     test = load_dataset(args.dataset, "test", seed=args.seed, **options)
     if args.pool_samples is not None:
@@ -331,7 +331,7 @@ def _load_model(args: argparse.Namespace) -> SplitModel:
     from xaimetrics.models import SplitClassifier, load_classifier, load_demo_classifier
 
     progress = not getattr(args, "no_progress", False)
-    options = data_options(args)
+    options = cast("dict[str, Any]", data_options(args))  # load_dataset's data keywords, checked there
     if args.model == "demo":
         from xaimetrics.data import OFFLINE_DATASETS
 

@@ -32,7 +32,8 @@ from numpy.typing import ArrayLike
 
 from xaimetrics._registry import Registry
 from xaimetrics._validation import check_positive_int, check_texts, invalid
-from xaimetrics.concepts import ConceptInterpretation, TopWords
+from xaimetrics._words import WordTokenizer, count_words, most_frequent, stop_word_set
+from xaimetrics.concepts import ConceptInterpretation
 from xaimetrics.consim._explanation import Explanation
 from xaimetrics.exceptions import NotFittedError
 
@@ -47,16 +48,18 @@ StopWords = str | Iterable[str] | None
 
 def _vocabulary(
     texts: Sequence[str], min_frequency: int, stop_words: StopWords, owner: str
-) -> tuple[TopWords, list[str]]:
-    """The words TopWords would consider (same tokeniser, stop words and frequency floor), most frequent first."""
-    words = TopWords(None, None, min_frequency=min_frequency, stop_words=stop_words, max_vocabulary=None)
-    vocabulary = [word for word, _ in words.frequent_words(words.word_counts(texts))]
+) -> tuple[WordTokenizer, list[str]]:
+    """The words TopWords would consider (its default tokeniser, the stop words and the frequency floor), most
+    frequent first."""
+    tokenizer = WordTokenizer(lowercase=True)
+    counts = count_words(texts, tokenizer, stop_word_set(stop_words, "TopWords", lowercase=True))
+    vocabulary = [word for word, _ in most_frequent(counts.items(), min_count=min_frequency, max_words=None)]
     if len(vocabulary) < 2:
         raise invalid(
             "min_frequency", owner, "a floor that leaves at least two words", min_frequency,
             "Lower min_frequency or pass more texts.",
         )  # fmt: skip
-    return words, vocabulary
+    return tokenizer, vocabulary
 
 
 class _Control(ABC):
@@ -119,7 +122,7 @@ class SurrogateWords(_Control):
 
         rows, cols = [], []
         for r, text in enumerate(texts):
-            present = {self._index_[w] for w in self._words_.tokenize(text) if w in self._index_}
+            present = {self._index_[w] for w in self._words_(text) if w in self._index_}
             rows.extend([r] * len(present))
             cols.extend(sorted(present))
         data = np.ones(len(rows), dtype=np.float64)

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, TypeAlias, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from xaimetrics._typing import Array, Texts
 from xaimetrics._validation import invalid
+from xaimetrics.consim._rendering import Description, Importances
 
 if TYPE_CHECKING:
     from xaimetrics.concepts import ConceptExtractor
@@ -36,7 +37,7 @@ _OWNER = "ConSim"
 class Interpreter(Protocol):
     """A fitted interpretation (:class:`~xaimetrics.concepts.TopWords`, :class:`~xaimetrics.consim.LLMLabels`)."""
 
-    def interpret(self) -> Mapping[int, object]: ...
+    def interpret(self) -> Mapping[int, Description]: ...
 
 
 class _NetworkSplit(Protocol):
@@ -45,11 +46,6 @@ class _NetworkSplit(Protocol):
     def concept_importance(
         self, extractor: ConceptExtractor, inputs: Texts, targets: ArrayLike | None = None
     ) -> tuple[np.ndarray, np.ndarray]: ...
-
-
-#: ``Φ`` as an array ``(n_classes, n_concepts)`` or Interpreto's ``{class: {concept_id: value}}``; ``φ`` as an
-#: array ``(n_samples, n_concepts)``
-Importances: TypeAlias = "Array | ArrayLike | Mapping[str, Mapping[int, float]]"
 
 
 #: the batch size of the importance computations (ConSim's ``batch_size`` default)
@@ -85,7 +81,7 @@ class Explanation:
     """
 
     extractor: ConceptExtractor | None = None
-    interpretation: Mapping[int, object] | Interpreter | None = None
+    interpretation: Mapping[int, Description] | Interpreter | None = None
     activations: Array | Sequence[str] | None = None
     global_importances: Importances | None = None
     lp_local_importances: Importances | None = None
@@ -102,7 +98,7 @@ class Explanation:
                 type(value).__name__,
             )
 
-    def interpretation_mapping(self) -> Mapping[int, object] | None:
+    def interpretation_mapping(self) -> Mapping[int, Description] | None:
         """The interpretation as ``{concept_id: description}`` (calls ``interpret()`` on fitted objects)."""
         if self.interpretation is None or isinstance(self.interpretation, Mapping):
             return self.interpretation
@@ -184,8 +180,9 @@ def local_importances_of(
     if getattr(model, "needs_inputs", False):  # g is the rest of the network: it needs the texts
         split = cast(_NetworkSplit, model)
         return split.concept_importance(fitted, list(texts), np.asarray(targets, dtype=np.int64))[0]
-    activations = _model(model, what).activations(list(texts))
+    split_model = _model(model, what)
+    activations = split_model.activations(list(texts))
     return local_importance(
-        model, fitted.encode(activations), np.asarray(targets, dtype=np.int64), extractor=fitted,
+        split_model, fitted.encode(activations), np.asarray(targets, dtype=np.int64), extractor=fitted,
         batch_size=batch_size,
     )  # fmt: skip

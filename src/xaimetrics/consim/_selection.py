@@ -31,7 +31,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -136,7 +136,7 @@ def select_indices(
     """
     n_lp = check_positive_int(n_lp, "n_lp", _OWNER)
     n_ep = check_positive_int(n_ep, "n_ep", _OWNER)
-    balance = check_choice(balance, "balance", _OWNER, BALANCES.names())  # type: ignore[assignment]
+    balance = check_choice(balance, "balance", _OWNER, cast("tuple[Balance, ...]", BALANCES.names()))
     seed = check_seed(seed, "seed", _OWNER)
     labels_ = _as_int_array(labels, "labels")
     predictions_ = _as_int_array(predictions, "predictions")

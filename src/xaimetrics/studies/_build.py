@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from xaimetrics._typing import Array
     from xaimetrics.concepts import ConceptExtractor
-    from xaimetrics.models import SplitClassifier
+    from xaimetrics.models._protocols import SplitModel
 
 __all__ = ["choose_examples", "explain_method", "likert_study_from_concepts"]
 
@@ -30,7 +30,7 @@ def _numpy(values: Array | ArrayLike) -> np.ndarray:
 
 
 def explain_method(
-    model: SplitClassifier,
+    model: SplitModel,
     extractor: ConceptExtractor,
     interpretation: Mapping[int, object],
     activations: Array,
@@ -87,7 +87,7 @@ def explain_method(
     )
 
 
-def _n_classes(model: SplitClassifier) -> int:
+def _n_classes(model: SplitModel) -> int:
     names = getattr(model, "class_names", None)
     if names is None:
         raise invalid("model", "explain_method", "a split classifier with class_names", type(model).__name__)

@@ -5,9 +5,9 @@ and the LLM's land on the same settings of the results store.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -26,6 +26,7 @@ from xaimetrics.studies._simulatability import (
 
 if TYPE_CHECKING:
     from xaimetrics.benchmark import Artefacts, Grid, Providers
+    from xaimetrics.concepts import ConceptInterpretation
 
 __all__ = ["likert_study_from_grid", "simulatability_study_from_grid"]
 
@@ -126,7 +127,9 @@ def simulatability_study_from_grid(
     )  # fmt: skip
 
 
-def check_selection(labels: Sequence[int], class_names: Sequence[str], grid: Grid, dataset: str) -> None:
+def check_selection(
+    labels: Sequence[int] | np.ndarray, class_names: Sequence[str], grid: Grid, dataset: str
+) -> None:
     """Fail fast when the pool's labels alone cannot give the LP/EP selection of ``grid``.
 
     :func:`~xaimetrics.consim.select_examples` needs, per class, about ``(n_lp + n_ep) / C`` texts, half
@@ -181,8 +184,11 @@ def _explanation(
         shown = control.explanation(lp if lp_local else [], ep if ep_local else [])
         return MethodExplanation(
             method=method, seed=samples.seed, n_concepts=k, interpretation=interpretation,
-            concepts=shown.interpretation, global_importances=shown.global_importances,
-            lp_local=shown.lp_local_importances, ep_local=shown.ep_local_importances,
+            # a control's explanation holds arrays and a {concept id: words} mapping (SurrogateWords, RandomWords)
+            concepts=cast("Mapping[int, ConceptInterpretation]", shown.interpretation),
+            global_importances=cast(np.ndarray, shown.global_importances),
+            lp_local=cast("np.ndarray | None", shown.lp_local_importances),
+            ep_local=cast("np.ndarray | None", shown.ep_local_importances),
         )  # fmt: skip
     if interpretation != "top_words":
         raise invalid("interpretations", owner, "'top_words' (LLM labels need a simulator)", interpretation,
