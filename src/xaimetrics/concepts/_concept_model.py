@@ -29,7 +29,7 @@ __all__ = [
     "DictionaryCodec",
     "HasComponents",
     "HeadModel",
-    "SplitModel",
+    "SplitClassifierLike",
 ]
 
 
@@ -45,7 +45,7 @@ class HeadModel(Protocol):
     def logits_from_activations(self, activations: Array, /) -> Array: ...
 
 
-class SplitModel(ActivationModel, HeadModel, Protocol):
+class SplitClassifierLike(ActivationModel, HeadModel, Protocol):
     """A split classifier ``f = g∘h`` (e.g. :class:`xaimetrics.models.SplitClassifier`) with its classes."""
 
     @property
@@ -120,7 +120,7 @@ class ConceptModel:
         [0, 0]
     """
 
-    def __init__(self, model: SplitModel, extractor: ConceptCodec) -> None:
+    def __init__(self, model: SplitClassifierLike, extractor: ConceptCodec) -> None:
         self.model = model
         self.extractor = extractor
 

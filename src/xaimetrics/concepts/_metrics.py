@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from xaimetrics._typing import Array
-    from xaimetrics.concepts._concept_model import DictionaryCodec, HeadLike, SplitModel
+    from xaimetrics.concepts._concept_model import DictionaryCodec, HeadLike, SplitClassifierLike
 
 __all__ = ["ConceptSpaceMetrics", "concept_metrics"]
 
@@ -80,7 +80,7 @@ class ConceptSpaceMetrics:
 
 
 def concept_metrics(
-    model: SplitModel | HeadLike,
+    model: SplitClassifierLike | HeadLike,
     extractor: DictionaryCodec,
     inputs: Sequence[str] | Array,
     *,

@@ -29,6 +29,7 @@ The pipeline, as functions (the one path that :class:`ConSim`, the benchmark and
 from __future__ import annotations
 
 from xaimetrics.consim._asking import evaluate_prompts
+from xaimetrics.consim._choices import BALANCES, BalanceKind, InterpretationKind, ScoringKind
 from xaimetrics.consim._consim import ConSim
 from xaimetrics.consim._controls import (
     CONTROL_ROLES,
@@ -63,6 +64,7 @@ from xaimetrics.consim._scoring import SCORINGS, ConSimPrompt, Scoring, score_re
 from xaimetrics.consim._selection import ExampleSelection
 
 __all__ = [
+    "BALANCES",
     "CONTROLS",
     "CONTROL_ROLES",
     "DEFAULT_IMPORTANCE_THRESHOLD",
@@ -72,6 +74,7 @@ __all__ = [
     "INTERPRETATIONS",
     "PROMPT_TYPES",
     "SCORINGS",
+    "BalanceKind",
     "ConSim",
     "ConSimPrompt",
     "ConSimResult",
@@ -79,6 +82,7 @@ __all__ = [
     "ControlKind",
     "ExampleSelection",
     "Explanation",
+    "InterpretationKind",
     "LLMLabels",
     "ParsedAnswers",
     "PromptContent",
@@ -86,6 +90,7 @@ __all__ = [
     "PromptType",
     "RandomWords",
     "Scoring",
+    "ScoringKind",
     "SurrogateWords",
     "build_prompts",
     "complete_explanation",
