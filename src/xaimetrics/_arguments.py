@@ -27,6 +27,7 @@ __all__ = [
     "add_data_arguments",
     "add_portable_argument",
     "add_progress_argument",
+    "add_registry_argument",
     "add_scoring_argument",
     "add_simulator_arguments",
     "add_tracking_arguments",
@@ -177,11 +178,33 @@ def add_scoring_argument(parser: Arguments, *, default: str) -> None:
     """
     from xaimetrics.consim._choices import SCORINGS
 
+    add_registry_argument(parser, "--scoring", SCORINGS, default=default)
+
+
+def add_registry_argument(
+    parser: Arguments,
+    flag: str,
+    registry: Registry[_T],
+    *,
+    default: str | None,
+    default_help: str = "%(default)s",
+) -> None:
+    """Add an option ``flag`` whose choices are ``registry``'s names, each described in ``--help``.
+
+    ``default_help`` says what the default is, where it is not ``default`` itself (``None``: decided later).
+
+    Example:
+        >>> from xaimetrics.consim._choices import BALANCES
+        >>> parser = argparse.ArgumentParser()
+        >>> add_registry_argument(parser, "--balance", BALANCES, default="strict")
+        >>> parser.parse_args([]).balance, parser.parse_args(["--balance", "relaxed"]).balance
+        ('strict', 'relaxed')
+    """
     parser.add_argument(
-        "--scoring",
+        flag,
         default=default,
-        choices=SCORINGS.names(),
-        help=f"{described(SCORINGS)} (default: %(default)s)",
+        choices=registry.names(),
+        help=f"{described(registry)} (default: {default_help})",
     )
 
 

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any, cast
 from xaimetrics._arguments import (
     add_data_arguments,
     add_progress_argument,
+    add_registry_argument,
     add_scoring_argument,
     add_simulator_arguments,
     data_options,
-    described,
     response_cache,
 )
 from xaimetrics._validation import invalid
@@ -97,12 +97,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="add punctuation-split fragments to the concept-fit texts (paper App. A.1)",
     )
-    concepts.add_argument(
-        "--interpretation",
-        default="top_words",
-        choices=INTERPRETATIONS.names(),
-        help=f"{described(INTERPRETATIONS)} (default: %(default)s)",
-    )
+    add_registry_argument(concepts, "--interpretation", INTERPRETATIONS, default="top_words")
     concepts.add_argument(
         "--cmaw-variant",
         default="signed",
@@ -144,12 +139,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=None,
         help="draw LP/EP samples from this many test texts (default: the whole test split)",
     )
-    setting.add_argument(
-        "--balance",
-        default="strict",
-        choices=BALANCES.names(),
-        help=f"{described(BALANCES)} (default: %(default)s)",
-    )
+    add_registry_argument(setting, "--balance", BALANCES, default="strict")
     setting.add_argument(
         "--max-sample-chars", type=int, default=None, help="cut longer sample texts in prompts"
     )

@@ -24,7 +24,12 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from xaimetrics._arguments import add_data_arguments, add_portable_argument, data_options, described
+from xaimetrics._arguments import (
+    add_data_arguments,
+    add_portable_argument,
+    add_registry_argument,
+    data_options,
+)
 from xaimetrics._validation import invalid
 from xaimetrics.consim._choices import BALANCES
 from xaimetrics.exceptions import InvalidParameterError
@@ -79,9 +84,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     selection.add_argument("--n-lp", type=int, help="learning-phase samples (default: the grid's, else 20)")
     selection.add_argument("--n-ep", type=int, help="evaluation-phase samples (default: the grid's, else 20)")
-    selection.add_argument(
-        "--balance", choices=BALANCES.names(), help=f"{described(BALANCES)} (default: the grid's, else strict)",
-    )  # fmt: skip
+    add_registry_argument(
+        selection, "--balance", BALANCES, default=None, default_help="the grid's, else strict"
+    )
     selection.add_argument(
         "--pool-size",
         type=int,
