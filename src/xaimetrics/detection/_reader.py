@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import time
 
-from xaimetrics._validation import invalid
+from xaimetrics._validation import check_positive_number
 from xaimetrics._words import WordTokenizer
 from xaimetrics.detection._prompts import ANSWERS, read_detection_prompt
 from xaimetrics.simulators import AnswerSchema, BaseSimulator, ChatMessage, SimulatorResponse
@@ -46,9 +46,7 @@ class WordOverlapReader(BaseSimulator):
     supports_probabilities = True
 
     def __init__(self, temperature: float = 1.0) -> None:
-        if isinstance(temperature, bool) or not isinstance(temperature, int | float) or not temperature > 0:
-            raise invalid("temperature", "WordOverlapReader", "a number > 0", temperature)
-        self.temperature = float(temperature)
+        self.temperature = check_positive_number(temperature, "temperature", "WordOverlapReader")
         self._tokenizer = WordTokenizer()
 
     def cache_identity(self) -> dict[str, object]:

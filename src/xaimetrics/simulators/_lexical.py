@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from xaimetrics._validation import invalid
+from xaimetrics._validation import check_positive_number
 from xaimetrics._words import WordTokenizer, stop_word_set
 from xaimetrics.simulators._base import AnswerSchema, BaseSimulator, ChatMessage, SimulatorResponse
 
@@ -187,9 +187,7 @@ class LexicalSimulator(BaseSimulator):
     supports_probabilities = True
 
     def __init__(self, temperature: float = 1.0) -> None:
-        if isinstance(temperature, bool) or not isinstance(temperature, int | float) or not temperature > 0:
-            raise invalid("temperature", "LexicalSimulator", "a number > 0", temperature)
-        self.temperature = float(temperature)
+        self.temperature = check_positive_number(temperature, "temperature", "LexicalSimulator")
         self._tokenizer = WordTokenizer()
         self._stop_words = stop_word_set("english", "LexicalSimulator")
 
@@ -243,13 +241,9 @@ class LexicalSimulator(BaseSimulator):
             f"Sample_{i}: {classes[_answer(p, read.ep.get(i, ''))]}" for i, p in probabilities.items()
         )
         asked = answer_schema is not None and answer_schema.probabilities
-        return SimulatorResponse(
+        return self._offline_response(
             text,
-            model=self.name,
-            prompt_tokens=sum(len(m.content.split()) for m in messages),
-            completion_tokens=len(text.split()),
-            latency_s=time.perf_counter() - started,
-            probabilities={i: tuple(float(v) for v in p) for i, p in probabilities.items()}
-            if asked
-            else None,
+            messages,
+            started,
+            {i: tuple(float(v) for v in p) for i, p in probabilities.items()} if asked else None,
         )
