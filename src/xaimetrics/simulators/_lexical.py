@@ -162,7 +162,21 @@ def _answer(probabilities: np.ndarray, text: str) -> int:
     return int(tied[zlib.crc32(text.encode("utf-8")) % tied.size])
 
 
-class LexicalSimulator(BaseSimulator):
+class WordReader(BaseSimulator):
+    """A local reader that answers by counting words (the library's ``WordTokenizer``) at a ``temperature``.
+
+    The base of :class:`LexicalSimulator` (ConSim prompts) and of the detection prompts'
+    :class:`~xaimetrics.detection.WordOverlapReader`; ``temperature`` must be a number > 0.
+    """
+
+    supports_probabilities = True
+
+    def __init__(self, temperature: float = 1.0) -> None:
+        self.temperature = check_positive_number(temperature, "temperature", type(self).__name__)
+        self._tokenizer = WordTokenizer()
+
+
+class LexicalSimulator(WordReader):
     """A deterministic literal reader of the ConSim prompt (see the module docstring for its whole rule).
 
     Args:
@@ -184,11 +198,9 @@ class LexicalSimulator(BaseSimulator):
     """
 
     name = "lexical"
-    supports_probabilities = True
 
     def __init__(self, temperature: float = 1.0) -> None:
-        self.temperature = check_positive_number(temperature, "temperature", "LexicalSimulator")
-        self._tokenizer = WordTokenizer()
+        super().__init__(temperature)
         self._stop_words = stop_word_set("english", "LexicalSimulator")
 
     def cache_identity(self) -> dict[str, object]:
