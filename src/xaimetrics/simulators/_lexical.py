@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from xaimetrics._validation import invalid
+from xaimetrics._validation import check_positive_number
 from xaimetrics._words import WordTokenizer, stop_word_set
 from xaimetrics.simulators._base import AnswerSchema, BaseSimulator, ChatMessage, SimulatorResponse
 
@@ -162,7 +162,21 @@ def _answer(probabilities: np.ndarray, text: str) -> int:
     return int(tied[zlib.crc32(text.encode("utf-8")) % tied.size])
 
 
-class LexicalSimulator(BaseSimulator):
+class WordReader(BaseSimulator):
+    """A local reader that answers by counting words (the library's ``WordTokenizer``) at a ``temperature``.
+
+    The base of :class:`LexicalSimulator` (ConSim prompts) and of the detection prompts'
+    :class:`~xaimetrics.detection.WordOverlapReader`; ``temperature`` must be a number > 0.
+    """
+
+    supports_probabilities = True
+
+    def __init__(self, temperature: float = 1.0) -> None:
+        self.temperature = check_positive_number(temperature, "temperature", type(self).__name__)
+        self._tokenizer = WordTokenizer()
+
+
+class LexicalSimulator(WordReader):
     """A deterministic literal reader of the ConSim prompt (see the module docstring for its whole rule).
 
     Args:
@@ -184,13 +198,9 @@ class LexicalSimulator(BaseSimulator):
     """
 
     name = "lexical"
-    supports_probabilities = True
 
     def __init__(self, temperature: float = 1.0) -> None:
-        if isinstance(temperature, bool) or not isinstance(temperature, int | float) or not temperature > 0:
-            raise invalid("temperature", "LexicalSimulator", "a number > 0", temperature)
-        self.temperature = float(temperature)
-        self._tokenizer = WordTokenizer()
+        super().__init__(temperature)
         self._stop_words = stop_word_set("english", "LexicalSimulator")
 
     def cache_identity(self) -> dict[str, object]:
@@ -243,13 +253,9 @@ class LexicalSimulator(BaseSimulator):
             f"Sample_{i}: {classes[_answer(p, read.ep.get(i, ''))]}" for i, p in probabilities.items()
         )
         asked = answer_schema is not None and answer_schema.probabilities
-        return SimulatorResponse(
+        return self._offline_response(
             text,
-            model=self.name,
-            prompt_tokens=sum(len(m.content.split()) for m in messages),
-            completion_tokens=len(text.split()),
-            latency_s=time.perf_counter() - started,
-            probabilities={i: tuple(float(v) for v in p) for i, p in probabilities.items()}
-            if asked
-            else None,
+            messages,
+            started,
+            {i: tuple(float(v) for v in p) for i, p in probabilities.items()} if asked else None,
         )

@@ -84,11 +84,4 @@ class PerfectSimulator(BaseSimulator):
                 i: tuple(float(c == chosen.get(f"Sample_{i}")) for c in answer_schema.classes)
                 for i in answer_schema.sample_ids
             }
-        return SimulatorResponse(
-            answer,
-            model=self.name,
-            prompt_tokens=sum(len(m.content.split()) for m in messages),
-            completion_tokens=len(answer.split()),
-            latency_s=time.perf_counter() - started,
-            probabilities=probabilities,
-        )
+        return self._offline_response(answer, messages, started, probabilities)

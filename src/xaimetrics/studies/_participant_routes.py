@@ -82,17 +82,26 @@ def resume(request: Request, state: State) -> Response:
     return redirect(f"/study/{current.index}")
 
 
-@router.get("/study/{index}")
-def show(index: str, request: Request, state: State) -> Response:
-    participant, subject = state.participant_of(request)
-    if participant is None:
-        return state.denied(request, "no valid participant session")
+def _reachable_screen(state: StudyApp, participant: Participant, index: str) -> Screen | Response:
+    """The screen ``index`` of the participant, or the response that refuses it (not a number: 400; past the
+    end or skipping ahead: back to the current screen)."""
     number = parse_number(index)
     if number is None:
         return bad_request("the screen must be a number")
     screen = state.screen_of(participant, number)
     if screen is None or not state.reachable(participant, screen):
         return redirect("/study")
+    return screen
+
+
+@router.get("/study/{index}")
+def show(index: str, request: Request, state: State) -> Response:
+    participant, subject = state.participant_of(request)
+    if participant is None:
+        return state.denied(request, "no valid participant session")
+    screen = _reachable_screen(state, participant, index)
+    if isinstance(screen, Response):
+        return screen
     state.store.mark_seen(participant, screen.index)
     return _render(request, state, participant, screen, subject)
 
@@ -104,12 +113,9 @@ def answer(index: str, request: Request, state: State, fields: Form) -> Response
         return state.denied(request, "no valid participant session")
     if not verify_csrf(fields.get("csrf"), state.secret, subject, "participant"):
         return state.denied(request, f"an answer of {participant.label} without their CSRF token")
-    number = parse_number(index)
-    if number is None:
-        return bad_request("the screen must be a number")
-    screen = state.screen_of(participant, number)
-    if screen is None or not state.reachable(participant, screen):
-        return redirect("/study")
+    screen = _reachable_screen(state, participant, index)
+    if isinstance(screen, Response):
+        return screen
     parsed = state.kind.parse(screen, fields)
     if parsed.error is not None:
         return _render(request, state, participant, screen, subject, 400, parsed.error, parsed.values)

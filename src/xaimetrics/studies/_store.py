@@ -120,6 +120,9 @@ class StudyStore(SQLiteFile):
         >>> store.record(invite.participant, 0, {"": None}); store.record(invite.participant, 1, {"0": 4})
         >>> store.current_screen(invite.participant) is None  # everything answered
         True
+        >>> store.revoke("P1")  # the link stops working, the answers are kept
+        >>> store.participant(invite.token) is None, store.revoked()
+        (True, {'P1'})
     """
 
     def __init__(self, path: str | Path, study: Study) -> None:
@@ -226,15 +229,7 @@ class StudyStore(SQLiteFile):
     def revoke(self, label: str) -> None:
         """Revoke the link of the participant ``label``: their token stops working, their answers are kept.
 
-        Example:
-            >>> import os, tempfile
-            >>> from xaimetrics.studies import Dimension, LikertStudy, RatingItem
-            >>> study = LikertStudy([Dimension("tone", "emotional tone")], [RatingItem("0", "a joy", (0.8,))])
-            >>> store = StudyStore(os.path.join(tempfile.mkdtemp(), "answers.sqlite"), study)
-            >>> invite = store.invite()
-            >>> store.revoke("P1")
-            >>> store.participant(invite.token) is None, store.revoked()
-            (True, {'P1'})
+        The example of :class:`StudyStore` revokes a link.
         """
         with self._transaction() as db:
             row = db.execute("SELECT id FROM participants WHERE label = ?", (label,)).fetchone()
