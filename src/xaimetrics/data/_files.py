@@ -13,7 +13,7 @@ import codecs
 import json
 import os
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, TypeGuard
 
@@ -217,12 +217,16 @@ def _open_text(path: Path, encoding: str) -> IO[str] | None:
 _JSON_FIX = 'Each line of a JSON Lines file holds one object, e.g. {"text": "...", "label": "..."}.'
 
 
-def _parse_json(path: Path, text: str, problem: Callable[[json.JSONDecodeError], str], fix: str) -> object:
-    """``json.loads(text)``, or the file error ``problem(error)`` with ``fix`` (without the decoder's traceback)."""
+def _parse_json(path: Path, text: str, problem: str, fix: str) -> object:
+    """``json.loads(text)``, or the data file error ``problem``/``fix`` without the decoder's traceback.
+
+    ``problem`` is a ``str.format`` template that may name the decoder's ``{msg}``, ``{lineno}`` and ``{colno}``.
+    """
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
-        raise file_error(path, problem(error), fix) from None
+        problem = problem.format(msg=error.msg, lineno=error.lineno, colno=error.colno)
+        raise file_error(path, problem, fix) from None
 
 
 def _json_lines(path: Path, text: str) -> pd.DataFrame:
@@ -233,14 +237,8 @@ def _json_lines(path: Path, text: str) -> pd.DataFrame:
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        record = _parse_json(
-            path,
-            line,
-            lambda error, number=number: (
-                f"has invalid JSON on line {number} (column {error.colno}): {error.msg}"
-            ),
-            _JSON_FIX,
-        )
+        problem = f"has invalid JSON on line {number} (column {{colno}}): {{msg}}"
+        record = _parse_json(path, line, problem, _JSON_FIX)
         if not isinstance(record, dict):
             raise file_error(
                 path, f"holds a JSON {type(record).__name__} on line {number}, not an object", _JSON_FIX
@@ -258,12 +256,7 @@ def _json_array(path: Path, text: str) -> pd.DataFrame:
     import pandas as pd
 
     fix = 'A .json file holds one array of objects, [{"text": "...", "label": "..."}, ...], or JSON Lines.'
-    records = _parse_json(
-        path,
-        text,
-        lambda error: f"is not valid JSON: {error.msg} on line {error.lineno} (column {error.colno})",
-        fix,
-    )
+    records = _parse_json(path, text, "is not valid JSON: {msg} on line {lineno} (column {colno})", fix)
     if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
         raise file_error(path, "does not hold an array of objects", fix)
     if not records:
