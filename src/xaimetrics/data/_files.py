@@ -217,6 +217,18 @@ def _open_text(path: Path, encoding: str) -> IO[str] | None:
 _JSON_FIX = 'Each line of a JSON Lines file holds one object, e.g. {"text": "...", "label": "..."}.'
 
 
+def _parse_json(path: Path, text: str, problem: str, fix: str) -> object:
+    """``json.loads(text)``, or the data file error ``problem``/``fix`` without the decoder's traceback.
+
+    ``problem`` is a ``str.format`` template that may name the decoder's ``{msg}``, ``{lineno}`` and ``{colno}``.
+    """
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        problem = problem.format(msg=error.msg, lineno=error.lineno, colno=error.colno)
+        raise file_error(path, problem, fix) from None
+
+
 def _json_lines(path: Path, text: str) -> pd.DataFrame:
     """One object per line; the frame's ``attrs["lines"]`` holds each record's line number."""
     import pandas as pd
@@ -225,12 +237,8 @@ def _json_lines(path: Path, text: str) -> pd.DataFrame:
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise file_error(
-                path, f"has invalid JSON on line {number} (column {error.colno}): {error.msg}", _JSON_FIX
-            ) from None
+        problem = f"has invalid JSON on line {number} (column {{colno}}): {{msg}}"
+        record = _parse_json(path, line, problem, _JSON_FIX)
         if not isinstance(record, dict):
             raise file_error(
                 path, f"holds a JSON {type(record).__name__} on line {number}, not an object", _JSON_FIX
@@ -248,12 +256,7 @@ def _json_array(path: Path, text: str) -> pd.DataFrame:
     import pandas as pd
 
     fix = 'A .json file holds one array of objects, [{"text": "...", "label": "..."}, ...], or JSON Lines.'
-    try:
-        records = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise file_error(
-            path, f"is not valid JSON: {error.msg} on line {error.lineno} (column {error.colno})", fix
-        ) from None
+    records = _parse_json(path, text, "is not valid JSON: {msg} on line {lineno} (column {colno})", fix)
     if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
         raise file_error(path, "does not hold an array of objects", fix)
     if not records:

@@ -157,30 +157,21 @@ def load_dataset(
         f"({', '.join(FILE_SUFFIXES)}) or a dataset Hugging Face 'datasets' can load"
     )
     suggestion = did_you_mean(path, (*OFFLINE_DATASETS, *DATASET_RECIPES.names()))
+    prefix = f"{suggestion} " if suggestion else ""
     try:
         return load_from_hub(
             path, config, split, seed=seed, validation_fraction=validation_fraction, columns=columns, hint="",
             **hf_kwargs,
         )  # fmt: skip
     except MissingDependencyError:
-        raise invalid(
-            "path",
-            _OWNER,
-            known,
-            repr(path),
-            (f"{suggestion} " if suggestion else "")
-            + "Other names load through Hugging Face 'datasets', which is not installed: pip install datasets "
-            "(it also needs a network, or a dataset already in its cache).",
-        ) from None
+        fix = (
+            "Other names load through Hugging Face 'datasets', which is not installed: pip install datasets "
+            "(it also needs a network, or a dataset already in its cache)."
+        )
+        raise invalid("path", _OWNER, known, repr(path), prefix + fix) from None
     except AssetError as error:
-        raise invalid(
-            "path",
-            _OWNER,
-            known,
-            repr(path),
-            (f"{suggestion} " if suggestion else "")
-            + f"{error} Offline, use the offline datasets or a file.",
-        ) from error
+        fix = f"{error} Offline, use the offline datasets or a file."
+        raise invalid("path", _OWNER, known, repr(path), prefix + fix) from error
 
 
 def is_dataset_reference(name: object) -> bool:
