@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 from hypothesis import given, settings
@@ -412,17 +411,15 @@ def test_property_think_tags_after_length_changing_characters(prefix: str, upper
     assert parse_answers(cut, ["20"], CLASSES).answers == {"20": 3}
 
 
-def test_one_megabyte_worst_cases_parse_in_linear_time() -> None:
-    """A generous bound (timings belong to benchmarks/bench_parse_worst_case.py): the old quadratic
-    ``<think>`` regex took about half an hour on 1 MB."""
+@pytest.mark.timeout(120)
+def test_one_megabyte_worst_cases_parse_without_catastrophic_backtracking() -> None:
+    """A hang guard, not a timing (timings belong to benchmarks/bench_parse_worst_case.py): the old quadratic
+    ``<think>`` regex took about half an hour on 1 MB; a linear parser takes well under a second."""
     from adversarial_answers import CLASSES as BENCH_CLASSES
     from adversarial_answers import GENERATORS
     from adversarial_answers import IDS as BENCH_IDS
 
     for name, make in GENERATORS.items():
         text = make(1_000_000)
-        started = time.perf_counter()
         parsed = parse_answers(text, BENCH_IDS, BENCH_CLASSES)
-        elapsed = time.perf_counter() - started
-        assert elapsed < 5.0, (name, elapsed)
-        assert set(parsed.answers) == set(BENCH_IDS)
+        assert set(parsed.answers) == set(BENCH_IDS), name
