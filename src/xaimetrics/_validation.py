@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence, Sized
 from typing import TypeVar, cast
 
-from xaimetrics.exceptions import InvalidParameterError
+from xaimetrics.exceptions import InvalidParameterError, NotFittedError
 
 _Choice = TypeVar("_Choice", bound="str | None")
 
@@ -122,3 +122,20 @@ def check_same_length(first: Sized, second: Sized, names: tuple[str, str], owner
             f"Got {len(first)} and {len(second)}. Pass one {names[1][:-1] if names[1].endswith('s') else names[1]} "
             f"per {names[0][:-1] if names[0].endswith('s') else names[0]}."
         )
+
+
+def check_fitted(estimator: object, attribute: str, call: str = "first") -> None:
+    """Raise :class:`~xaimetrics.exceptions.NotFittedError` unless ``estimator`` has its learned ``attribute``.
+
+    The one message of every estimator: ``This <class> is not fitted yet. Call 'fit' <call>.``
+
+    Example:
+        >>> class Model:
+        ...     pass
+        >>> check_fitted(Model(), "components_", "with activations before 'encode'")
+        Traceback (most recent call last):
+        ...
+        xaimetrics.exceptions.NotFittedError: This Model is not fitted yet. Call 'fit' with activations before 'encode'.
+    """
+    if not hasattr(estimator, attribute):
+        raise NotFittedError(f"This {type(estimator).__name__} is not fitted yet. Call 'fit' {call}.")

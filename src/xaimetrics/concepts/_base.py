@@ -24,8 +24,7 @@ from typing import TYPE_CHECKING, cast, overload
 
 import numpy as np
 
-from xaimetrics._validation import check_positive_int, invalid
-from xaimetrics.exceptions import NotFittedError
+from xaimetrics._validation import check_fitted, check_positive_int, invalid
 
 if TYPE_CHECKING:
     import torch
@@ -257,10 +256,7 @@ class ConceptExtractor(ABC):
 
     # ----------------------------------------------------------------------------------- helpers
     def _check_fitted(self, verb: str) -> None:
-        if not hasattr(self, "components_"):
-            raise NotFittedError(
-                f"This {type(self).__name__} is not fitted yet. Call 'fit' with activations before '{verb}'."
-            )
+        check_fitted(self, "components_", f"with activations before '{verb}'")
 
     def _checked_input(self, value: Array, name: str, verb: str, width: str, meaning: str) -> Array:
         """``value`` checked for :meth:`encode` / :meth:`decode` (``verb``): fitted first, then a finite 2-D

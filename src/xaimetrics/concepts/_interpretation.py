@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from xaimetrics._validation import check_choice, check_positive_int, check_same_length, check_texts, invalid
+from xaimetrics._validation import (
+    check_choice,
+    check_fitted,
+    check_positive_int,
+    check_same_length,
+    check_texts,
+    invalid,
+)
 from xaimetrics._words import (
     WordTokenizer,
     count_words,
@@ -26,7 +33,6 @@ from xaimetrics._words import (
     top_word_indices,
 )
 from xaimetrics.concepts._concept_model import check_matrix, h_of, to_numpy
-from xaimetrics.exceptions import NotFittedError
 
 if TYPE_CHECKING:
     from xaimetrics._typing import Array
@@ -286,6 +292,5 @@ class TopWords:
         Raises:
             NotFittedError: before :meth:`fit`.
         """
-        if not hasattr(self, "interpretations_"):
-            raise NotFittedError("This TopWords is not fitted yet. Call 'fit' with the dataset texts first.")
+        check_fitted(self, "interpretations_", "with the dataset texts first")
         return dict(self.interpretations_)

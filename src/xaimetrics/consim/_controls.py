@@ -31,11 +31,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from xaimetrics._registry import Registry
-from xaimetrics._validation import check_positive_int, check_texts, invalid
+from xaimetrics._validation import check_fitted, check_positive_int, check_texts, invalid
 from xaimetrics._words import WordTokenizer, count_words, most_frequent, stop_word_set
 from xaimetrics.concepts import ConceptInterpretation
 from xaimetrics.consim._explanation import Explanation
-from xaimetrics.exceptions import NotFittedError
 
 __all__ = ["CONTROLS", "CONTROL_ROLES", "ControlKind", "RandomWords", "SurrogateWords", "make_control"]
 
@@ -69,8 +68,7 @@ class _Control(ABC):
     global_importances_: np.ndarray
 
     def _check_fitted(self) -> None:
-        if not hasattr(self, "global_importances_"):
-            raise NotFittedError(f"This {type(self).__name__} is not fitted yet. Call 'fit' first.")
+        check_fitted(self, "global_importances_")
 
     @abstractmethod
     def local_importances(self, inputs: Sequence[str]) -> np.ndarray:

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from xaimetrics._validation import check_positive_int, check_texts, invalid
+from xaimetrics._validation import check_fitted, check_positive_int, check_texts, invalid
 from xaimetrics._words import encode_texts
 from xaimetrics.consim._parsing import _strip_reasoning
-from xaimetrics.exceptions import NotFittedError, SimulatorError
+from xaimetrics.exceptions import SimulatorError
 
 __all__ = ["LLMLabels", "o1ca", "parse_label_proposals"]
 
@@ -228,8 +228,7 @@ class LLMLabels:
         """
         from xaimetrics.concepts import ConceptInterpretation
 
-        if not hasattr(self, "concept_labels_"):
-            raise NotFittedError("This LLMLabels is not fitted yet. Call 'fit' with the dataset texts first.")
+        check_fitted(self, "concept_labels_", "with the dataset texts first")
         return {i: ConceptInterpretation(label=label) for i, label in self.concept_labels_.items()}
 
     def _encode(self, texts: list[str]) -> Array:
