@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from xaimetrics._validation import invalid
+from xaimetrics.benchmark._grid import BASELINE_METHOD
 from xaimetrics.consim import PromptSetting
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.studies._build import explain_method, likert_study_from_concepts
 from xaimetrics.studies._likert import LikertStudy
 from xaimetrics.studies._simulatability import (
-    BASELINE_METHOD,
     MethodExplanation,
     SampleSet,
     SimulatabilityStudy,

@@ -25,12 +25,12 @@ from typing import Any, ClassVar
 import numpy as np
 
 from xaimetrics._validation import invalid
+from xaimetrics.benchmark._grid import BASELINE_METHOD  # the no-explanation arms' method name
 from xaimetrics.concepts import ConceptInterpretation
 from xaimetrics.consim import ConSimPrompt, ConSimSamples, PromptSetting, render_prompt
 from xaimetrics.studies._lookup import find
 
 __all__ = [
-    "BASELINE_METHOD",
     "MethodExplanation",
     "SampleSet",
     "SimulatabilityStudy",
@@ -38,8 +38,6 @@ __all__ = [
     "StudySample",
 ]
 
-#: the method name of the no-explanation arms (the benchmark's name for the baseline)
-BASELINE_METHOD = "NoExplanation"
 _OWNER = "SimulatabilityStudy"
 
 
