@@ -1,13 +1,14 @@
-"""``xaimetrics demo``: the main job, fully offline.
+"""``xaimetrics demo``: the main job, fully offline, built to decide.
 
 Loads (fine-tuning once, then from the cache) the positive MiniLM classifier and prints its test accuracy;
-fits NMF, SAE, ICA, PCA, SVD and NoProjection concepts and prints their App. D complexity and faithfulness
-metrics; runs ConSim over seeds with the baseline and explanation prompt types (anonymised classes), the
-positive and negative controls, and the local GGUF simulator scored by its class probabilities (expected
-accuracy) behind the response cache; then says what the grid can conclude — whether the controls pass, which
-methods beat the no-explanation baseline, by how much and how sure — ranks the methods (Copeland, paired
-t-tests) and writes an HTML + Markdown report with figures. Everything is stored as it finishes: an
-interrupted demo resumes where it stopped, and a rerun only rebuilds the report.
+fits NMF, SAE, ICA, PCA, SVD and NoProjection concepts and prints their App. D metrics. Then it checks each
+simulator before spending on it (:func:`~xaimetrics.benchmark.run_gated`): the local GGUF LLM, scored by its
+class probabilities, runs only the baseline and the controls, seed after seed, until they are decided; a
+simulator that fails its positive control is reported as not reading the explanations and its method settings
+are not run. The lexical reference reader, which certainly reads the explanations' words, is gated on the same
+seeds and then measures the concept methods on fresh seeds until each is decided (helps, or does not help by
+the margin). The answer comes first, in a few lines, in the terminal and the report. Everything is stored as
+it finishes: an interrupted demo resumes where it stopped, and a rerun only rebuilds the report.
 """
 
 from __future__ import annotations
@@ -31,12 +32,22 @@ from xaimetrics._arguments import (
 from xaimetrics._validation import invalid
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
-    from xaimetrics.benchmark import Artefacts, Grid, Providers, RunSummary, SequentialResult
+    from xaimetrics.benchmark import Artefacts, GatedDesign, GatedResult, Grid, SequentialResult
     from xaimetrics.consim import ConSimSamples
+    from xaimetrics.data import TextDataset
 
-__all__ = ["demo_grid", "demo_methods", "each_warning_once", "register", "run", "selection_overlap"]
+__all__ = [
+    "demo_design",
+    "demo_grid",
+    "demo_methods",
+    "each_warning_once",
+    "register",
+    "run",
+    "selection_overlap",
+]
 
 #: the instrument check's simulator: a literal reader of the prompt's words (it runs on the main grid's seeds)
 REFERENCE_SIMULATOR = "lexical"
@@ -67,9 +78,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "demo",
         help="run the offline ConSim benchmark (BBC News topics, anonymised) and write a report",
         description=(
-            "Fine-tune (once) a MiniLM classifier (BBC News by default), extract concepts with NMF, SAE, ICA, PCA, "
-            "SVD and NoProjection, measure their simulatability with ConSim and a local LLM against the "
-            "no-explanation baseline over several seeds, rank them and write an HTML + Markdown report."
+            "Fine-tune (once) a MiniLM classifier (BBC News by default) and extract concepts with NMF, SAE, ICA, "
+            "PCA, SVD and NoProjection. Check each simulator first on its controls (the local LLM, then the "
+            "lexical reference reader), adding seeds until decided; measure the concept methods only with a "
+            "simulator that passes, on fresh seeds, until each method is decided; print the answer in a few "
+            "lines and write an HTML + Markdown report."
         ),
     )
     parser.add_argument("--output", default="xaimetrics-output", help="report folder (default: %(default)s)")
@@ -80,17 +93,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_scoring_argument(parser, default="probability")
     parser.add_argument(
-        "--no-controls",
-        action="store_true",
-        help="leave out the positive (SurrogateWords) and negative (RandomWords) controls",
-    )
-    parser.add_argument(
-        "--seeds", default="3", help="number of seeds, or a comma-separated list (default: %(default)s)"
-    )
-    parser.add_argument(
         "--methods",
         default=",".join(demo_methods()),
-        help="comma-separated concept methods, among the registered extractors, NoExplanation and the controls "
+        help="comma-separated concept methods, among the registered extractors and NoExplanation "
         "(default: %(default)s)",
     )
     add_simulator_arguments(
@@ -110,23 +115,33 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--concurrency", type=int, default=2, help="simulator calls in flight")
     parser.add_argument(
-        "--quick", action="store_true", help="a tiny grid for smoke tests (one seed, 3 methods)"
+        "--gate-seeds",
+        type=int,
+        default=8,
+        metavar="MAX",
+        help="the gate's seed budget: baseline and controls run on 5, 6, … MAX seeds until both controls are "
+        "decided (default: %(default)s)",
     )
     parser.add_argument(
-        "--reference-seeds",
+        "--method-seeds",
         type=int,
-        default=None,
-        help="seeds of the instrument check: the same grid read by the lexical reference simulator, a literal "
-        "reader of the explanation's words (default: the main grid's seeds, so that both are judged at the same "
-        "size; 0: skip)",
+        default=16,
+        metavar="MAX",
+        help="the methods' seed budget: fresh seeds, 8, 9, … MAX, until every method is decided "
+        "(default: %(default)s)",
     )
     parser.add_argument(
-        "--until-decided",
-        type=int,
-        default=None,
-        metavar="MAX_SEEDS",
-        help="a sequential design: start with --seeds seeds (0, 1, …) and add one seed per look until both "
-        "controls are decided or MAX_SEEDS are spent, α spent over the looks (docs/benchmark.md)",
+        "--force-methods",
+        action="store_true",
+        help="measure the methods even with a simulator that fails its controls (labelled exploratory)",
+    )
+    parser.add_argument(
+        "--no-reference",
+        action="store_true",
+        help="skip the lexical reference reader (a literal reader of the explanations' words)",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="a tiny run for smoke tests (NMF and PCA, small budgets)"
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_tracking_arguments(parser)
@@ -134,26 +149,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     return parser
 
 
-def _seeds(text: str) -> tuple[int, ...]:
-    try:
-        values = [int(v) for v in text.split(",") if v.strip()]
-    except ValueError:
-        raise invalid("--seeds", "xaimetrics demo", "a number of seeds or a list like 0,1,2", text) from None
-    if len(values) == 1 and "," not in text:
-        if values[0] < 1:
-            raise invalid("--seeds", "xaimetrics demo", "a number of seeds ≥ 1", text)
-        return tuple(range(values[0]))
-    return tuple(values)
-
-
 def demo_grid(args: argparse.Namespace) -> Grid:
-    """The demo's :class:`~xaimetrics.benchmark.Grid` for parsed arguments."""
+    """The demo's :class:`~xaimetrics.benchmark.Grid` for parsed arguments (its seeds come from the design)."""
     from xaimetrics.benchmark import Grid
 
     methods = tuple(m.strip() for m in args.methods.split(",") if m.strip())
     common = {
         "datasets": (args.dataset,), "simulators": (args.simulator,), "base_url": args.base_url,
-        "concurrency": args.concurrency, "max_sample_chars": DEMO_SAMPLE_CHARS, "controls": not args.no_controls,
+        "concurrency": args.concurrency, "max_sample_chars": DEMO_SAMPLE_CHARS, "controls": False,
         "scoring": args.scoring, "balance": "relaxed" if args.dataset == "bbc_news" else "strict",
     }  # fmt: skip
     if args.quick:
@@ -165,9 +168,32 @@ def demo_grid(args: argparse.Namespace) -> Grid:
     return Grid(
         methods=methods, n_concepts=args.n_concepts,
         prompt_types=tuple(p.strip() for p in args.prompt_types.split(",") if p.strip()),
-        seeds=_seeds(args.seeds), n_lp=args.samples, n_ep=args.samples, n_fit=2000,
+        seeds=(0,), n_lp=args.samples, n_ep=args.samples, n_fit=2000,
         extractor_options={"SAE": {"max_steps": 300}} if "SAE" in methods else None, **common,
     )  # fmt: skip
+
+
+def demo_design(args: argparse.Namespace) -> GatedDesign:
+    """The demo's :class:`~xaimetrics.benchmark.GatedDesign`: the gate from 5 seeds up to ``--gate-seeds``, the
+    methods from 8 fresh seeds up to ``--method-seeds`` (``--quick``: 5 and 8, one look each)."""
+    from xaimetrics.benchmark import GatedDesign, SequentialDesign
+
+    gate_max, method_max = (5, 8) if args.quick else (args.gate_seeds, args.method_seeds)
+    if gate_max < 5:
+        raise invalid(
+            "--gate-seeds", "xaimetrics demo", "at least 5 (the exact one-sided test cannot reach p < 0.05 with "
+            "fewer seeds)", gate_max,
+        )  # fmt: skip
+    if method_max < 8:
+        raise invalid(
+            "--method-seeds", "xaimetrics demo", "at least 8 (Holm's level over six methods is out of the exact "
+            "test's reach with fewer seeds)", method_max,
+        )  # fmt: skip
+    return GatedDesign(
+        gate=SequentialDesign(max_seeds=gate_max, start=5),
+        methods=SequentialDesign(max_seeds=method_max, start=8),
+        force_methods=args.force_methods,
+    )
 
 
 def _say(message: str) -> None:
@@ -224,24 +250,29 @@ def run(args: argparse.Namespace) -> int:
         return _run(args)
 
 
+def _simulator_names(args: argparse.Namespace) -> dict[str, str]:
+    local = (
+        "the local LLM (Qwen2.5-Coder-0.5B)"
+        if args.simulator == "local"
+        else f"the simulator {args.simulator!r}"
+    )
+    return {args.simulator: local.capitalize(), REFERENCE_SIMULATOR: "The lexical reference reader"}
+
+
 def _run(args: argparse.Namespace) -> int:
     from xaimetrics.benchmark import (
         Artefacts,
         Providers,
         ResultsStore,
-        report_section,
-        run_grid,
+        headline,
+        plan_gated,
+        run_gated,
         write_report,
     )
-    from xaimetrics.benchmark._analysis import spearman_with_metrics
-    from xaimetrics.benchmark._assessment import assess
 
     started = time.perf_counter()
-    if args.reference_seeds is not None and args.reference_seeds < 0:
-        raise invalid(
-            "--reference-seeds", "xaimetrics demo", "an integer ≥ 0 (0 skips the check)", args.reference_seeds
-        )
     grid = demo_grid(args)
+    design = demo_design(args)
     output = Path(args.output)
     output.mkdir(parents=True, exist_ok=True)
     providers = Providers(progress=not args.no_progress)
@@ -252,7 +283,7 @@ def _run(args: argparse.Namespace) -> int:
         from transformers.utils import logging as transformers_logging
 
         transformers_logging.disable_progress_bar()
-    _say(f"Loading the classifier (fine-tuned once on {dataset}, about 3 minutes on 2 cores, then cached)...")
+    _say(f"Loading the classifier (fine-tuned once on {dataset}, about a minute on 2 cores, then cached)...")
     model = artefacts.model(dataset, model_name)
     if args.no_progress and hasattr(model, "progress"):
         model.progress = (
@@ -266,209 +297,204 @@ def _run(args: argparse.Namespace) -> int:
     metrics = _concept_metrics(artefacts, grid)
     if len(metrics):
         print("\nConcept metrics (App. D; complexity: lower is simpler; faithfulness: lower L2/KL is better)")
-        print(metrics.to_string(float_format=lambda v: f"{v:.3f}"))
+        print(metrics.to_string(float_format=_three_digits))
 
+    simulators = [args.simulator]
+    if not args.no_reference and args.simulator != REFERENCE_SIMULATOR:
+        simulators.append(REFERENCE_SIMULATOR)
+    stores = {
+        s: output / ("results.sqlite" if s == args.simulator else "reference/results.sqlite")
+        for s in simulators
+    }
+    plan = plan_gated(grid, design)
     _say(
-        f"Running ConSim: {len(grid.settings())} settings, simulator {args.simulator!r}, scored by "
-        f"{'class probabilities' if grid.scoring == 'probability' else 'answer accuracy'}..."
+        f"Plan: each simulator is gated on its controls ({design.gate.looks()[0]}…{design.gate.max_seeds} seeds, "
+        f"{plan['per_seed']['gate']} settings a seed), then measures {len(grid.concept_methods)} methods on fresh "
+        f"seeds ({design.methods.looks()[0]}…{design.methods.max_seeds}, {plan['per_seed']['methods']} settings a "
+        f"seed) if it passes: at most {plan['settings']['total']} settings per simulator."
     )
-    store_path = output / "results.sqlite"
-    sequential = None
-    if args.until_decided is not None:
-        grid, summary, sequential = _run_until_decided(args, grid, store_path, providers, artefacts)
-    else:
-        summary = run_grid(
-            grid, store_path, providers=providers, artefacts=artefacts,
-            response_cache=response_cache(args),  # oracles such as 'perfect' are never cached
-            progress=not args.no_progress,
-        )  # fmt: skip
-    with ResultsStore(store_path) as store:
+    results = []
+    for simulator in simulators:
+        stores[simulator].parent.mkdir(parents=True, exist_ok=True)
+        results.extend(run_gated(
+            grid.replace(simulators=(simulator,)), stores[simulator], design, providers=providers,
+            artefacts=artefacts, response_cache=response_cache(args), progress=not args.no_progress, say=_say,
+        ))  # fmt: skip
+    names = _simulator_names(args)
+    lines = headline(results, margin=design.margin, names=names)
+    measured = next((r for r in results if r.methods is not None and not r.exploratory), None)
+    measured = measured or next((r for r in results if r.methods is not None), results[0])
+    with ResultsStore(stores[measured.simulator]) as store:
         frame = store.to_frame()
-        store.export(output / "results.csv")
-    alpha = 0.05 if sequential is None else sequential.looks[-1]["level"]
-    assessment = assess(frame, alpha=alpha)
-    overlap = selection_overlap([artefacts.samples(dataset, model_name, seed) for seed in grid.seeds],
-                                pool_size=len(artefacts.data(dataset)[1].texts))  # fmt: skip
-    check = _instrument_check(args, grid, artefacts, output, assessment)
-    summary.wall_time_s = time.perf_counter() - started
-    sections = [report_section("Data design: do the seeds share samples?", overlap["sentence"])]
-    if sequential is not None:
-        sections.insert(0, report_section("Sequential design", sequential.sentence, sequential.table))
-    paths = write_report(frame, output, grid=grid.to_dict(), run=summary.as_dict(), concept_metrics=metrics,
-                         title=f"xaimetrics demo — ConSim on {dataset}", alpha=alpha,
-                         sections=[*sections, *([check["section"]] if check else [])])  # fmt: skip
-    print(f"\nControls (score: {assessment.metric}; settings averaged within each seed; exact sign-flip tests in "
-          "the pre-stated direction: positive control one-sided, negative control equivalence within "
-          f"±{assessment.verdict['margin']:g} by TOST)")  # fmt: skip
-    print(assessment.controls.to_string(float_format=_three_digits))
-    print("\nConcept methods against NoExplanation (95% t-intervals over seeds; exact sign-flip p, Holm-adjusted "
-          "across the methods; mdd = smallest difference detected with power 0.8 at the Holm level)")  # fmt: skip
-    methods = assessment.comparison[assessment.comparison["role"] == "method"]
-    print(methods.drop(columns="role").to_string(float_format=_three_digits))
-    if len(assessment.ranking):
-        print("\nSimulatability ranking of the concept methods (Copeland over seed means; controls left out)")
-        print(assessment.ranking.to_string(float_format=_three_digits))
-    if len(metrics) >= 3 and len(assessment.ranking):
-        rho = spearman_with_metrics(assessment.ranking, metrics)
-        print(f"\nSpearman correlation with simulatability (win share over {len(assessment.ranking)} methods; "
-              f"p-values Holm-adjusted over the {len(rho)} metrics)")  # fmt: skip
-        print(rho.to_string(formatters={"rho": "{:+.3f}".format, "pvalue": "{:.3f}".format,
-                                        "pvalue_adjusted": "{:.3f}".format}))  # fmt: skip
+    for simulator, path in stores.items():
+        with ResultsStore(path) as store:
+            store.export(output / ("results.csv" if simulator == args.simulator else "reference/results.csv"))
+    overlap = selection_overlap(
+        [artefacts.samples(dataset, model_name, seed) for seed in _seeds_used(results)],
+        pool=artefacts.data(dataset)[1],
+        predictions=artefacts.activations(dataset, model_name)["predictions"],
+    )
+    sections = _sections(results, names, overlap, design)
+    summary_wall = time.perf_counter() - started
+    paths = write_report(
+        frame, output, grid=grid.to_dict(), run={"wall_time_s": summary_wall}, concept_metrics=metrics,
+        title=f"xaimetrics demo — ConSim on {dataset}", headline=lines, sections=sections,
+    )  # fmt: skip
+    _print_details(results, names)
     print("\nData design: " + overlap["sentence"])
-    summary.wall_time_s = time.perf_counter() - started
+    calls = sum(s.calls for r in results for s in r.summaries)
+    cached = sum(s.cached_calls for r in results for s in r.summaries)
+    failed = sum(r.failed for r in results)
     print(
-        f"\n{summary.completed} settings run, {summary.skipped} already stored, {summary.failed} failed; "
-        f"{summary.calls} simulator calls ({summary.cached_calls} cached), {summary.total_tokens:,} tokens; "
-        f"wall time {summary.wall_time_s:.1f} s"
+        f"\n{sum(s.completed for r in results for s in r.summaries)} settings run, {failed} failed; {calls} "
+        f"simulator calls ({cached} cached); wall time {time.perf_counter() - started:.1f} s"
     )
     print(f"Report: {paths['report_html']}  ({paths['report_md'].name} beside it)")
     track_grid(args, frame, grid.to_dict(), [paths["report_html"], paths["report_md"]], output)
-    if sequential is not None:
-        print("\n" + sequential.sentence)
-    print("\nConclusion: " + assessment.summary)
-    if check:
-        print("\nInstrument check: " + check["sentence"])
-    return 0 if summary.failed == 0 and (not check or check["failed"] == 0) else 1
+    print("\nThe answer")
+    for line in lines:
+        print(f"- {line}")
+    return 0 if failed == 0 else 1
 
 
-def _run_until_decided(
-    args: argparse.Namespace, grid: Grid, store_path: Path, providers: Providers, artefacts: Artefacts
-) -> tuple[Grid, RunSummary, SequentialResult]:
-    """``--until-decided``: grow the grid one seed per look (:func:`~xaimetrics.benchmark.until_decided`);
-    the store resumes, so each look runs only the new seed. Returns the final grid, a run summary over all
-    looks and the :class:`~xaimetrics.benchmark.SequentialResult`."""
-    import dataclasses
-
-    from xaimetrics.benchmark import ResultsStore, SequentialDesign, run_grid, until_decided
-
-    start = len(grid.seeds)
-    if args.until_decided < start:
-        raise invalid(
-            "--until-decided", "xaimetrics demo", f"a seed budget ≥ the {start} starting seed(s) of --seeds",
-            args.until_decided,
-        )  # fmt: skip
-    design = SequentialDesign(max_seeds=args.until_decided, start=start)
-    summaries: list[RunSummary] = []
-
-    def run_seeds(seeds: Sequence[int]) -> pd.DataFrame:
-        look = dataclasses.replace(grid, seeds=tuple(seeds))
-        _say(f"Sequential design: look at {len(seeds)} seeds (level {design.level(len(seeds)):.4g})...")
-        summaries.append(run_grid(look, store_path, providers=providers, artefacts=artefacts,
-                                  response_cache=response_cache(args), progress=not args.no_progress))  # fmt: skip
-        with ResultsStore(store_path) as store:
-            return store.to_frame()
-
-    result = until_decided(run_seeds, design)
-    summary = summaries[-1]
-    summary.completed = sum(s.completed for s in summaries)
-    summary.failed = sum(s.failed for s in summaries)
-    final = dataclasses.replace(grid, seeds=tuple(range(result.looks[-1]["n_seeds"])))
-    return final, summary, result
+def _seeds_used(results: Sequence[GatedResult]) -> list[int]:
+    seeds: set[int] = set()
+    for result in results:
+        seeds.update(result.seeds["gate"])
+        seeds.update(result.seeds["methods"])
+    return sorted(seeds)
 
 
-def _instrument_check(
-    args: argparse.Namespace, grid: Any, artefacts: Any, output: Path, main: Any
-) -> dict[str, Any] | None:
-    """Run the same grid, on the same seeds, with the lexical reference simulator (a literal reader of the
-    prompt's words) to show whether the grid's design *at this size* can detect a word-level signal.
+def _print_details(results: Sequence[GatedResult], names: dict[str, str]) -> None:
+    from xaimetrics.benchmark import verdict_intervals
 
-    The claim is about the instrument, never about the LLM: the positive control and the lexical reader are
-    both word-presence rules, so a pass shows the grid can detect a signal of that kind and size; it does not
-    show why an LLM gains or does not. Returns the printed sentence, a report section and the number of failed
-    settings (``None`` when skipped: ``--reference-seeds 0``, no controls, or the demo's simulator is the
-    reference).
-    """
-    import dataclasses
-
-    from xaimetrics.benchmark import ResultsStore, report_section, run_grid
-    from xaimetrics.benchmark._assessment import _planning_sentence, assess
-
-    seeds = grid.seeds if args.reference_seeds is None else tuple(range(int(args.reference_seeds)))
-    if args.simulator == REFERENCE_SIMULATOR or not seeds or not grid.controls:
-        return None
-    reference = dataclasses.replace(grid, simulators=(REFERENCE_SIMULATOR,), seeds=seeds)
-    n_seeds = len(seeds)
-    plural = "s" if n_seeds != 1 else ""
-    _say(
-        f"Instrument check: the same grid read by the {REFERENCE_SIMULATOR} reference simulator, {n_seeds} seed{plural}..."
-    )
-    store_path = output / "reference" / "results.sqlite"
-    store_path.parent.mkdir(parents=True, exist_ok=True)
-    summary = run_grid(  # the same artefacts: the reference grid differs only in its simulator (and seeds if asked)
-        reference, store_path, providers=artefacts.providers, artefacts=artefacts,
-        response_cache=response_cache(args), progress=not args.no_progress,
-    )  # fmt: skip
-    with ResultsStore(store_path) as store:
-        check = assess(store.to_frame())
-    same = (
-        "the main grid's seeds" if tuple(seeds) == tuple(grid.seeds) else "seeds other than the main grid's"
-    )
-    print(f"\nInstrument check: the same grid with the {REFERENCE_SIMULATOR} reference simulator ({n_seeds} seed{plural}, "
-          f"{same}; a literal reader of the explanation's words, docs/consim.md): controls")  # fmt: skip
-    print(check.controls.to_string(float_format=_three_digits))
-    detects, llm = check.verdict.get("detects"), main.verdict.get("detects")
-    sentence = check.verdict["sentence"]
-    if detects:
-        sentence += (
-            f" So at {n_seeds} seed{plural} this grid can detect a word-level signal of the size the positive "
-            "control gives a literal reader. Both are word-presence rules, so this shows the grid's sensitivity, "
-            "not that the methods' explanations carry such a signal"
-        )
-        sentence += (
-            f"; {args.simulator!r} not passing its controls on this grid is therefore not a limit of the grid's "
-            "size, though nothing here says why it does not use the explanations."
-            if not llm
-            else "."
-        )
-    else:
-        sentence += (
-            f" So at {n_seeds} seed{plural} this grid could not show even a word-level signal to a literal "
-            "reader: a failed or undecided control of the LLM grid at this size says nothing about the LLM."
-        )
-    sentence += " " + _planning_sentence(check.planning)
-    section = report_section(
-        f"Instrument check: the {REFERENCE_SIMULATOR} reference simulator", sentence, check.controls
-    )
-    return {"sentence": sentence, "section": section, "failed": summary.failed, "assessment": check}
+    for result in results:
+        name = names.get(result.simulator, result.simulator)
+        gate = verdict_intervals(result.gate.results, result.gate.verdicts)
+        print(f"\nGate of {name}: the controls, seeds {_span(result.gate.seeds)} (exact group-sequential sign-flip "
+              "tests; positive: beats NoExplanation or shown below +margin; negative: within or outside ±margin)")  # fmt: skip
+        print(gate.to_string(float_format=_three_digits))
+        print(result.gate.sentence)
+        if result.methods is not None:
+            table = verdict_intervals(result.methods.results, result.methods.verdicts)
+            label = " — exploratory" if result.exploratory else ""
+            print(f"\nConcept methods read by {name}{label}: seeds {_span(result.methods.seeds)} "
+                  "(Holm–Shaffer over the methods, group-sequential; 95% t-intervals at the last look)")  # fmt: skip
+            print(table.to_string(float_format=_three_digits))
+            print(result.methods.sentence)
 
 
-def selection_overlap(selections: Sequence[ConSimSamples], *, pool_size: int) -> dict[str, Any]:
-    """How many evaluation samples two seeds share, against what independent draws would share by chance.
+def _span(seeds: Sequence[int]) -> str:
+    return f"{seeds[0]}–{seeds[-1]}" if len(seeds) > 1 else (str(seeds[0]) if seeds else "none")
 
-    Two seeds whose EP samples overlap beyond chance are not independent replicates (issue #21, M7: a small pool
-    with few mispredictions puts the same ones in every seed). ``selections`` are the seeds'
-    :class:`~xaimetrics.consim.ConSimSamples`; chance is ``n_ep² / pool_size`` for two uniform draws.
+
+def _sections(
+    results: Sequence[GatedResult], names: dict[str, str], overlap: dict[str, Any], design: GatedDesign
+) -> list[dict[str, str]]:
+    from xaimetrics.benchmark import report_section, verdict_intervals
+
+    sections = []
+    for result in results:
+        name = names.get(result.simulator, result.simulator)
+        sections.append(report_section(
+            f"Gate: {name}", f"Seeds {_span(result.gate.seeds)}. " + result.gate.sentence,
+            verdict_intervals(result.gate.results, result.gate.verdicts),
+        ))  # fmt: skip
+        sections.append(report_section(f"Gate looks: {name}", "Each look's verdicts.", _looks(result.gate)))
+        if result.methods is not None:
+            label = " (exploratory)" if result.exploratory else ""
+            sections.append(report_section(
+                f"Concept methods: {name}{label}", f"Fresh seeds {_span(result.methods.seeds)}. "
+                + result.methods.sentence, verdict_intervals(result.methods.results, result.methods.verdicts),
+            ))  # fmt: skip
+            sections.append(
+                report_section(f"Method looks: {name}", "Each look's verdicts.", _looks(result.methods))
+            )
+    sections.append(report_section(
+        "The design", f"Gate: looks at {design.gate.looks()} seeds, α = {design.gate.alpha:g} spent as "
+        f"α·t^{design.gate.rho:g}; methods: looks at {design.methods.looks()} fresh seeds, α = "
+        f"{design.methods.alpha:g} family-wise (Holm–Shaffer); margin ±{design.margin:g}.",
+    ))  # fmt: skip
+    sections.append(report_section("Data design: do the seeds share samples?", overlap["sentence"]))
+    return sections
+
+
+def _looks(result: SequentialResult) -> pd.DataFrame:
+    import pandas as pd
+
+    rows = [{"look": look["look"], "n_seeds": look["n_seeds"], "alpha_spent": look["spent"], **look["verdicts"]}
+            for look in result.looks]  # fmt: skip
+    return pd.DataFrame(rows).set_index("look") if rows else pd.DataFrame()
+
+
+def selection_overlap(
+    selections: Sequence[ConSimSamples], *, pool: TextDataset, predictions: Sequence[int] | np.ndarray
+) -> dict[str, Any]:
+    """How many evaluation samples two seeds share, against what independent draws of the same design share.
+
+    Two seeds whose EP samples overlap beyond chance are not independent replicates (issue #21, M7). The
+    selection is stratified (classes × correctly / wrongly predicted by f), so chance is not ``n_ep² / pool``:
+    two independent draws share ``Σ_c q_c q'_c / N_c`` samples on average, where ``q_c`` is a seed's EP count in
+    cell ``c`` and ``N_c`` the pool's. Few mispredicted texts make a small cell that every seed draws from: the
+    sentence names the smallest cell, so the reader knows how many distinct mispredictions the result rests on.
 
     Example:
         >>> from types import SimpleNamespace
-        >>> seeds = [SimpleNamespace(ep_texts=("a", "b", "c")), SimpleNamespace(ep_texts=("c", "d", "e"))]
-        >>> out = selection_overlap(seeds, pool_size=30)
-        >>> out["mean_shared"], round(out["chance"], 2)
-        (1.0, 0.3)
+        >>> pool = SimpleNamespace(texts=list("abcdefgh"), labels=[0, 0, 0, 0, 1, 1, 1, 1])
+        >>> seeds = [SimpleNamespace(ep_texts=("a", "e")), SimpleNamespace(ep_texts=("a", "f"))]
+        >>> out = selection_overlap(seeds, pool=pool, predictions=[0, 0, 0, 1, 1, 1, 1, 0])
+        >>> out["mean_shared"], round(out["chance"], 3)
+        (1.0, 0.667)
     """
     import itertools
 
     import numpy as np
 
+    predicted = np.asarray(predictions)
+    labels = np.asarray(pool.labels)
+    cell_of = {t: (int(y), bool(y == p)) for t, y, p in zip(pool.texts, labels, predicted, strict=True)}
+    sizes: dict[tuple[int, bool], int] = {}
+    for cell in cell_of.values():
+        sizes[cell] = sizes.get(cell, 0) + 1
+    counts = []
+    for selection in selections:
+        per_cell: dict[tuple[int, bool], int] = {}
+        for text in selection.ep_texts:
+            found = cell_of.get(text)
+            if found is not None:
+                per_cell[found] = per_cell.get(found, 0) + 1
+        counts.append(per_cell)
     sets = [set(s.ep_texts) for s in selections]
-    n_ep = int(np.mean([len(s) for s in sets])) if sets else 0
-    chance = n_ep**2 / pool_size if pool_size else float("nan")
-    pairs = list(itertools.combinations(sets, 2))
-    shared = [len(a & b) for a, b in pairs]
+    pairs = list(itertools.combinations(range(len(sets)), 2))
+    shared = [len(sets[i] & sets[j]) for i, j in pairs]
+    expected = [
+        sum(counts[i].get(c, 0) * counts[j].get(c, 0) / n for c, n in sizes.items()) for i, j in pairs
+    ]
     mean = float(np.mean(shared)) if shared else float("nan")
+    chance = float(np.mean(expected)) if expected else float("nan")
+    n_ep = int(np.mean([len(s) for s in sets])) if sets else 0
+    wrong = sum(n for (_, right), n in sizes.items() if not right)
     if not pairs:
         sentence = "One seed: no overlap between seeds to measure."
     else:
+        # beyond chance: more than three standard errors of the pairs' mean above the stratified expectation
+        spread = (
+            float(np.std(np.subtract(shared, expected), ddof=1)) / np.sqrt(len(pairs))
+            if len(pairs) > 1
+            else 0.0
+        )
+        beyond = mean > chance + max(3 * spread, 0.25)
         verdict = (
-            "about what chance gives: the seeds are independent draws"
-            if mean <= 1.5 * chance + 0.5
-            else "more than chance: the seeds are not fully independent replicates, so the intervals and p-values "
-            "above are somewhat optimistic (the units share samples)"
+            "more than independent draws share: the seeds are not fully independent replicates, so the intervals "
+            "and p-values are somewhat optimistic"
+            if beyond
+            else "what independent draws of this stratified design share"
         )
         sentence = (
-            f"Two seeds share {mean:.2f} of their {n_ep} evaluation samples on average ({len(pairs)} pairs; "
-            f"max {max(shared)}), against {chance:.2f} for independent draws from the {pool_size}-text pool: "
-            f"{verdict}."
+            f"Two of the {len(sets)} seeds share {mean:.2f} of their {n_ep} evaluation samples on average (max "
+            f"{max(shared)}), against {chance:.2f} expected for independent draws with the same class × "
+            f"right/wrong quotas: {verdict}. The pool has {len(cell_of)} texts, {wrong} of them mispredicted by "
+            "the model; the seeds' mispredicted samples come from those."
         )
     return {
         "mean_shared": mean,
@@ -489,7 +515,7 @@ def _concept_metrics(artefacts: Artefacts, grid: Grid) -> pd.DataFrame:
     from xaimetrics.benchmark import ConceptFit
     from xaimetrics.concepts import concept_metrics
 
-    dataset, model_name, seed = grid.datasets[0], grid.models[0], grid.seeds[0]
+    dataset, model_name, seed = grid.datasets[0], grid.models[0], 0
     _, pool = artefacts.data(dataset)
     arrays = artefacts.activations(dataset, model_name)
     model = artefacts.model(dataset, model_name)

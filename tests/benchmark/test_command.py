@@ -101,12 +101,12 @@ def test_benchmark_errors_are_one_line(tmp_path, capsys):
 
 
 def test_demo_rejects_bad_options_in_process(capsys):
-    assert cli.main(["demo", "--seeds", "a,b"]) == 1
-    assert "'--seeds' parameter of xaimetrics demo" in capsys.readouterr().err
+    assert cli.main(["demo", "--gate-seeds", "3", "--output", "/nonexistent/never-created"]) == 1
+    assert "'--gate-seeds' parameter of xaimetrics demo must be at least 5" in capsys.readouterr().err
     assert cli.main(["demo", "--methods", "NMF,LDA", "--output", "/nonexistent/never-created"]) == 1
     assert "'methods' parameter of Grid must be among" in capsys.readouterr().err
-    assert cli.main(["demo", "--reference-seeds", "-1", "--output", "/nonexistent/never-created"]) == 1
-    assert "'--reference-seeds' parameter of xaimetrics demo" in capsys.readouterr().err
+    assert cli.main(["demo", "--method-seeds", "4", "--output", "/nonexistent/never-created"]) == 1
+    assert "'--method-seeds' parameter of xaimetrics demo must be at least 8" in capsys.readouterr().err
 
 
 @pytest.mark.slow  # fine-tunes the MiniLM classifier on first use (minutes), then runs the local LLM
@@ -116,12 +116,17 @@ def test_demo_quick_writes_a_report(tmp_path, capsys):
     assert cli.main(["demo", "--quick", "--output", str(out), "--no-progress", "--no-cache"]) == 0
     printed = capsys.readouterr().out
     assert "test accuracy = 0." in printed and "Concept metrics" in printed
-    assert "Simulatability ranking" in printed
     assert (out / "report.html").is_file() and (out / "results.csv").is_file()
-    assert "| method | rank |" in (out / "report.md").read_text()
-    # the instrument check: the same grid read by the lexical reference simulator, in the output and the report
-    assert "Instrument check: the same grid with the lexical reference simulator (1 seed," in printed
-    assert "## Instrument check: the lexical reference simulator" in (out / "report.md").read_text()
+    # the answer comes last in the terminal and first in the report, one line per instrument at least
+    answer = printed.split("\nThe answer\n", 1)[1].strip().splitlines()
+    assert 2 <= len(answer) <= 5 and answer[0].startswith("- The local LLM (Qwen2.5-Coder-0.5B)")
+    assert any(line.startswith("- The lexical reference reader") for line in answer)
+    report = (out / "report.md").read_text()
+    assert report.index("## The answer") < report.index("## Details: the fixed-sample analysis")
+    assert (
+        "## Gate: The local LLM (Qwen2.5-Coder-0.5B)" in report
+        and "## Gate: The lexical reference reader" in report
+    )
     assert (out / "reference" / "results.sqlite").is_file()
     if available():  # the demo report opens in headless Chromium without errors
         shot, dom, errors = open_in_chromium(out / "report.html", tmp_path)
@@ -196,13 +201,13 @@ def test_demo_grid_defaults_and_flags():
 
     register(subparsers)
     grid = demo_grid(parser.parse_args(["demo"]))
-    assert grid.datasets == ("bbc_news",) and grid.balance == "relaxed"
-    assert grid.controls and grid.scoring == "probability"
-    assert {s.method for s in grid.settings()} >= {"SurrogateWords", "RandomWords", "NoExplanation", "NMF"}
-    rt = demo_grid(
-        parser.parse_args(["demo", "--dataset", "rotten_tomatoes", "--scoring", "accuracy", "--no-controls"])
-    )
-    assert rt.balance == "strict" and not rt.controls and rt.scoring == "accuracy"
-    assert not {s.method for s in rt.settings()} & {"SurrogateWords", "RandomWords"}
+    assert grid.datasets == ("bbc_news",) and grid.balance == "relaxed" and grid.scoring == "probability"
+    assert {s.method for s in grid.settings()} >= {"NoExplanation", "NMF"}  # the controls come with the gate
+    rt = demo_grid(parser.parse_args(["demo", "--dataset", "rotten_tomatoes", "--scoring", "accuracy"]))
+    assert rt.balance == "strict" and rt.scoring == "accuracy"
     quick = demo_grid(parser.parse_args(["demo", "--quick"]))
-    assert quick.pool_size is None and quick.controls  # BBC's test split has 212 articles: the whole of it
+    assert quick.pool_size is None  # BBC's test split has 212 articles: the whole of it
+    from xaimetrics._demo import demo_design
+
+    design = demo_design(parser.parse_args(["demo"]))
+    assert design.gate.looks() == [5, 6, 7, 8] and design.methods.looks()[0] == 8 and not design.force_methods

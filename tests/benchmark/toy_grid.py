@@ -84,6 +84,35 @@ LABELS = json.dumps([
 ])  # fmt: skip
 
 
+class ControlledOracle(MethodOracle):
+    """A :class:`MethodOracle` whose controls behave as a good instrument's: the positive control scores as NMF,
+    the negative control exactly as NoExplanation; PCA too (it does not help)."""
+
+    BASE: ClassVar[dict[str, float]] = {
+        "NMF": 0.8, "PCA": 0.2, "NoExplanation": 0.2, "SurrogateWords": 0.8, "RandomWords": 0.2,
+    }  # fmt: skip
+
+
+class BlindSimulator:
+    """Answers the first shown class for every sample, whatever the prompt: no explanation can help it (the
+    instrument a gate must refuse)."""
+
+    name = "blind"
+
+    def generate(self, messages, *, answer_schema=None):
+        import re
+
+        from xaimetrics.simulators import SimulatorResponse
+
+        prompt = messages[-1].content
+        ids = re.findall(r"Sample_(\d+)", prompt)
+        classes = re.findall(r"Class_\d+", prompt) or ["diplomacy"]
+        text = "\n".join(f"Sample_{i}: {classes[0]}" for i in dict.fromkeys(ids))
+        return SimulatorResponse(
+            text, model="blind", prompt_tokens=len(prompt.split()), completion_tokens=len(ids)
+        )
+
+
 def slow_oracle() -> MethodOracle:
     return MethodOracle(delay=0.05)
 
@@ -91,7 +120,12 @@ def slow_oracle() -> MethodOracle:
 PROVIDER_KWARGS = {
     "datasets": {"toy": toy_dataset},
     "models": {"toy": toy_model},
-    "simulators": {"oracle": MethodOracle, "slow_oracle": slow_oracle},
+    "simulators": {
+        "oracle": MethodOracle,
+        "slow_oracle": slow_oracle,
+        "blind": BlindSimulator,
+        "controlled_oracle": ControlledOracle,
+    },
 }
 
 

@@ -11,9 +11,11 @@ HTML/Markdown report.
 - :func:`assess` — what the results support: statistics on independent units (one per seed,
   :func:`unit_scores`), exact sign-flip tests, t-intervals, Holm's correction, the controls' pre-stated tests
   (equivalence for the negative one), a best method only after corrected pairwise tests, and :func:`plan`
-  (minimum detectable difference, seeds needed); :func:`until_decided` adds seeds until the controls are
-  decided (α spent over the looks, :class:`SequentialDesign`); :func:`simulate_results` makes grids with known
-  effects, to calibrate or plan;
+  (minimum detectable difference, seeds needed); :func:`simulate_results` makes grids with known effects, to
+  calibrate or plan;
+- :func:`run_gated` — check each simulator on its controls first, then measure the methods on fresh seeds until
+  each is decided (:class:`GatedDesign`; exact group-sequential tests, :func:`sequential_verdicts`,
+  :func:`until_decided`, :class:`SequentialDesign`); :func:`headline` says the answer in a few lines;
 - :func:`write_report` — the report.
 
 Example:
@@ -35,6 +37,7 @@ from xaimetrics.benchmark._analysis import (
 )
 from xaimetrics.benchmark._artefacts import Artefacts, ConceptFit, Providers
 from xaimetrics.benchmark._assessment import Assessment, assess
+from xaimetrics.benchmark._gated import GatedDesign, GatedResult, plan_gated, run_gated
 from xaimetrics.benchmark._grid import (
     BASELINE_METHOD,
     Grid,
@@ -44,6 +47,7 @@ from xaimetrics.benchmark._grid import (
     method_names,
     ranking_prompt,
 )
+from xaimetrics.benchmark._headline import headline, verdict_intervals
 from xaimetrics.benchmark._ranking import (
     PairwiseDifferences,
     copeland_ranks,
@@ -55,7 +59,14 @@ from xaimetrics.benchmark._ranking import (
 from xaimetrics.benchmark._report import report_section, write_report
 from xaimetrics.benchmark._row import ResultRow
 from xaimetrics.benchmark._runner import RunInterrupted, RunSummary, choose_n_concepts, run_grid
-from xaimetrics.benchmark._sequential import SequentialDesign, SequentialResult, until_decided
+from xaimetrics.benchmark._sequential import (
+    SequentialDesign,
+    SequentialResult,
+    gate_outcome,
+    sequential_sign_test,
+    sequential_verdicts,
+    until_decided,
+)
 from xaimetrics.benchmark._simulation import simulate_results
 from xaimetrics.benchmark._store import ResultsStore
 from xaimetrics.benchmark._uncertainty import (
@@ -78,6 +89,8 @@ __all__ = [
     "Artefacts",
     "Assessment",
     "ConceptFit",
+    "GatedDesign",
+    "GatedResult",
     "Grid",
     "PairwiseDifferences",
     "Providers",
@@ -95,7 +108,9 @@ __all__ = [
     "control_verdict",
     "copeland_ranks",
     "equivalence_test",
+    "gate_outcome",
     "grid_from_dict",
+    "headline",
     "load_grid",
     "method_names",
     "minimum_pvalue",
@@ -103,19 +118,24 @@ __all__ = [
     "pairwise_differences",
     "pivot_scores",
     "plan",
+    "plan_gated",
     "prompt_type_comparison",
     "rank_methods",
     "ranking_frame",
     "ranking_prompt",
     "rankings_by",
     "report_section",
+    "run_gated",
     "run_grid",
+    "sequential_sign_test",
+    "sequential_verdicts",
     "sign_flip_test",
     "simulate_results",
     "spearman_with_metrics",
     "subset_rankings",
     "unit_scores",
     "until_decided",
+    "verdict_intervals",
     "win_matrix",
     "write_report",
 ]

@@ -111,6 +111,7 @@ def write_report(
     axes: Sequence[str] | None = None,
     sections: Sequence[Mapping[str, str]] = (),
     alpha: float = 0.05,
+    headline: Sequence[str] = (),
 ) -> dict[str, Path]:
     """Write ``report.html``, ``report.md`` and the PNG figures into ``output``; return their paths.
 
@@ -130,8 +131,9 @@ def write_report(
         sections: extra sections appended before the totals, each ``{"md": ..., "html": ...}`` (the HTML
             already escaped by its producer), e.g. :func:`xaimetrics.studies.agreement_section` when the
             results hold human rows.
-        alpha: the level of every test (:func:`~xaimetrics.benchmark.assess`); a sequential run passes its
-            last look's level.
+        alpha: the level of every test (:func:`~xaimetrics.benchmark.assess`).
+        headline: the answer in a few lines (:func:`~xaimetrics.benchmark.headline`), shown first; the
+            fixed-sample analysis of every row then follows as details, labelled as such.
     """
     jinja2 = import_optional("jinja2", extra="report", caller="write_report")
     import markupsafe
@@ -211,6 +213,8 @@ def write_report(
         "stability": _stability_text(assessment.stability),
         "ceiling": _ceiling_text(assessment.ceiling, assessment.metric),
         "n_settings": len(results),
+        "headline": list(headline),
+        "fixed_note": _FIXED_NOTE,
     }
     environment = jinja2.Environment(
         loader=jinja2.PackageLoader("xaimetrics.benchmark", "templates"),
@@ -242,6 +246,12 @@ def _settings_table(results: pd.DataFrame) -> pd.DataFrame:
     column the store's row type adds), ``created_at`` aside."""
     return results[[c for c in results.columns if c != "created_at"]]
 
+
+_FIXED_NOTE = (
+    "The answer above comes from the sequential tests, made at each look as the seeds came in. What follows "
+    "tests every stored row once, as if the number of seeds had been fixed in advance: a check of the same data "
+    "from another angle, not adjusted for the looks, and not the answer."
+)
 
 _STATISTICS_NOTE = (
     "Statistics run on independent units: the settings of a seed (prompt types, interpretations, anonymisation) "

@@ -1,24 +1,45 @@
-"""Add seeds until the controls are decided, with the type-I error controlled over the looks: :func:`until_decided`.
+"""Add seeds until the answer is known, with the type-I error controlled over the looks.
 
-A grid too small to decide its controls (``"undecided"``, :func:`~xaimetrics.benchmark.control_verdict`) should
-grow, but testing after every added seed at the full α inflates the false-positive rate (a random walk crosses
-any fixed line eventually). :class:`SequentialDesign` spends α over the planned looks with a power-family
-spending function ``α(t) = α · t^ρ``, ``t = seeds / max_seeds`` (Lan & DeMets 1983; ``ρ = 1`` spends evenly,
-``ρ = 3`` resembles O'Brien–Fleming, saving α for the last looks). The exact tests are discrete: a look whose
-level is below the smallest p its seeds allow (:func:`~xaimetrics.benchmark.minimum_pvalue`, ``1/2ⁿ`` one-sided)
-cannot decide anything, so start where ``α · start / max_seeds ≥ 1/2^start`` (6 seeds of 16 at α = 0.05). Look ``k`` tests each control at the
-increment ``α(t_k) − α(t_{k−1})``; by the union bound the probability of any false decision over all looks is at
-most ``α``, whatever the dependence between looks and with the exact (discrete) sign-flip tests — conservative,
-never anti-conservative. The run stops when every control is decided (pass or fail) or when the budget (seeds,
-tokens or dollars) is spent, and says which.
+A grid too small to decide should grow, but testing after every added seed at the full α inflates the
+false-positive rate (a random walk crosses any fixed line eventually). This module tests **sequentially**:
+
+- :class:`SequentialDesign` fixes the looks (``start``, ``start + step``, … ``max_seeds`` seeds) and the α spent
+  by each: ``α(t) = α · t^ρ`` with ``t = seeds / max_seeds`` (Lan & DeMets 1983; ``ρ = 0.5`` spends early, like
+  Pocock's boundary, ``ρ = 3`` resembles O'Brien–Fleming).
+- :func:`sequential_sign_test` is the **exact group-sequential sign-flip test**. Under the null the signs of the
+  seed-level differences are independent fair coins whatever their sizes (the exact test's assumption), so,
+  given the sizes seen so far, every sign pattern is equally likely and the probability of any rejection region
+  is a count. At each look the region is the most extreme patterns not rejected at an earlier look, as many as
+  keep the probability of *rejecting at any look so far* within ``α(t)``. The joint probability is counted, not
+  bounded: α that an earlier look could not use (the exact tests are discrete) and the overlap between looks (a
+  pattern extreme at 9 seeds is usually extreme at 8) carry over to later looks — far more power than the union
+  bound, with the error still ≤ α over all looks, exactly. Up to :data:`EXACT_SEQUENTIAL_UNITS` units every
+  pattern is enumerated; beyond, a fixed seeded set of random patterns plus the observed one (a Monte-Carlo
+  permutation test, still exactly valid: the observed pattern is exchangeable with the random ones under the null).
+- :func:`sequential_verdicts` asks the grid's questions with it: the **positive control** passes when it beats the
+  baseline and fails when shown below ``+margin``; the **negative control** passes when shown within ``±margin``
+  (two one-sided tests, TOST) and fails when shown outside it (each side at α/2); each **concept method** helps
+  (beats the baseline), helps by less than the margin, or does not help by the margin (shown below ``+margin``).
+  The methods' 2·m hypotheses are corrected together with Holm's step-down in Shaffer's form (at most one of a
+  method's two hypotheses can be true, so the divisor is the number of methods not yet settled both ways),
+  applied to the group-sequential tests as Maurer & Bretz (2013) show for graphical procedures: family-wise
+  error ≤ α over every method and every look.
+- :func:`until_decided` grows a grid look by look until its question is decided or a budget (seeds, tokens,
+  dollars) is spent, and says which.
+
+``tests/benchmark/test_sequential.py`` checks each guarantee on simulated grids (false verdicts, power, seeds
+spent); ``benchmarks/bench_sequential.py`` measures them with more grids.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import functools
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
+import numpy as np
 import pandas as pd
 
 from xaimetrics._validation import check_in_range, check_positive_int, invalid
@@ -26,7 +47,31 @@ from xaimetrics._validation import check_in_range, check_positive_int, invalid
 if TYPE_CHECKING:
     from xaimetrics.benchmark._assessment import Assessment
 
-__all__ = ["SequentialDesign", "SequentialResult", "until_decided"]
+__all__ = [
+    "EXACT_SEQUENTIAL_UNITS",
+    "METHOD_VERDICTS",
+    "SequentialDesign",
+    "SequentialResult",
+    "sequential_pvalue",
+    "sequential_sign_test",
+    "sequential_verdicts",
+    "until_decided",
+]
+
+#: up to this many units every sign pattern is enumerated (2¹⁶ = 65,536); beyond, random patterns
+EXACT_SEQUENTIAL_UNITS = 16
+#: random sign patterns beyond :data:`EXACT_SEQUENTIAL_UNITS` (plus the observed one)
+_RANDOM_PATTERNS = 2**15 - 1
+#: what a concept method's two hypotheses can conclude, in plain words
+METHOD_VERDICTS: dict[str, str] = {
+    "helps": "helps (beats NoExplanation)",
+    "helps_little": "helps, by less than the margin",
+    "no_help": "does not help by the margin",
+    "undecided": "undecided",
+}
+
+Alternative = Literal["greater", "less"]
+Question = Literal["controls", "methods"]
 
 
 @dataclass(frozen=True)
@@ -38,20 +83,20 @@ class SequentialDesign:
         start: seeds at the first look.
         step: seeds added between looks.
         alpha: the type-I error over all looks.
-        rho: the spending function's exponent (> 0).
+        rho: the spending function's exponent (> 0; small spends early).
         max_tokens, max_cost_usd: optional budgets on the results' tokens and cost, checked after each look.
 
     Example:
         >>> design = SequentialDesign(max_seeds=8, start=5)
-        >>> design.looks(), [round(design.level(n), 4) for n in design.looks()]
-        ([5, 6, 7, 8], [0.0312, 0.0063, 0.0062, 0.0062])
+        >>> design.looks(), [round(design.spent(n), 4) for n in design.looks()]
+        ([5, 6, 7, 8], [0.0395, 0.0433, 0.0468, 0.05])
     """
 
     max_seeds: int
-    start: int = 3
+    start: int = 5
     step: int = 1
     alpha: float = 0.05
-    rho: float = 1.0
+    rho: float = 0.5
     max_tokens: int | None = None
     max_cost_usd: float | None = None
 
@@ -69,36 +114,437 @@ class SequentialDesign:
             raise invalid("rho", "SequentialDesign", "a number > 0", self.rho)
 
     def looks(self) -> list[int]:
-        """The seed counts at which the controls are tested."""
+        """The seed counts at which the questions are tested."""
         out = list(range(self.start, self.max_seeds + 1, self.step))
         return out if out[-1] == self.max_seeds else [*out, self.max_seeds]
 
-    def spent(self, n_seeds: int) -> float:
-        """α spent up to and including the look at ``n_seeds``."""
-        return self.alpha * min(1.0, n_seeds / self.max_seeds) ** self.rho
+    def fraction(self, n_seeds: int) -> float:
+        """``α(t) / α`` at ``n_seeds`` seeds: the share of α spent up to that look."""
+        return min(1.0, n_seeds / self.max_seeds) ** self.rho
+
+    def spent(self, n_seeds: int, alpha: float | None = None) -> float:
+        """α spent up to and including the look at ``n_seeds`` (of ``alpha``, default the design's)."""
+        return (self.alpha if alpha is None else alpha) * self.fraction(n_seeds)
 
     def level(self, n_seeds: int) -> float:
-        """The level of the look at ``n_seeds``: the α spent since the previous look."""
+        """The α spent at the look at ``n_seeds`` alone (the spending function's increment)."""
         looks = self.looks()
         if n_seeds not in looks:
             raise invalid("n_seeds", "SequentialDesign.level", f"one of the looks {looks}", n_seeds)
         index = looks.index(n_seeds)
         return self.spent(n_seeds) - (self.spent(looks[index - 1]) if index else 0.0)
 
+    def first_decisive_look(self, n_hypotheses: int = 1) -> int | None:
+        """The first look at which an exact one-sided test at ``α / n_hypotheses`` can reject at all
+        (``1/2ⁿ ≤ α(t)/n_hypotheses``), or ``None`` when no look can: a design to refuse or to widen.
+
+        Example:
+            >>> SequentialDesign(max_seeds=8, start=3).first_decisive_look(), SequentialDesign(16, 8).first_decisive_look(6)
+            (5, 8)
+        """
+        for n in self.looks():
+            if 2.0**-n <= self.spent(n) / max(1, n_hypotheses) * (1 + 1e-9):
+                return n
+        return None
+
+
+# --------------------------------------------------------------------------------------------------- the test
+
+
+@functools.lru_cache(maxsize=8)
+def _exact_patterns(n: int) -> np.ndarray:
+    """All 2ⁿ sign patterns as a ``(2ⁿ, n)`` int8 matrix of ±1."""
+    bits = (np.arange(2**n, dtype=np.int64)[:, None] >> np.arange(n, dtype=np.int64)[None, :]) & 1
+    return (1 - 2 * bits).astype(np.int8)
+
+
+def _random_patterns(n: int, seed: int) -> np.ndarray:
+    """:data:`_RANDOM_PATTERNS` seeded sign patterns of length ``n``, column by column, so that the patterns of a
+    longer run extend those of a shorter one (the looks of one sequence see one reference set)."""
+    columns = [
+        np.random.default_rng([seed, j]).integers(0, 2, size=_RANDOM_PATTERNS, dtype=np.int8)
+        for j in range(n)
+    ]
+    return (1 - 2 * np.stack(columns, axis=1)).astype(np.int8)
+
+
+def _statistics(
+    values: np.ndarray, looks: Sequence[int], *, exact: bool, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(T, observed)``: the sum of the first ``looks[k]`` values under every reference sign pattern
+    (``(P, K)``), and the observed sums (``(K,)``)."""
+    n = int(looks[-1])
+    magnitudes = np.abs(values[:n])
+    if exact:
+        patterns = _exact_patterns(n)
+    else:
+        observed = np.where(values[:n] < 0, -1, 1).astype(np.int8)[None, :]
+        patterns = np.concatenate([_random_patterns(n, seed), observed])
+    cumulative = np.cumsum(patterns * magnitudes[None, :], axis=1)
+    index = np.asarray(looks, dtype=np.int64) - 1
+    return cumulative[:, index], np.cumsum(values[:n])[index]
+
+
+def _first_rejection(T: np.ndarray, observed: np.ndarray, allowed: np.ndarray) -> int | None:
+    """The index of the first look whose region holds the observed sums, or ``None``.
+
+    ``allowed[k]`` is how many patterns may be rejected at looks ``0…k`` together; each look's region is the
+    largest set of the most extreme patterns not yet rejected that keeps within it (ties are kept together).
+    """
+    P, K = T.shape
+    done = np.zeros(P, dtype=bool)
+    scale = float(np.max(np.abs(T))) if T.size else 0.0
+    tol = 1e-9 * max(scale, 1e-12)
+    for k in range(K):
+        budget = int(allowed[k]) - int(done.sum())
+        if budget <= 0:
+            continue
+        free = np.flatnonzero(~done)
+        values = T[free, k]
+        if budget >= values.size:
+            cut = -math.inf
+        else:
+            cut = float(np.partition(values, values.size - budget - 1)[values.size - budget - 1]) + tol
+        if observed[k] > cut:
+            return k
+        done[free[values > cut]] = True
+    return None
+
+
+@dataclass(frozen=True)
+class _Hypothesis:
+    """One directional hypothesis on a column of unit differences: reject when the mean of ``d − shift`` is
+    shown ``> 0`` (``"greater"``) or ``< 0`` (``"less"``)."""
+
+    column: str
+    shift: float
+    alternative: Alternative
+
+
+class _Prepared:
+    """A hypothesis's sums under the reference patterns, computed once and tested at any level."""
+
+    def __init__(self, values: np.ndarray, unit_looks: Sequence[int], *, exact: bool, seed: int) -> None:
+        self.unit_looks = list(unit_looks)
+        self.n_patterns = 0
+        if not self.unit_looks:
+            self.T, self.observed = np.zeros((0, 0)), np.zeros(0)
+            return
+        self.T, self.observed = _statistics(values, self.unit_looks, exact=exact, seed=seed)
+        self.n_patterns = self.T.shape[0]
+
+    def first_rejection(self, fractions: Sequence[float], alpha: float) -> int | None:
+        """The index of the look at which the test at level ``alpha`` rejects, or ``None``."""
+        if not self.n_patterns:
+            return None
+        allowed = np.floor(np.asarray(fractions) * alpha * self.n_patterns * (1 + 1e-9)).astype(np.int64)
+        return _first_rejection(self.T, self.observed, allowed)
+
+    def pvalue(self, fractions: Sequence[float]) -> float:
+        """The smallest level at which the sequential test rejects by the last look (bisection)."""
+        if not self.n_patterns or self.first_rejection(fractions, 1.0) is None:
+            return 1.0
+        low, high = 0.0, 1.0
+        while high - low > 1e-5 * max(high, 1e-3):  # three significant digits are printed
+            middle = (low + high) / 2
+            if self.first_rejection(fractions, middle) is None:
+                low = middle
+            else:
+                high = middle
+        return high
+
+
+def _prepare(
+    values: np.ndarray, unit_looks: Sequence[int], *, exact: bool | None = None, seed: int = 0
+) -> _Prepared:
+    usable = [n for n in unit_looks if 0 < n <= values.size]
+    if exact is None:
+        exact = bool(usable) and usable[-1] <= EXACT_SEQUENTIAL_UNITS
+    return _Prepared(values, usable, exact=exact, seed=seed)
+
+
+def _oriented(differences: np.ndarray, hypothesis: _Hypothesis) -> np.ndarray:
+    shifted = differences - hypothesis.shift
+    return shifted if hypothesis.alternative == "greater" else -shifted
+
+
+def sequential_sign_test(
+    differences: Sequence[float] | np.ndarray,
+    *,
+    looks: Sequence[int],
+    fractions: Sequence[float],
+    alpha: float = 0.05,
+    alternative: Alternative = "greater",
+    seed: int = 0,
+) -> dict[str, Any]:
+    """The exact group-sequential sign-flip test of the mean of ``differences`` (in the order the units came).
+
+    Args:
+        differences: one value per independent unit, in arrival order (NaN not allowed: pass complete units).
+        looks: the numbers of units at which the test was (or is) made, increasing; looks beyond the data are
+            ignored (they have not happened yet).
+        fractions: the share of ``alpha`` spent by each look (cumulative, non-decreasing, the last ≤ 1).
+        alpha: the type-I error over all looks.
+        alternative: ``"greater"`` (the mean is shown > 0) or ``"less"``.
+        seed: the seed of the random reference patterns beyond :data:`EXACT_SEQUENTIAL_UNITS` units.
+
+    Returns:
+        ``{"rejected", "look", "n_units", "pvalue"}``: ``look`` the index (in ``looks``) of the first rejection and
+        ``n_units`` its units (``None`` when not rejected), ``pvalue`` the smallest α at which the test rejects by
+        the last look made.
+
+    Example:
+        >>> d = [0.1, 0.2, 0.05, 0.3, 0.1, 0.2]
+        >>> out = sequential_sign_test(d, looks=[5, 6], fractions=[0.8, 1.0])
+        >>> out["rejected"], out["n_units"], round(out["pvalue"], 4)
+        (True, 5, 0.0156)
+    """
+    values = np.asarray(differences, dtype=float).ravel()
+    if not np.all(np.isfinite(values)):
+        raise invalid(
+            "differences", "sequential_sign_test", "finite values, one per complete unit",
+            "NaN or infinite values", "Drop incomplete units before testing.",
+        )  # fmt: skip
+    if len(fractions) != len(looks):
+        raise invalid(
+            "fractions", "sequential_sign_test", f"one value per look ({len(looks)})", len(fractions)
+        )
+    if alternative not in ("greater", "less"):
+        raise invalid("alternative", "sequential_sign_test", "'greater' or 'less'", alternative)
+    made = [i for i, n in enumerate(looks) if 0 < n <= values.size]
+    prepared = _prepare(values if alternative == "greater" else -values, [looks[i] for i in made], seed=seed)
+    spent = [fractions[i] for i in made]
+    first = prepared.first_rejection(spent, alpha)
+    return {
+        "rejected": first is not None,
+        "look": None if first is None else made[first],
+        "n_units": None if first is None else prepared.unit_looks[first],
+        "pvalue": prepared.pvalue(spent),
+    }
+
+
+def sequential_pvalue(
+    differences: Sequence[float] | np.ndarray,
+    *,
+    looks: Sequence[int],
+    fractions: Sequence[float],
+    alternative: Alternative = "greater",
+) -> float:
+    """The smallest α at which :func:`sequential_sign_test` rejects by the last look made (1 when it never does).
+
+    Example:
+        >>> sequential_pvalue([0.1, 0.2, 0.05, 0.3, 0.1], looks=[5], fractions=[1.0])
+        0.03125
+    """
+    return float(
+        sequential_sign_test(differences, looks=looks, fractions=fractions, alternative=alternative)["pvalue"]
+    )
+
+
+# ---------------------------------------------------------------------------------------- the grid's questions
+
+
+def _control_hypotheses(role: str, column: str, margin: float) -> dict[str, list[_Hypothesis]]:
+    """The verdicts a control can reach, each the rejection of all (``pass`` of TOST) or any of its hypotheses."""
+    if role == "positive":
+        return {"pass": [_Hypothesis(column, 0.0, "greater")], "fail": [_Hypothesis(column, margin, "less")]}
+    return {
+        "pass": [_Hypothesis(column, -margin, "greater"), _Hypothesis(column, margin, "less")],
+        "fail": [_Hypothesis(column, margin, "greater"), _Hypothesis(column, -margin, "less")],
+    }
+
+
+@dataclass
+class _Tested:
+    prepared: dict[_Hypothesis, _Prepared]
+    fractions: list[float]
+    with_pvalues: bool = True
+
+    def rejects(self, hypothesis: _Hypothesis, alpha: float) -> bool:
+        return self.prepared[hypothesis].first_rejection(self.fractions, alpha) is not None
+
+    def pvalue(self, hypothesis: _Hypothesis) -> float:
+        return self.prepared[hypothesis].pvalue(self.fractions) if self.with_pvalues else math.nan
+
+
+def _complete(differences: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """The units where every one of ``columns`` was measured (the sequential tests need complete units)."""
+    present = [c for c in columns if c in differences.columns]
+    return differences[present].dropna()
+
+
+def sequential_verdicts(
+    differences: pd.DataFrame,
+    roles: Mapping[str, str],
+    design: SequentialDesign,
+    *,
+    seeds: Sequence[int],
+    margin: float = 0.05,
+    question: Question = "controls",
+    pvalues: bool = True,
+) -> pd.DataFrame:
+    """Each control's or method's verdict from the units seen so far, tested group-sequentially.
+
+    Args:
+        differences: units × competitors, each competitor's difference with NoExplanation in each unit; its
+            index must carry the unit's ``seed`` (a level named ``seed``, or the index itself).
+        roles: ``{competitor: "positive" | "negative" | "method"}``; the others are ignored.
+        design: the looks and the α spending.
+        seeds: the seeds of the looks in order (the k-th look covers ``seeds[:design.looks()[k]]``).
+        margin: the controls' and the methods' margin.
+        question: ``"controls"`` (each control alone at α) or ``"methods"`` (Holm–Shaffer over the methods).
+        pvalues: compute the sequential p-values (a bisection per test; ``False`` leaves NaN, for speed).
+
+    Returns:
+        One row per competitor: ``role``, ``verdict``, ``difference`` (mean over the units so far),
+        ``n_units``, ``n_seeds``, ``pvalue`` (the sequential p of the test that decided it, or the smallest
+        of its tests when undecided) and ``decided_by`` (that test, in words).
+    """
+    order = _seed_order(differences, seeds)
+    looks = design.looks()
+    seen = [n for n in looks if n <= len(seeds)]
+    fractions = [design.fraction(n) for n in seen]
+    chosen = {
+        c: r
+        for c, r in roles.items()
+        if c in differences.columns and (r == "method") == (question == "methods")
+    }
+    rows: dict[str, dict[str, Any]] = {}
+    if question == "controls":
+        for column, role in chosen.items():
+            rows[column] = _control_row(order, column, role, seen, fractions, design.alpha, margin, pvalues)
+    else:
+        rows = _method_rows(order, list(chosen), seen, fractions, design.alpha, margin, pvalues)
+    table = pd.DataFrame.from_dict(
+        rows, orient="index",
+        columns=["role", "verdict", "difference", "n_units", "n_seeds", "pvalue", "decided_by"],
+    )  # fmt: skip
+    table.index.name = "method"
+    return table
+
+
+def _seed_order(differences: pd.DataFrame, seeds: Sequence[int]) -> pd.DataFrame:
+    index = differences.index
+    seed_of = (
+        np.asarray(index.get_level_values("seed")) if "seed" in (index.names or []) else np.asarray(index)
+    )
+    rank = {int(s): i for i, s in enumerate(seeds)}
+    keep = np.array([int(s) in rank for s in seed_of], dtype=bool)
+    frame = differences[keep].copy()
+    frame["_look_rank"] = [rank[int(s)] for s in seed_of[keep]]
+    return frame.sort_values("_look_rank", kind="stable")
+
+
+def _unit_looks(frame: pd.DataFrame, seen: Sequence[int]) -> list[int]:
+    """Units available at each look (the units of the first ``n`` seeds of the sequence)."""
+    ranks = frame["_look_rank"].to_numpy()
+    return [int((ranks < n).sum()) for n in seen]
+
+
+def _control_row(
+    order: pd.DataFrame, column: str, role: str, seen: Sequence[int], fractions: Sequence[float], alpha: float,
+    margin: float, pvalues: bool,
+) -> dict[str, Any]:  # fmt: skip
+    data = order[[column, "_look_rank"]].dropna()
+    values = data[column].to_numpy(dtype=float)
+    unit_looks = _unit_looks(data, seen)
+    options = _control_hypotheses(role, column, margin)
+    tested = _Tested({h: _prepare(_oriented(values, h), unit_looks) for hs in options.values() for h in hs},
+                     list(fractions), pvalues)  # fmt: skip
+    # the negative control's "fail" is shown on either side of the margin: each side at α/2
+    level = {"pass": alpha, "fail": alpha if role == "positive" else alpha / 2}
+    verdict, decided_by, pvalue = "undecided", "", math.nan
+    for name, hypotheses in options.items():
+        if name == "pass":
+            ok = all(tested.rejects(h, level[name]) for h in hypotheses)
+            p = max(tested.pvalue(h) for h in hypotheses)
+        else:
+            ok = any(tested.rejects(h, level[name]) for h in hypotheses)
+            p = min(tested.pvalue(h) for h in hypotheses) * (alpha / level[name])
+        if ok:
+            verdict, decided_by, pvalue = name, _test_name(role, name, margin), min(1.0, p)
+            break
+        pvalue = min(1.0, p) if not math.isfinite(pvalue) else min(pvalue, p, 1.0)
+    return {"role": role, "verdict": verdict, "difference": float(values.mean()) if values.size else math.nan,
+            "n_units": int(values.size), "n_seeds": int(data["_look_rank"].nunique()), "pvalue": pvalue,
+            "decided_by": decided_by}  # fmt: skip
+
+
+def _test_name(role: str, verdict: str, margin: float) -> str:
+    return {
+        ("positive", "pass"): "beats NoExplanation (one-sided, sequential)",
+        ("positive", "fail"): f"shown below +{margin:g} (one-sided, sequential)",
+        ("negative", "pass"): f"shown within ±{margin:g} (TOST, sequential)",
+        ("negative", "fail"): f"shown outside ±{margin:g} (one-sided each side at α/2, sequential)",
+    }[(role, verdict)]
+
+
+def _method_rows(
+    order: pd.DataFrame, methods: list[str], seen: Sequence[int], fractions: Sequence[float], alpha: float,
+    margin: float, pvalues: bool,
+) -> dict[str, dict[str, Any]]:  # fmt: skip
+    data = order[[*methods, "_look_rank"]].dropna()  # complete blocks: every method on the same units
+    unit_looks = _unit_looks(data, seen)
+    helps = {m: _Hypothesis(m, 0.0, "greater") for m in methods}
+    below = {m: _Hypothesis(m, margin, "less") for m in methods}
+    tested = _Tested(
+        {h: _prepare(_oriented(data[h.column].to_numpy(dtype=float), h), unit_looks)
+         for h in (*helps.values(), *below.values())},
+        list(fractions), pvalues,
+    )  # fmt: skip
+    rejected: set[_Hypothesis] = set()
+    while True:  # Holm's step-down in Shaffer's form: divide by the methods not yet settled both ways
+        open_methods = [m for m in methods if not (helps[m] in rejected and below[m] in rejected)]
+        if not open_methods:
+            break
+        level = alpha / len(open_methods)
+        new = {
+            h
+            for m in open_methods
+            for h in (helps[m], below[m])
+            if h not in rejected and tested.rejects(h, level)
+        }
+        if not new:
+            break
+        rejected |= new
+    rows = {}
+    for m in methods:
+        up, down = helps[m] in rejected, below[m] in rejected
+        verdict = "helps_little" if up and down else "helps" if up else "no_help" if down else "undecided"
+        deciding = helps[m] if up else below[m] if down else None
+        p = tested.pvalue(deciding) if deciding else min(tested.pvalue(helps[m]), tested.pvalue(below[m]))
+        name = {"helps": "beats NoExplanation", "helps_little": f"beats NoExplanation, shown below +{margin:g}",
+                "no_help": f"shown below +{margin:g}", "undecided": ""}[verdict]  # fmt: skip
+        values = data[m].to_numpy(dtype=float)
+        rows[m] = {"role": "method", "verdict": verdict, "difference": float(values.mean()) if values.size else math.nan,
+                   "n_units": int(values.size), "n_seeds": int(data["_look_rank"].nunique()), "pvalue": p,
+                   "decided_by": f"{name} (Holm–Shaffer over {len(methods)} methods, sequential)" if name else ""}  # fmt: skip
+    return rows
+
+
+# ------------------------------------------------------------------------------------------------ the driver
+
 
 @dataclass
 class SequentialResult:
-    """What :func:`until_decided` did: each look's seeds, level and verdicts, why it stopped, the last
+    """What :func:`until_decided` did: each look's seeds and verdicts, why it stopped, the last verdicts and
     assessment, and a sentence."""
 
+    question: str = "controls"
     looks: list[dict[str, Any]] = field(default_factory=list)
     stopped: str = ""
+    verdicts: pd.DataFrame | None = None
     assessment: Assessment | None = None
     results: pd.DataFrame | None = None
+    seeds: tuple[int, ...] = ()
 
     @property
     def table(self) -> pd.DataFrame:
         return pd.DataFrame(self.looks).set_index("look") if self.looks else pd.DataFrame()
+
+    @property
+    def decided(self) -> bool:
+        return self.stopped == "decided"
 
     @property
     def sentence(self) -> str:
@@ -106,29 +552,64 @@ class SequentialResult:
             return "No look was made."
         last = self.looks[-1]
         verdicts = ", ".join(f"{m} {v}" for m, v in last["verdicts"].items())
+        what = "every control" if self.question == "controls" else "every method"
         why = {
-            "decided": "every control was decided",
-            "seeds": "the seed budget was spent with a control still undecided",
-            "tokens": "the token budget was spent with a control still undecided",
-            "cost": "the cost budget was spent with a control still undecided",
+            "decided": f"{what} was decided" if self.question == "methods" else "the controls were decided",
+            "seeds": f"the seed budget ({last['n_seeds']}) was spent with {what} not yet decided",
+            "tokens": f"the token budget was spent with {what} not yet decided",
+            "cost": f"the cost budget was spent with {what} not yet decided",
         }[self.stopped]
         return (
-            f"Sequential design: {len(self.looks)} look(s) up to {last['n_seeds']} seeds, stopped because {why} "
-            f"({verdicts}; this look's level {last['level']:.4g}, α = {last['alpha']:g} spent over the looks, "
-            "so the chance of a false verdict over all looks stays below α)."
+            f"Sequential design ({self.question}): {len(self.looks)} look(s) up to {last['n_seeds']} seeds, stopped "
+            f"because {why} ({verdicts}; α = {last['alpha']:g} over all looks, exact group-sequential sign-flip "
+            "tests)."
         )
+
+
+def _roles_in(columns: Sequence[str]) -> dict[str, str]:
+    from xaimetrics.benchmark._grid import BASELINE_METHOD
+    from xaimetrics.consim import CONTROL_ROLES
+
+    return {c: CONTROL_ROLES.get(c, "method") for c in columns if c != BASELINE_METHOD}
+
+
+def unit_difference_table(results: pd.DataFrame, metric: str = "auto") -> pd.DataFrame:
+    """Units × competitors: each competitor's mean difference with NoExplanation within each unit, indexed by
+    the unit's keys (``seed`` among them), from a results store's rows."""
+    from xaimetrics.benchmark._analysis import choose_metric, ranking_frame, unit_scores
+    from xaimetrics.benchmark._grid import BASELINE_METHOD
+
+    metric = choose_metric(results, metric)
+    units = unit_scores(ranking_frame(results, metric=metric), axis="method")
+    if BASELINE_METHOD not in units.columns:
+        raise invalid(
+            "results", "until_decided", "rows of the NoExplanation baseline", "none",
+            "Keep NoExplanation in the grid's methods: every verdict is a difference with it.",
+        )  # fmt: skip
+    competitors = [c for c in units.columns if c != BASELINE_METHOD]
+    return units[competitors].sub(units[BASELINE_METHOD], axis=0)
+
+
+def _sum_column(results: pd.DataFrame, column: str) -> float:
+    return float(pd.to_numeric(results.get(column, pd.Series(dtype=float)), errors="coerce").fillna(0).sum())
 
 
 def until_decided(
     run: Callable[[Sequence[int]], pd.DataFrame],
     design: SequentialDesign,
     *,
+    question: Question = "controls",
     margin: float | None = None,
     metric: str = "auto",
+    first_seed: int = 0,
+    assess_each_look: bool = False,
 ) -> SequentialResult:
-    """Grow a grid seed by seed (``run(seeds)`` returns the results of the grid on those seeds, e.g. by
-    rerunning a resumable :func:`~xaimetrics.benchmark.run_grid` and reading its store) until its controls are
-    decided or the budget is spent.
+    """Grow a grid seed by seed until its question is decided or the budget is spent.
+
+    ``run(seeds)`` returns the results of the grid on those seeds (e.g. by rerunning a resumable
+    :func:`~xaimetrics.benchmark.run_grid` and reading its store); the seeds are ``first_seed, first_seed + 1, …``.
+    ``question="controls"`` stops when the positive control fails, or when every control is decided;
+    ``"methods"`` when every concept method is decided (:func:`sequential_verdicts`).
 
     Example:
         >>> from xaimetrics.benchmark._simulation import simulate_results
@@ -137,43 +618,75 @@ def until_decided(
         >>> design = SequentialDesign(16, start=6, step=2)
         >>> result = until_decided(lambda seeds: frame[frame["seed"].isin(seeds)], design)
         >>> result.stopped, [look["n_seeds"] for look in result.looks], result.looks[-1]["verdicts"]
-        ('decided', [6], {'SurrogateWords': 'pass', 'RandomWords': 'pass'})
+        ('decided', [6], {'RandomWords': 'pass', 'SurrogateWords': 'pass'})
     """
-    from xaimetrics.benchmark._assessment import assess
     from xaimetrics.benchmark._uncertainty import DEFAULT_MARGIN
 
-    out = SequentialResult()
+    if question not in ("controls", "methods"):
+        raise invalid("question", "until_decided", "'controls' or 'methods'", question)
+    margin = DEFAULT_MARGIN if margin is None else margin
+    out = SequentialResult(question=question)
+    all_seeds = tuple(range(first_seed, first_seed + design.max_seeds))
     for look, n_seeds in enumerate(design.looks(), start=1):
-        results = run(tuple(range(n_seeds)))
-        level = design.level(n_seeds)
-        assessment = assess(results, metric=metric, alpha=level, margin=margin or DEFAULT_MARGIN)
-        verdict = assessment.verdict
-        verdicts = {**verdict.get("positive", {}), **verdict.get("negative", {})}
-        tokens = int(
-            pd.to_numeric(results.get("prompt_tokens", pd.Series(dtype=float)), errors="coerce")
-            .fillna(0)
-            .sum()
+        seeds = all_seeds[:n_seeds]
+        results = run(seeds)
+        differences = unit_difference_table(results, metric)
+        roles = _roles_in(list(differences.columns))
+        verdicts = sequential_verdicts(
+            differences, roles, design, seeds=seeds, margin=margin, question=question, pvalues=False
         )
-        tokens += int(
-            pd.to_numeric(results.get("completion_tokens", pd.Series(dtype=float)), errors="coerce")
-            .fillna(0)
-            .sum()
-        )
-        cost = float(
-            pd.to_numeric(results.get("cost_usd", pd.Series(dtype=float)), errors="coerce").fillna(0).sum()
-        )
-        out.looks.append({"look": look, "n_seeds": n_seeds, "level": level, "alpha": design.alpha,
-                          "verdicts": verdicts, "detects": verdict.get("detects"), "tokens": tokens, "cost_usd": cost})  # fmt: skip
-        out.assessment, out.results = assessment, results
-        if verdict.get("decided"):
+        tokens = int(_sum_column(results, "prompt_tokens") + _sum_column(results, "completion_tokens"))
+        cost = _sum_column(results, "cost_usd")
+        out.looks.append({"look": look, "n_seeds": n_seeds, "alpha": design.alpha,
+                          "spent": design.spent(n_seeds), "verdicts": verdicts["verdict"].to_dict(),
+                          "tokens": tokens, "cost_usd": cost})  # fmt: skip
+        out.verdicts, out.results, out.seeds = verdicts, results, seeds
+        if assess_each_look:
+            from xaimetrics.benchmark._assessment import assess
+
+            out.assessment = assess(results, metric=metric, margin=margin)
+        stop = _is_decided(verdicts, question)
+        if stop:
             out.stopped = "decided"
-            break
-        if design.max_tokens is not None and tokens >= design.max_tokens:
+        elif design.max_tokens is not None and tokens >= design.max_tokens:
             out.stopped = "tokens"
-            break
-        if design.max_cost_usd is not None and cost >= design.max_cost_usd:
+        elif design.max_cost_usd is not None and cost >= design.max_cost_usd:
             out.stopped = "cost"
+        elif n_seeds == design.looks()[-1]:
+            out.stopped = "seeds"
+        if out.stopped:  # the last look: its p-values too
+            out.verdicts = sequential_verdicts(
+                differences, roles, design, seeds=seeds, margin=margin, question=question
+            )
             break
-    else:
-        out.stopped = "seeds"
     return out
+
+
+def _is_decided(verdicts: pd.DataFrame, question: str) -> bool:
+    if verdicts.empty:
+        return False
+    if question == "methods":
+        return bool((verdicts["verdict"] != "undecided").all())
+    positive = verdicts[verdicts["role"] == "positive"]["verdict"]
+    negative = verdicts[verdicts["role"] == "negative"]["verdict"]
+    if (positive == "fail").any() or (negative == "fail").any():
+        return True  # the instrument is out, whatever the other control says
+    return bool(len(positive)) and bool((verdicts["verdict"] != "undecided").all())
+
+
+def gate_outcome(verdicts: pd.DataFrame | None) -> str:
+    """``"valid"`` (every control passes), ``"invalid"`` (a control fails) or ``"undecided"``.
+
+    Example:
+        >>> table = pd.DataFrame({"role": ["positive", "negative"], "verdict": ["fail", "undecided"]})
+        >>> gate_outcome(table)
+        'invalid'
+    """
+    if verdicts is None or verdicts.empty:
+        return "undecided"
+    if (verdicts["verdict"] == "fail").any():
+        return "invalid"
+    positive = verdicts["role"] == "positive"
+    if positive.any() and (verdicts["verdict"] == "pass").all():
+        return "valid"
+    return "undecided"

@@ -1,0 +1,240 @@
+"""Check the instrument, then measure: :func:`run_gated` (DESIGN §3d, "Gate first").
+
+A simulator is an instrument; a careful experimenter checks it before spending on it. For each simulator of a
+grid, :func:`run_gated`
+
+1. **gates** it: runs only the baseline and the positive control, seed after seed, under the sequential rule
+   (:func:`~xaimetrics.benchmark.until_decided`, ``question="controls"``); the negative control is run on a
+   look's seeds only while the positive control has not failed (a simulator that cannot read a faithful
+   explanation is out whatever the negative control says, so its settings would be spent for nothing);
+2. **measures** the concept methods on fresh seeds (the gate's seeds are its own: a method tested on the seeds
+   that made the gate pass would inherit the luck of their baseline) — only when the gate passed, or when
+   ``force_methods`` asks for it (then labelled exploratory) — adding seeds until every method is decided
+   (:func:`~xaimetrics.benchmark.sequential_verdicts`, ``question="methods"``) or the budget is spent.
+
+Everything is stored as it finishes (one resumable store for the whole run), so a rerun makes no call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from xaimetrics._validation import invalid
+from xaimetrics.benchmark._grid import BASELINE_METHOD, Grid
+from xaimetrics.benchmark._sequential import (
+    SequentialDesign,
+    SequentialResult,
+    gate_outcome,
+    sequential_verdicts,
+    unit_difference_table,
+    until_decided,
+)
+
+if TYPE_CHECKING:
+    from xaimetrics.benchmark._artefacts import Artefacts
+    from xaimetrics.benchmark._runner import Providers, RunSummary
+
+__all__ = ["GatedDesign", "GatedResult", "plan_gated", "run_gated"]
+
+
+@dataclass(frozen=True)
+class GatedDesign:
+    """The gate's and the methods' sequential designs, the margin, and whether a failed gate still measures the
+    methods (exploratory).
+
+    Args:
+        gate: looks and α of the controls (seeds ``0 … gate.max_seeds − 1``).
+        methods: looks and α of the methods, on the seeds after the gate's (``gate.max_seeds …``).
+        margin: the controls' and methods' margin (score units).
+        force_methods: measure the methods even when the gate fails or stays undecided (labelled exploratory).
+
+    Example:
+        >>> design = GatedDesign.default()
+        >>> design.gate.looks(), design.methods.looks()[:2], design.method_seeds()[:2]
+        ([5, 6, 7, 8], [8, 9], (8, 9))
+    """
+
+    gate: SequentialDesign
+    methods: SequentialDesign
+    margin: float = 0.05
+    force_methods: bool = False
+
+    @classmethod
+    def default(cls, **changes: Any) -> GatedDesign:
+        """Gate: 5 → 8 seeds; methods: 8 → 16 fresh seeds; α = 0.05 each; ρ = 0.5 (spends early)."""
+        base = cls(
+            gate=SequentialDesign(max_seeds=8, start=5), methods=SequentialDesign(max_seeds=16, start=8)
+        )
+        return dataclasses.replace(base, **changes)
+
+    def gate_seeds(self) -> tuple[int, ...]:
+        return tuple(range(self.gate.max_seeds))
+
+    def method_seeds(self) -> tuple[int, ...]:
+        first = self.gate.max_seeds
+        return tuple(range(first, first + self.methods.max_seeds))
+
+
+@dataclass
+class GatedResult:
+    """One simulator's gate and (when run) its methods' measurement.
+
+    Attributes:
+        simulator: the simulator's grid name.
+        gate: the controls' :class:`~xaimetrics.benchmark.SequentialResult`.
+        outcome: ``"valid"`` (both controls pass), ``"invalid"`` (a control fails) or ``"undecided"``.
+        methods: the methods' :class:`~xaimetrics.benchmark.SequentialResult`, or ``None`` when not run.
+        exploratory: the methods were measured although the gate did not pass.
+        summaries: the :class:`~xaimetrics.benchmark.RunSummary` of every run made.
+    """
+
+    simulator: str
+    gate: SequentialResult
+    outcome: str
+    methods: SequentialResult | None = None
+    exploratory: bool = False
+    summaries: tuple[RunSummary, ...] = ()
+
+    @property
+    def seeds(self) -> dict[str, tuple[int, ...]]:
+        """The seeds each part used: ``{"gate": …, "methods": …}``."""
+        return {"gate": self.gate.seeds, "methods": self.methods.seeds if self.methods else ()}
+
+    @property
+    def failed(self) -> int:
+        return sum(s.failed for s in self.summaries)
+
+
+def _frame(store_path: Path, simulator: str, seeds: Sequence[int]) -> pd.DataFrame:
+    from xaimetrics.benchmark._store import ResultsStore
+
+    with ResultsStore(store_path) as store:
+        frame = store.to_frame()
+    if frame.empty:
+        return frame
+    return frame[(frame["simulator"] == simulator) & frame["seed"].isin(list(seeds))]
+
+
+def run_gated(
+    grid: Grid,
+    store_path: str | Path,
+    design: GatedDesign | None = None,
+    *,
+    providers: Providers | None = None,
+    artefacts: Artefacts | None = None,
+    response_cache: str | Path | None = None,
+    progress: bool = True,
+    say: Callable[[str], None] | None = None,
+) -> list[GatedResult]:
+    """Gate each simulator of ``grid`` on its controls, then measure its methods until decided.
+
+    ``grid`` names the methods (with ``NoExplanation``), prompt types and everything else; its ``seeds`` and
+    ``controls`` are replaced by the design's (both controls always run in the gate). Returns one
+    :class:`GatedResult` per simulator, in the grid's order.
+    """
+    design = design or GatedDesign.default()
+    if BASELINE_METHOD not in grid.methods:
+        raise invalid(
+            "grid.methods", "run_gated", "a list that holds NoExplanation", list(grid.methods),
+            "Every verdict is a difference with the baseline: add NoExplanation.",
+        )  # fmt: skip
+    store = Path(store_path)
+    say = say or (lambda _message: None)
+    return [
+        _Simulator(grid.replace(simulators=(simulator,), controls=False), store, design, say, {
+            "providers": providers, "artefacts": artefacts, "response_cache": response_cache, "progress": progress,
+        }).gate_and_measure()
+        for simulator in grid.simulators
+    ]  # fmt: skip
+
+
+class _Simulator:
+    """One simulator's gate and measurement on one store."""
+
+    def __init__(
+        self,
+        grid: Grid,
+        store: Path,
+        design: GatedDesign,
+        say: Callable[[str], None],
+        options: dict[str, Any],
+    ) -> None:
+        from xaimetrics.consim import CONTROL_ROLES
+
+        self.grid, self.store, self.design, self.say, self.options = grid, store, design, say, options
+        self.name = grid.simulators[0]
+        self.positive = tuple(m for m, r in CONTROL_ROLES.items() if r == "positive")
+        self.negative = tuple(m for m, r in CONTROL_ROLES.items() if r == "negative")
+        self.summaries: list[RunSummary] = []
+
+    def _run(self, methods: tuple[str, ...], seeds: Sequence[int]) -> None:
+        from xaimetrics.benchmark._runner import run_grid
+
+        grid = self.grid.replace(methods=methods, seeds=tuple(seeds))
+        self.summaries.append(run_grid(grid, self.store, **self.options))
+
+    def _gate_look(self, seeds: Sequence[int]) -> pd.DataFrame:
+        self.say(f"Gate of {self.name!r}: baseline and positive control on {len(seeds)} seeds...")
+        self._run((BASELINE_METHOD, *self.positive), seeds)
+        frame = _frame(self.store, self.name, seeds)
+        verdicts = sequential_verdicts(
+            unit_difference_table(frame), dict.fromkeys(self.positive, "positive"), self.design.gate, seeds=seeds,
+            margin=self.design.margin, pvalues=False,
+        )  # fmt: skip
+        if (verdicts["verdict"] == "fail").any():
+            return frame  # the gate is decided: the negative control would be spent for nothing
+        self.say(f"Gate of {self.name!r}: negative control on {len(seeds)} seeds...")
+        self._run((BASELINE_METHOD, *self.negative), seeds)
+        return _frame(self.store, self.name, seeds)
+
+    def _methods_look(self, seeds: Sequence[int]) -> pd.DataFrame:
+        methods = self.grid.concept_methods
+        self.say(f"Methods with {self.name!r}: {len(methods)} methods on {len(seeds)} fresh seeds...")
+        self._run((*methods, BASELINE_METHOD), seeds)
+        return _frame(self.store, self.name, seeds)
+
+    def gate_and_measure(self) -> GatedResult:
+        design = self.design
+        gate = until_decided(self._gate_look, design.gate, question="controls", margin=design.margin)
+        result = GatedResult(self.name, gate, gate_outcome(gate.verdicts))
+        if self.grid.concept_methods and (result.outcome == "valid" or design.force_methods):
+            result.exploratory = result.outcome != "valid"
+            result.methods = until_decided(
+                self._methods_look, design.methods, question="methods", margin=design.margin,
+                first_seed=design.method_seeds()[0],
+            )  # fmt: skip
+        result.summaries = tuple(self.summaries)
+        return result
+
+
+def plan_gated(grid: Grid, design: GatedDesign | None = None) -> dict[str, Any]:
+    """The worst case of :func:`run_gated` before any call: settings per part and in all (every look made).
+
+    Example:
+        >>> from xaimetrics.benchmark import Grid
+        >>> g = Grid(methods=("NMF", "PCA", "NoExplanation"), prompt_types=("NE2-a", "E2-a"), simulators=("lexical",))
+        >>> plan_gated(g)["settings"]
+        {'gate': 24, 'methods': 48, 'total': 72}
+    """
+    from xaimetrics.consim import CONTROL_ROLES
+
+    design = design or GatedDesign.default()
+    base = grid.replace(controls=False)
+    per_seed_gate = len(base.replace(methods=(BASELINE_METHOD, *CONTROL_ROLES), seeds=(0,)).settings())
+    per_seed_methods = len(
+        base.replace(methods=(*grid.concept_methods, BASELINE_METHOD), seeds=(0,)).settings()
+    )
+    gate = per_seed_gate * design.gate.max_seeds
+    methods = per_seed_methods * design.methods.max_seeds if grid.concept_methods else 0
+    return {
+        "settings": {"gate": gate, "methods": methods, "total": gate + methods},
+        "seeds": {"gate": design.gate.max_seeds, "methods": design.methods.max_seeds},
+        "per_seed": {"gate": per_seed_gate, "methods": per_seed_methods},
+        "simulators": list(grid.simulators),
+    }

@@ -1,0 +1,174 @@
+"""The answer first: three to five plain lines a person reads in ten seconds (:func:`headline`).
+
+Which simulator is a valid instrument; which methods help, by how much, how sure; what could not be decided and
+what it would cost to decide. Every number in a line comes from the verdict table it describes (the tests check
+each line against its table); the floors, the planner and the sensitivity analyses stay in the details.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from xaimetrics.benchmark._sequential import unit_difference_table
+
+if TYPE_CHECKING:
+    from xaimetrics.benchmark._gated import GatedResult
+
+__all__ = ["headline", "verdict_intervals"]
+
+
+def verdict_intervals(result_frame: pd.DataFrame | None, verdicts: pd.DataFrame | None) -> pd.DataFrame:
+    """``verdicts`` with ``ci_low`` / ``ci_high``: the 95 % t-interval over the units of each competitor's
+    difference with NoExplanation at the last look (not widened for the looks: the verdicts are the tests)."""
+    from xaimetrics.benchmark._uncertainty import t_interval
+
+    if verdicts is None or verdicts.empty or result_frame is None or result_frame.empty:
+        return pd.DataFrame() if verdicts is None else verdicts
+    differences = unit_difference_table(result_frame)
+    table = verdicts.copy()
+    bounds = {
+        m: t_interval(differences[m].dropna().to_numpy()) if m in differences.columns else (math.nan,) * 3
+        for m in table.index
+    }
+    table["ci_low"] = [bounds[m][1] for m in table.index]
+    table["ci_high"] = [bounds[m][2] for m in table.index]
+    return table
+
+
+def _p(value: float) -> str:
+    if not math.isfinite(value):
+        return "p n/a"
+    return "p < 0.001" if value < 0.001 else f"p = {value:.3f}"
+
+
+def _interval(row: pd.Series) -> str:
+    low, high = float(row.get("ci_low", math.nan)), float(row.get("ci_high", math.nan))
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return "no interval from one seed"
+    if math.isclose(low, high):
+        return f"the same difference in all {int(row['n_units'])} seeds"
+    return f"95% CI [{low:+.3f}, {high:+.3f}]"
+
+
+def _number(row: pd.Series) -> str:
+    return f"{float(row['difference']):+.3f} ({_interval(row)}, {_p(float(row['pvalue']))}, {int(row['n_seeds'])} seeds)"
+
+
+def _instrument_line(result: GatedResult, margin: float, names: dict[str, str]) -> str:
+    name = names.get(result.simulator, result.simulator)
+    table = verdict_intervals(result.gate.results, result.gate.verdicts)
+    positive = table[table["role"] == "positive"] if len(table) else table
+    negative = table[table["role"] == "negative"] if len(table) else table
+    pos = positive.iloc[0] if len(positive) else None
+    neg = negative.iloc[0] if len(negative) else None
+    if result.outcome == "valid" and pos is not None:
+        line = f"{name} is a valid instrument: its positive control beats NoExplanation by {_number(pos)}"
+        if neg is not None:
+            line += f", and its negative control is shown within ±{margin:g} ({float(neg['difference']):+.3f}, {_p(float(neg['pvalue']))})"
+        return line + "."
+    if result.outcome == "invalid":
+        if pos is not None and pos["verdict"] == "fail":
+            return (
+                f"{name} does not use the explanations: its positive control gains {_number(pos)}, shown below "
+                f"+{margin:g}; its concept-method settings were {'run anyway (exploratory)' if result.methods else 'not run'}."
+            )
+        if neg is not None and neg["verdict"] == "fail":
+            return (
+                f"{name} reacts to the form of an explanation, not its content: its negative control differs from "
+                f"NoExplanation by {_number(neg)}, shown outside ±{margin:g}."
+            )
+    seeds = len(result.gate.seeds)
+    parts = [f"{m} {r['verdict']} ({float(r['difference']):+.3f})" for m, r in table.iterrows()]
+    return (
+        f"{name} could not be checked within the gate's budget ({seeds} seeds): "
+        + (", ".join(parts) if parts else "no control ran")
+        + "."
+    )
+
+
+def _methods_lines(result: GatedResult, margin: float, names: dict[str, str]) -> list[str]:
+    if result.methods is None or result.methods.verdicts is None:
+        return []
+    name = names.get(result.simulator, result.simulator)
+    table = verdict_intervals(result.methods.results, result.methods.verdicts)
+    n_seeds = int(table["n_seeds"].max()) if len(table) else 0
+    label = " (exploratory: the simulator did not pass its controls)" if result.exploratory else ""
+    helps = table[table["verdict"].isin(["helps", "helps_little"])].sort_values("difference", ascending=False)
+    below = table[table["verdict"] == "no_help"]
+    undecided = table[table["verdict"] == "undecided"]
+    clauses = []
+    if len(helps):
+        clauses.append(
+            "; ".join(
+                f"{m} helps{' (by less than ' + format(margin, 'g') + ')' if r['verdict'] == 'helps_little' else ''}: "
+                f"{float(r['difference']):+.3f} ({_interval(r)}, {_p(float(r['pvalue']))})"
+                for m, r in helps.iterrows()
+            )
+        )
+    else:
+        clauses.append("no concept method is shown to help")
+    if len(below):
+        clauses.append(
+            ", ".join(below.index) + f" {'does' if len(below) == 1 else 'do'} not help by {margin:g} or more "
+            f"(upper bounds of the 95% CIs: {', '.join(f'{float(v):+.3f}' for v in below['ci_high'])})"
+        )
+    lines = [
+        f"Concept methods read by {name}{label}, {n_seeds} fresh seeds, Holm–Shaffer corrected over {len(table)} "
+        f"methods: " + "; ".join(clauses) + "."
+    ]
+    if len(undecided):
+        lines.append(
+            "Undecided: "
+            + ", ".join(
+                f"{m} ({float(r['difference']):+.3f}, {_interval(r)})" for m, r in undecided.iterrows()
+            )
+            + f" — the seed budget ({n_seeds}) ran out; {_cost_to_decide(table, undecided, margin)}"
+        )
+    return lines
+
+
+def _cost_to_decide(table: pd.DataFrame, undecided: pd.DataFrame, margin: float) -> str:
+    """The planner's seeds for the undecided methods' distance to the nearer boundary (0 or +margin)."""
+    from xaimetrics.benchmark._uncertainty import plan
+
+    widths = (undecided["ci_high"] - undecided["ci_low"]).to_numpy(dtype=float)
+    n = int(undecided["n_units"].max())
+    if not np.isfinite(widths).any() or n < 2:
+        return "more seeds would decide them."
+    from scipy import stats
+
+    sd = float(np.nanmean(widths)) / 2 / float(stats.t.ppf(0.975, n - 1)) * math.sqrt(n)
+    gaps = np.minimum(np.abs(undecided["difference"]), np.abs(margin - undecided["difference"])).to_numpy(
+        dtype=float
+    )
+    target = max(float(np.nanmax(gaps)), margin / 4)
+    needed = plan(sd, target=target, alpha=0.05, n_comparisons=len(table), alternative="greater")[
+        "units_needed"
+    ]
+    if needed is None:
+        return f"a difference of {target:.3f} at this spread would need more than 1000 seeds."
+    return f"about {needed} seeds (planner, unit SD {sd:.3f}) would decide a difference of {target:.3f}."
+
+
+def headline(
+    results: Sequence[GatedResult], *, margin: float = 0.05, names: dict[str, str] | None = None
+) -> list[str]:
+    """Three to five plain lines: each simulator's instrument verdict, what the methods do, what is undecided.
+
+    ``results`` are :func:`~xaimetrics.benchmark.run_gated`'s, in the order to tell them; ``names`` gives a
+    simulator a readable name (``{"lexical": "the lexical reference reader"}``).
+    """
+    names = names or {}
+    lines = [_instrument_line(r, margin, names) for r in results]
+    for result in results:
+        lines.extend(_methods_lines(result, margin, names))
+    if not any(r.methods is not None for r in results):
+        lines.append("No simulator passed its controls, so no concept method was measured.")
+    elif not any(line.startswith("Undecided") for line in lines):
+        lines.append("Every question asked was decided.")
+    return lines
