@@ -111,6 +111,30 @@ class GatedResult:
         return sum(s.failed for s in self.summaries)
 
 
+def restricted(grid: Grid, methods: Sequence[str], seeds: Sequence[int] | None = None) -> Grid:
+    """``grid`` on ``methods`` (and ``seeds``), its per-method options kept for those methods only.
+
+    Example:
+        >>> from xaimetrics.benchmark import Grid
+        >>> g = Grid(methods=("NMF", "SAE", "NoExplanation"), n_concepts={"NMF": 10, "SAE": 20},
+        ...          extractor_options={"SAE": {"max_steps": 30}})
+        >>> r = restricted(g, ("NMF", "NoExplanation"), seeds=(4,))
+        >>> r.n_concepts, r.extractor_options, r.seeds
+        ({'NMF': 10}, None, (4,))
+    """
+    from collections.abc import Mapping
+
+    kept = set(methods)
+    options = {m: o for m, o in (grid.extractor_options or {}).items() if m in kept} or None
+    counts = grid.n_concepts
+    if isinstance(counts, Mapping):
+        counts = {m: c for m, c in counts.items() if m in kept}
+    changes: dict[str, Any] = {"methods": tuple(methods), "extractor_options": options, "n_concepts": counts}
+    if seeds is not None:
+        changes["seeds"] = tuple(seeds)
+    return grid.replace(**changes)
+
+
 def _frame(store_path: Path, simulator: str, seeds: Sequence[int]) -> pd.DataFrame:
     from xaimetrics.benchmark._store import ResultsStore
 
@@ -176,7 +200,7 @@ class _Simulator:
     def _run(self, methods: tuple[str, ...], seeds: Sequence[int]) -> None:
         from xaimetrics.benchmark._runner import run_grid
 
-        grid = self.grid.replace(methods=methods, seeds=tuple(seeds))
+        grid = restricted(self.grid, methods, seeds)
         self.summaries.append(run_grid(grid, self.store, **self.options))
 
     def _gate_look(self, seeds: Sequence[int]) -> pd.DataFrame:
@@ -226,10 +250,8 @@ def plan_gated(grid: Grid, design: GatedDesign | None = None) -> dict[str, Any]:
 
     design = design or GatedDesign.default()
     base = grid.replace(controls=False)
-    per_seed_gate = len(base.replace(methods=(BASELINE_METHOD, *CONTROL_ROLES), seeds=(0,)).settings())
-    per_seed_methods = len(
-        base.replace(methods=(*grid.concept_methods, BASELINE_METHOD), seeds=(0,)).settings()
-    )
+    per_seed_gate = len(restricted(base, (BASELINE_METHOD, *CONTROL_ROLES), (0,)).settings())
+    per_seed_methods = len(restricted(base, (*grid.concept_methods, BASELINE_METHOD), (0,)).settings())
     gate = per_seed_gate * design.gate.max_seeds
     methods = per_seed_methods * design.methods.max_seeds if grid.concept_methods else 0
     return {
