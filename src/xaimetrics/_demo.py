@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
-    from xaimetrics.benchmark import Artefacts, GatedDesign, GatedResult, Grid, Providers, SequentialResult
+    from xaimetrics.benchmark import Artefacts, GatedDesign, GatedResult, Grid, Providers
     from xaimetrics.consim import ConSimSamples
     from xaimetrics.data import TextDataset
 
@@ -219,6 +219,8 @@ def demo_providers(args: argparse.Namespace) -> Providers:
         return train, np.random.default_rng(0).permutation(len(train))  # the draw of the classifier's recipe
 
     def dataset(split: str) -> TextDataset:
+        import numpy as np
+
         from xaimetrics.data import TextDataset, load_dataset
 
         train, order = training_order()
@@ -226,7 +228,7 @@ def demo_providers(args: argparse.Namespace) -> Providers:
             return train.subset(order[:DEMO_TRAIN_TEXTS])
         test, unseen = load_dataset("bbc_news", "test"), train.subset(order[DEMO_TRAIN_TEXTS:])
         return TextDataset(
-            [*test.texts, *unseen.texts], [*test.labels, *unseen.labels], test.class_names, name="bbc_news",
+            [*test.texts, *unseen.texts], np.concatenate([test.labels, unseen.labels]), test.class_names, name="bbc_news",
             split="unseen", info={"parts": "the test split and the train articles the classifier never saw"},
         )  # fmt: skip
 
@@ -311,6 +313,7 @@ def _run(args: argparse.Namespace) -> int:
         ResultsStore,
         headline,
         plan_gated,
+        print_gated,
         run_gated,
         write_report,
     )
@@ -386,7 +389,7 @@ def _run(args: argparse.Namespace) -> int:
         frame, output, grid=grid.to_dict(), run={"wall_time_s": summary_wall}, concept_metrics=metrics,
         title=f"xaimetrics demo — ConSim on {dataset}", headline=lines, sections=sections,
     )  # fmt: skip
-    _print_details(results, names)
+    print_gated(results, names)
     print("\nData design: " + overlap["sentence"])
     calls = sum(s.calls for r in results for s in r.summaries)
     cached = sum(s.cached_calls for r in results for s in r.summaries)
@@ -411,66 +414,15 @@ def _seeds_used(results: Sequence[GatedResult]) -> list[int]:
     return sorted(seeds)
 
 
-def _print_details(results: Sequence[GatedResult], names: dict[str, str]) -> None:
-    from xaimetrics.benchmark import verdict_intervals
-
-    for result in results:
-        name = names.get(result.simulator, result.simulator)
-        gate = verdict_intervals(result.gate.results, result.gate.verdicts)
-        print(f"\nGate of {name}: the controls, seeds {_span(result.gate.seeds)} (exact group-sequential sign-flip "
-              "tests; positive: beats NoExplanation or shown below +margin; negative: within or outside ±margin)")  # fmt: skip
-        print(gate.to_string(float_format=_three_digits))
-        print(result.gate.sentence)
-        if result.methods is not None:
-            table = verdict_intervals(result.methods.results, result.methods.verdicts)
-            label = " — exploratory" if result.exploratory else ""
-            print(f"\nConcept methods read by {name}{label}: seeds {_span(result.methods.seeds)} "
-                  "(Holm–Shaffer over the methods, group-sequential; 95% t-intervals at the last look)")  # fmt: skip
-            print(table.to_string(float_format=_three_digits))
-            print(result.methods.sentence)
-
-
-def _span(seeds: Sequence[int]) -> str:
-    return f"{seeds[0]}–{seeds[-1]}" if len(seeds) > 1 else (str(seeds[0]) if seeds else "none")
-
-
 def _sections(
     results: Sequence[GatedResult], names: dict[str, str], overlap: dict[str, Any], design: GatedDesign
 ) -> list[dict[str, str]]:
-    from xaimetrics.benchmark import report_section, verdict_intervals
+    from xaimetrics.benchmark import gated_sections, report_section
 
-    sections = []
-    for result in results:
-        name = names.get(result.simulator, result.simulator)
-        sections.append(report_section(
-            f"Gate: {name}", f"Seeds {_span(result.gate.seeds)}. " + result.gate.sentence,
-            verdict_intervals(result.gate.results, result.gate.verdicts),
-        ))  # fmt: skip
-        sections.append(report_section(f"Gate looks: {name}", "Each look's verdicts.", _looks(result.gate)))
-        if result.methods is not None:
-            label = " (exploratory)" if result.exploratory else ""
-            sections.append(report_section(
-                f"Concept methods: {name}{label}", f"Fresh seeds {_span(result.methods.seeds)}. "
-                + result.methods.sentence, verdict_intervals(result.methods.results, result.methods.verdicts),
-            ))  # fmt: skip
-            sections.append(
-                report_section(f"Method looks: {name}", "Each look's verdicts.", _looks(result.methods))
-            )
-    sections.append(report_section(
-        "The design", f"Gate: looks at {design.gate.looks()} seeds, α = {design.gate.alpha:g} spent as "
-        f"α·t^{design.gate.rho:g}; methods: looks at {design.methods.looks()} fresh seeds, α = "
-        f"{design.methods.alpha:g} family-wise (Holm–Shaffer); margin ±{design.margin:g}.",
-    ))  # fmt: skip
-    sections.append(report_section("Data design: do the seeds share samples?", overlap["sentence"]))
-    return sections
-
-
-def _looks(result: SequentialResult) -> pd.DataFrame:
-    import pandas as pd
-
-    rows = [{"look": look["look"], "n_seeds": look["n_seeds"], "alpha_spent": look["spent"], **look["verdicts"]}
-            for look in result.looks]  # fmt: skip
-    return pd.DataFrame(rows).set_index("look") if rows else pd.DataFrame()
+    return [
+        *gated_sections(results, names, design),
+        report_section("Data design: do the seeds share samples?", overlap["sentence"]),
+    ]
 
 
 def selection_overlap(

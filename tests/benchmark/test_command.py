@@ -211,3 +211,197 @@ def test_demo_grid_defaults_and_flags():
 
     design = demo_design(parser.parse_args(["demo"]))
     assert design.gate.looks() == [5, 6, 7, 8] and design.methods.looks()[0] == 8 and not design.force_methods
+
+
+# ------------------------------------------------------------------ gate first, then measure (--sequential)
+
+SEQUENTIAL_GRID = """
+datasets = ["toy"]
+models = ["toy"]
+methods = ["NMF", "PCA", "NoExplanation"]
+n_concepts = 3
+prompt_types = ["NE2", "E2"]
+seeds = [0, 1]
+simulators = ["controlled_oracle", "blind"]
+n_lp = 9
+n_ep = 9
+n_fit = 200
+
+[sequential]
+gate_seeds = 6
+method_seeds = 9
+"""
+TOY = ["--providers", "toy_grid:PROVIDERS", "--no-cache", "--no-progress"]
+
+
+def _answer(printed):
+    return [line[2:] for line in printed.split("\nThe answer\n", 1)[1].strip().splitlines()]
+
+
+def test_a_sequential_run_answers_first_as_run_gated_does_and_a_rerun_makes_no_call(tmp_path, capsys):
+    from toy_grid import PROVIDERS
+
+    from xaimetrics.benchmark import ResultsStore, headline, load_design, load_grid, run_gated
+
+    path = tmp_path / "grid.toml"
+    path.write_text(SEQUENTIAL_GRID)
+    out = tmp_path / "out"
+    assert benchmark_main(["benchmark", "run", str(path), "--output", str(out), *TOY]) == 0
+    captured = capsys.readouterr()
+    assert "the grid's seeds [0, 1] are ignored" in captured.err
+    answer = _answer(captured.out)
+    report = (out / "report.md").read_text()
+    assert report.split("\n## ")[1].startswith("The answer")  # the first section
+    assert all(line in report for line in answer)
+    # the same grid and design through the API, into another store: the same verdicts and the same answer
+    grid = load_grid(path, **PROVIDERS.grid_extras())
+    design = load_design(path, n_methods=len(grid.concept_methods))
+    expected = run_gated(grid, tmp_path / "api.sqlite", design, providers=PROVIDERS, progress=False)
+    assert answer == headline(expected, margin=design.margin)
+    valid, blind = expected
+    assert valid.outcome == "valid" and blind.outcome == "invalid" and blind.methods is None
+    assert valid.methods.verdicts["verdict"].to_dict() == {"NMF": "helps", "PCA": "no_help"}
+    assert "Gate: blind" in report and "Concept methods: controlled_oracle" in report
+    with ResultsStore(out / "results.sqlite") as store:
+        rows = len(store)
+        assert rows == len(ResultsStore(tmp_path / "api.sqlite").to_frame())
+        assert set(store.to_frame().query("simulator == 'blind'")["method"]) == {
+            "NoExplanation",
+            "SurrogateWords",
+        }
+    # a rerun makes no call and says the same
+    assert benchmark_main(["benchmark", "run", str(path), "--output", str(out), *TOY]) == 0
+    printed = capsys.readouterr().out
+    assert f"0 settings run ({rows} stored in all), 0 failed; 0 simulator calls" in printed
+    assert _answer(printed) == answer
+    # 'report' rebuilds the same answer from the stored rows
+    (out / "report.md").unlink()
+    assert benchmark_main(["benchmark", "report", "--output", str(out)]) == 0
+    assert _answer(capsys.readouterr().out) == answer
+    assert (out / "report.md").read_text().split("\n## ")[1].startswith("The answer")
+    assert len(ResultsStore(out / "results.sqlite", read_only=True)) == rows
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ("gate_seeds = 3", r"The 'sequential\.gate_seeds' parameter of load_grid must be ≥ 5 \(with fewer seeds"),
+        ("method_seeds = 5", r"The 'sequential\.method_seeds' parameter of load_grid must be ≥ 6 .*2 concept"),
+        ("gate_seeds = 6\ngate_start = 7", r"'sequential\.gate_start' parameter of load_grid must be at most sequential\.gate_seeds \(6\)\. Got 7"),
+        ("alpha = 1.5", r"'sequential\.alpha' parameter of load_grid must be a number in \(0, 1\)\. Got 1\.5"),
+        ("rho = 0", r"'sequential\.rho' parameter of load_grid must be a number > 0"),
+        ("margin = -0.1", r"'sequential\.margin' parameter of load_grid must be a number in \(0, 1\)"),
+        ("step = 1.5", r"'sequential\.step' parameter of load_grid must be an integer ≥ 1"),
+        ('force_methods = "yes"', r"'sequential\.force_methods' parameter of load_grid must be true or false"),
+        ("max_tokens = 0", r"'sequential\.max_tokens' parameter of load_grid must be an integer ≥ 1"),
+        ("max_cost_usd = -1", r"'sequential\.max_cost_usd' parameter of load_grid must be a number of dollars"),
+        ("gate_seed = 6", r"'sequential' parameter of load_grid must be keys among gate_seeds.*Did you mean 'gate_seeds'"),
+    ],
+)  # fmt: skip
+def test_sequential_table_errors_name_the_key(tmp_path, capsys, table, message):
+    path = tmp_path / "grid.toml"
+    path.write_text(SEQUENTIAL_GRID.replace("gate_seeds = 6\nmethod_seeds = 9", table))
+    out = tmp_path / "out"
+    assert benchmark_main(["benchmark", "run", str(path), "--output", str(out), *TOY]) == 1
+    captured = capsys.readouterr()
+    lines = (captured.out + captured.err).strip().splitlines()
+    assert lines[-1].startswith("InvalidParameterError: ") and re.search(message, lines[-1]), lines
+    assert not out.exists()
+
+
+def test_other_unknown_keys_are_still_refused_and_a_plain_grid_loads_with_its_table(tmp_path):
+    from toy_grid import PROVIDERS
+
+    from xaimetrics.benchmark import load_design, load_grid
+    from xaimetrics.exceptions import InvalidParameterError
+
+    path = tmp_path / "grid.toml"
+    path.write_text(SEQUENTIAL_GRID.replace("[sequential]", "[sequentail]"))
+    with pytest.raises(
+        InvalidParameterError, match=r"'grid' parameter of load_grid must be keys among .*\['sequentail'\]"
+    ):
+        load_grid(path, **PROVIDERS.grid_extras())
+    path.write_text(SEQUENTIAL_GRID)
+    assert load_grid(path, **PROVIDERS.grid_extras()).seeds == (0, 1)
+    assert load_design(path).gate.looks() == [5, 6]
+    path.write_text(GRID)
+    assert load_design(path) is None
+
+
+def test_flags_override_the_table_and_name_themselves(tmp_path, capsys):
+    path = tmp_path / "grid.toml"
+    path.write_text(SEQUENTIAL_GRID)
+    out = tmp_path / "out"
+    dry = ["benchmark", "run", str(path), "--output", str(out), *TOY, "--dry-run"]
+    assert benchmark_main([*dry, "--gate-seeds", "7", "--method-seeds", "10", "--force-methods"]) == 0
+    printed = capsys.readouterr().out
+    assert (
+        "looks at [5, 6, 7] seeds (seeds 0–6)" in printed
+        and "looks at [8, 9, 10] seeds (seeds 7–16)" in printed
+    )
+    assert "(or forced)" in printed
+    assert benchmark_main([*dry, "--gate-seeds", "4"]) == 1
+    captured = capsys.readouterr()
+    assert (
+        "The '--gate-seeds' parameter of xaimetrics benchmark run must be ≥ 5" in captured.out + captured.err
+    )
+    # a flag alone makes a plain grid sequential
+    path.write_text(GRID)
+    assert benchmark_main([*dry, "--method-seeds", "8"]) == 0
+    assert "Dry run (gate first, then measure)" in capsys.readouterr().out
+    assert benchmark_main([*dry]) == 0
+    assert capsys.readouterr().out.startswith("Dry run: 10 settings on seeds [0, 1]")
+    assert not out.exists()
+
+
+FAKE_GRID = """
+datasets = ["toy"]
+models = ["toy"]
+methods = ["PCA", "NoExplanation"]
+n_concepts = 3
+prompt_types = ["NE2-a", "E2-a"]
+seeds = [0]
+simulators = ["openai:fake-model"]
+base_url = "{base_url}"
+n_lp = 6
+n_ep = 6
+n_fit = 200
+max_sample_chars = 20
+"""
+
+
+def test_dry_run_calls_nothing_writes_nothing_and_prints_the_worst_case(tmp_path, capsys, monkeypatch,
+                                                                         fake_openai_server):  # fmt: skip
+    from toy_grid import PROVIDERS
+
+    from xaimetrics.benchmark import GatedDesign, load_grid, plan_gated
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    server = fake_openai_server(lambda messages: "Sample_6: Class_0")
+    path = tmp_path / "grid.toml"
+    path.write_text(FAKE_GRID.format(base_url=server.base_url))
+    out = tmp_path / "out"
+    argv = ["benchmark", "run", str(path), "--output", str(out), *TOY, "--dry-run"]
+    assert benchmark_main([*argv, "--sequential", "--price-per-1k-tokens", "0.5,2"]) == 0
+    printed = capsys.readouterr().out
+    assert server.chat_request_count == 0 and not out.exists()
+    plan = plan_gated(load_grid(path, **PROVIDERS.grid_extras()), GatedDesign.default())
+    header, _, *rows = [line for line in printed.splitlines() if line.startswith("|")]
+    assert header == "| simulator | part | seeds | settings | prompt_tokens | completion_tokens | usd |"
+    cells = [[cell.strip() for cell in row.strip("|").split("|")] for row in rows]
+    assert [c[:4] for c in cells] == [
+        ["openai:fake-model", "gate", "0–7", str(plan["settings"]["gate"])],
+        ["openai:fake-model", "methods", "8–23", str(plan["settings"]["methods"])],
+        ["total", "", "", str(plan["settings"]["total"])],
+    ]
+    prompt, completion, usd = (float(x) for x in cells[-1][4:])
+    assert usd == pytest.approx((prompt * 0.5 + completion * 2) / 1000, abs=1e-3)
+    assert "Tokens are an estimate" in printed and "max_sample_chars = 20" in printed
+    # the estimate against the prompts a plain run really sends (every concept shown: an upper bound, near it)
+    assert benchmark_main([*argv[:-1]]) == 0
+    capsys.readouterr()
+    sent = sum(len(m["content"]) for r in server.chat_requests for m in r.body["messages"]) / 4
+    assert benchmark_main(argv) == 0
+    plain = capsys.readouterr().out
+    estimated = float(next(line for line in plain.splitlines() if line.startswith("| total")).split("|")[5])
+    assert server.chat_request_count == 2 and 0.9 * sent <= estimated <= 1.5 * sent, (sent, estimated)

@@ -16,7 +16,9 @@ HTML/Markdown report.
 - :func:`run_gated` — check each simulator on its controls first, then measure the methods on fresh seeds until
   each is decided (:class:`GatedDesign`; exact group-sequential tests, :func:`sequential_verdicts`,
   :func:`until_decided`, :class:`SequentialDesign`); :func:`headline` says the answer in a few lines;
-- :func:`write_report` — the report.
+- :func:`load_design` — the ``[sequential]`` table of a grid file; :func:`budget_table` — the worst-case settings,
+  tokens and dollars before any call;
+- :func:`write_report` — the report (:func:`gated_sections` for a gated run).
 
 Example:
     >>> import pandas as pd
@@ -37,7 +39,10 @@ from xaimetrics.benchmark._analysis import (
 )
 from xaimetrics.benchmark._artefacts import Artefacts, ConceptFit, Providers
 from xaimetrics.benchmark._assessment import Assessment, assess
-from xaimetrics.benchmark._gated import GatedDesign, GatedResult, plan_gated, run_gated
+from xaimetrics.benchmark._budget import budget_table, estimate_tokens
+from xaimetrics.benchmark._design_file import design_from_table, load_design
+from xaimetrics.benchmark._gated import GatedDesign, GatedResult, plan_gated, replay_gated, run_gated
+from xaimetrics.benchmark._gated_report import gated_sections, print_gated
 from xaimetrics.benchmark._grid import (
     BASELINE_METHOD,
     Grid,
@@ -104,13 +109,18 @@ __all__ = [
     "assess",
     "baseline_comparison",
     "best_method",
+    "budget_table",
     "choose_n_concepts",
     "control_verdict",
     "copeland_ranks",
+    "design_from_table",
     "equivalence_test",
+    "estimate_tokens",
     "gate_outcome",
+    "gated_sections",
     "grid_from_dict",
     "headline",
+    "load_design",
     "load_grid",
     "method_names",
     "minimum_pvalue",
@@ -119,11 +129,13 @@ __all__ = [
     "pivot_scores",
     "plan",
     "plan_gated",
+    "print_gated",
     "prompt_type_comparison",
     "rank_methods",
     "ranking_frame",
     "ranking_prompt",
     "rankings_by",
+    "replay_gated",
     "report_section",
     "run_gated",
     "run_grid",

@@ -7,6 +7,11 @@
 
 ``--rank-by AXIS`` (``run`` and ``report``, repeatable) adds a ranking of that grid axis to the report.
 
+``run --sequential`` (or a ``[sequential]`` table in the grid file, :func:`~xaimetrics.benchmark.load_design`) gates
+each simulator on its controls, then measures the concept methods on fresh seeds until decided
+(:func:`~xaimetrics.benchmark.run_gated`); the answer comes first, in the terminal and the report, and ``report``
+rebuilds it from the stored rows. ``run --dry-run`` prints the plan and its worst-case budget without a call.
+
 ``--providers module:attribute`` names a :class:`~xaimetrics.benchmark.Providers` object registering your own
 datasets, models or simulators (the module must be importable).
 """
@@ -32,7 +37,9 @@ from xaimetrics._writes import write_failure_cause
 from xaimetrics.exceptions import InvalidParameterError, StoreError
 
 if TYPE_CHECKING:
-    from xaimetrics.benchmark import Providers, ResultsStore
+    from collections.abc import Sequence
+
+    from xaimetrics.benchmark import GatedDesign, GatedResult, Grid, Providers, ResultsStore
 
 __all__ = ["register"]
 
@@ -59,6 +66,28 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument(
         "--wait", action="store_true", help="when another run uses the folder, wait for it instead of exiting"
     )
+    sequential = run.add_argument_group(
+        "gate first, then measure",
+        "Check each simulator on its controls, then measure the concept methods on fresh seeds until each is decided "
+        "(the grid's 'seeds' are ignored). A [sequential] table in the grid file sets the same keys; these flags "
+        "override it, and any of them implies --sequential.",
+    )
+    sequential.add_argument("--sequential", action="store_true", help="use the gated sequential design")
+    for flag, kind, metavar, text in _SEQUENTIAL_FLAGS:
+        sequential.add_argument(flag, type=kind, default=None, metavar=metavar, help=text)
+    sequential.add_argument(
+        "--force-methods", action="store_true", default=None,
+        help="measure the methods even with a simulator that fails its controls (labelled exploratory)",
+    )  # fmt: skip
+    run.add_argument(
+        "--dry-run", action="store_true",
+        help="print the plan and its worst-case budget (settings, estimated tokens, dollars) and exit: no call, "
+        "nothing written",
+    )  # fmt: skip
+    run.add_argument(
+        "--price-per-1k-tokens", default=None, metavar="IN,OUT", type=_price,
+        help="USD per 1,000 prompt and completion tokens, for the dry run's dollar estimate (e.g. 0.15,0.6)",
+    )  # fmt: skip
     add_tracking_arguments(run)
     run.set_defaults(func=_run)
     report = actions.add_parser("report", help="rebuild the report from the stored results")
@@ -91,6 +120,26 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 _RANK_BY_HELP = "also rank this grid axis in the report (e.g. interpretation); repeatable"
+_SEQUENTIAL_FLAGS = (
+    ("--gate-seeds", int, "MAX", "the gate's seed budget: looks at 5, 6, … MAX seeds (default 8)"),
+    ("--method-seeds", int, "MAX", "the methods' budget of fresh seeds: looks at 8, 9, … MAX (default 16)"),
+    ("--max-tokens", int, "N", "stop a part (gate or methods) of a simulator once its looks used N tokens"),
+    ("--max-cost-usd", float, "USD", "stop a part of a simulator once its looks cost this much"),
+)
+
+
+def _price(text: str) -> tuple[float, float]:
+    """``"IN,OUT"`` as two non-negative floats."""
+    parts = text.split(",")
+    try:
+        values = tuple(float(p) for p in parts)
+    except ValueError:
+        values = ()
+    if len(values) != 2 or not all(v >= 0 for v in values):
+        raise argparse.ArgumentTypeError(
+            f"expected IN,OUT: two non-negative USD prices per 1,000 tokens (e.g. 0.15,0.6); got {text!r}"
+        )
+    return (values[0], values[1])
 
 
 def _providers(spec: str | None) -> Providers:
@@ -132,6 +181,61 @@ def _open_results(output: str) -> ResultsStore:
     return store
 
 
+def _design(args: argparse.Namespace, grid: Grid) -> GatedDesign | None:
+    """The gated design the grid file and the flags ask for, or ``None`` for a plain run."""
+    from xaimetrics.benchmark import design_from_table
+    from xaimetrics.benchmark._grid import SEQUENTIAL_TABLE, read_grid_file
+
+    flags = {flag.lstrip("-").replace("-", "_"): getattr(args, flag.lstrip("-").replace("-", "_"))
+             for flag, *_ in _SEQUENTIAL_FLAGS}  # fmt: skip
+    flags["force_methods"] = args.force_methods
+    table = read_grid_file(args.grid).get(SEQUENTIAL_TABLE)
+    if table is None and not args.sequential and all(v is None for v in flags.values()):
+        return None
+    design = design_from_table(
+        {} if table is None else table, n_methods=len(grid.concept_methods), flags=flags
+    )
+    for option, value in (("--backend", args.backend != "local"), ("--wait", args.wait)):
+        if value:
+            raise invalid(option, "xaimetrics benchmark run --sequential", "left out (the gated run is local)",
+                          getattr(args, option.lstrip("-")), "Drop it, or run the grid without --sequential.")  # fmt: skip
+    return design
+
+
+def _dry_run(grid: Grid, design: GatedDesign | None, args: argparse.Namespace) -> int:
+    """Print the plan and its worst-case budget; nothing is built, called or written."""
+    from xaimetrics.benchmark import budget_table
+    from xaimetrics.benchmark._budget import ASSUMED_CLASSES, CHARS_PER_TOKEN, DEFAULT_TEXT_CHARS
+    from xaimetrics.benchmark._report import markdown_table
+
+    table = budget_table(grid, design, price=args.price_per_1k_tokens)
+    if design is None:
+        print(
+            f"Dry run: {len(grid.settings())} settings on seeds {list(grid.seeds)}; nothing was called or written."
+        )
+    else:
+        print(
+            f"Dry run (gate first, then measure); nothing was called or written. The grid's seeds are ignored.\n"
+            f"Gate: baseline and both controls, looks at {design.gate.looks()} seeds (seeds "
+            f"{design.gate_seeds()[0]}–{design.gate_seeds()[-1]}); the negative control only while the positive one "
+            f"has not failed.\nMethods: {len(grid.concept_methods)} concept methods and the baseline on fresh seeds, "
+            f"looks at {design.methods.looks()} seeds (seeds {design.method_seeds()[0]}–{design.method_seeds()[-1]}), "
+            f"only with a simulator that passes{' (or forced)' if design.force_methods else ''}.\n"
+            f"α = {design.gate.alpha:g} per part over all looks, margin ±{design.margin:g}. Worst case below: every "
+            "look made."
+        )
+    print()
+    print(markdown_table(table))
+    text = f"max_sample_chars = {grid.max_sample_chars}" if grid.max_sample_chars else (
+        f"{DEFAULT_TEXT_CHARS} characters a text (the grid sets no max_sample_chars)")  # fmt: skip
+    print(
+        f"\nTokens are an estimate: each prompt rendered on stand-in inputs ({grid.n_lp} LP + {grid.n_ep} EP texts, "
+        f"{text}, {ASSUMED_CLASSES} classes, every concept shown) at {CHARS_PER_TOKEN} characters a token."
+        + ("" if args.price_per_1k_tokens else " Add --price-per-1k-tokens IN,OUT for dollars.")
+    )
+    return 0
+
+
 def _run(args: argparse.Namespace) -> int:
     from xaimetrics.benchmark import RunInterrupted, load_grid, run_grid
 
@@ -140,6 +244,9 @@ def _run(args: argparse.Namespace) -> int:
     try:
         providers = _providers(args.providers)
         grid = load_grid(args.grid, **providers.grid_extras())
+        design = _design(args, grid)
+        if args.dry_run:
+            return _dry_run(grid, design, args)
         try:
             output.mkdir(parents=True, exist_ok=True)
         except OSError as error:
@@ -147,6 +254,8 @@ def _run(args: argparse.Namespace) -> int:
                 f"Cannot create the results folder {output}: {write_failure_cause(output, error)}."
             ) from error
         grid_trackers(args, "xaimetrics-consim", output)  # a bad --mlflow-uri or a missing wandb fails now
+        if design is not None:
+            return _run_gated(grid, design, providers, output, args)
         print(
             f"{len(grid.settings())} evaluation settings; results in {output / 'results.sqlite'}",
             file=sys.stderr,
@@ -183,21 +292,94 @@ def _run(args: argparse.Namespace) -> int:
     return 0 if summary.failed == 0 else 1
 
 
+def _run_gated(
+    grid: Grid, design: GatedDesign, providers: Providers, output: Path, args: argparse.Namespace
+) -> int:
+    """``run`` with the gated design: gate, measure, print the tables and the answer, write the report."""
+    from xaimetrics.benchmark import Artefacts, ResultsStore, print_gated, run_gated
+
+    store = output / "results.sqlite"
+    gate, methods = design.gate_seeds(), design.method_seeds()
+    print(f"Sequential design: the grid's seeds {list(grid.seeds)} are ignored (gate: seeds {gate[0]}–{gate[-1]}, "
+          f"methods: fresh seeds {methods[0]}–{methods[-1]}) and both controls run in the gate; results in {store}",
+          file=sys.stderr)  # fmt: skip
+    results = run_gated(
+        grid, store, design, providers=providers, artefacts=Artefacts(grid, providers, output / "artefacts"),
+        response_cache=response_cache(args), progress=not args.no_progress, say=_say,
+    )  # fmt: skip
+    with ResultsStore(store) as results_store:  # what 'report' needs to rebuild the verdicts from the rows
+        results_store.set_meta(_SEQUENTIAL_META, {
+            "design": design.to_dict(), "simulators": list(grid.simulators),
+            "has_methods": bool(grid.concept_methods),
+        })  # fmt: skip
+        results_store.set_meta("grid", grid.replace(seeds=(*gate, *methods), controls=True).to_dict())
+    summaries = [s for r in results for s in r.summaries]
+    failed = sum(r.failed for r in results)
+    print_gated(results)
+    with ResultsStore(store, read_only=True) as results_store:
+        n_stored = len(results_store)
+    print(f"\n{sum(s.completed for s in summaries)} settings run ({n_stored} stored in all), {failed} failed; "
+          f"{sum(s.calls for s in summaries)} simulator calls ({sum(s.cached_calls for s in summaries)} cached), "
+          f"{sum(s.total_tokens for s in summaries):,} tokens, ${sum(s.cost_usd for s in summaries):.4f}; "
+          f"{sum(s.wall_time_s for s in summaries):.1f} s")  # fmt: skip
+    for failure in [e for s in summaries for e in s.errors][:5]:
+        print(f"  failed: {failure}", file=sys.stderr)
+    lines = _write(
+        output, {"wall_time_s": sum(s.wall_time_s for s in summaries)}, args, gated=(results, design)
+    )
+    print("\nThe answer")
+    for line in lines:
+        print(f"- {line}")
+    return 0 if failed == 0 else 1
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+#: the store's meta entry of a gated run: its design, simulators and whether it listed concept methods
+_SEQUENTIAL_META = "sequential"
+
+
 def _write(
-    output: Path, run: dict[str, object] | None, args: argparse.Namespace, to: Path | None = None
-) -> None:
-    from xaimetrics.benchmark import ResultsStore, write_report
+    output: Path,
+    run: dict[str, object] | None,
+    args: argparse.Namespace,
+    to: Path | None = None,
+    gated: tuple[Sequence[GatedResult], GatedDesign] | None = None,
+) -> list[str]:
+    """Write the report; a gated run's answer (``gated``, or rebuilt from the stored rows) comes first. Returns
+    the answer's lines (none for a plain run)."""
+    from xaimetrics.benchmark import (
+        GatedDesign,
+        ResultsStore,
+        gated_sections,
+        headline,
+        replay_gated,
+        write_report,
+    )
 
     with ResultsStore(output / "results.sqlite", read_only=True) as store:
         frame, grid = store.to_frame(), store.get_meta("grid", {})
+        stored = store.get_meta(_SEQUENTIAL_META)
     sections = []
+    lines: list[str] = []
+    if gated is None and stored:  # recomputed from the rows: the verdicts are the run's
+        design = GatedDesign.from_dict(stored["design"])
+        gated = (replay_gated(frame, design, stored["simulators"], has_methods=stored["has_methods"]), design)
+    if gated is not None:
+        results, design = gated
+        lines = headline(results, margin=design.margin)
+        sections.extend(gated_sections(results, None, design))
     if len(frame) and (frame["simulator"] == "human").any():  # rows exported by a human study
         from xaimetrics.studies import agreement_section
 
         sections.append(agreement_section(output / "results.sqlite"))
     target = output if to is None else to
     try:
-        paths = write_report(frame, target, grid=grid, run=run, axes=args.rank_by, sections=sections)
+        paths = write_report(
+            frame, target, grid=grid, run=run, axes=args.rank_by, sections=sections, headline=lines
+        )
     except OSError as error:
         raise StoreError(
             f"Cannot write the report into {target}: {write_failure_cause(Path(error.filename or target), error)}."
@@ -206,12 +388,17 @@ def _write(
         ) from error
     print(f"Report: {paths['report_html']}")
     track_grid(args, frame, grid, [paths["report_html"], paths["report_md"]], target)
+    return lines
 
 
 def _report(args: argparse.Namespace) -> int:
     _open_results(args.output).close()
     grid_trackers(args, "xaimetrics-consim", args.report_dir or args.output)
-    _write(Path(args.output), None, args, None if args.report_dir is None else Path(args.report_dir))
+    lines = _write(Path(args.output), None, args, None if args.report_dir is None else Path(args.report_dir))
+    if lines:
+        print("\nThe answer")
+        for line in lines:
+            print(f"- {line}")
     return 0
 
 

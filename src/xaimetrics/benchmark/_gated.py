@@ -18,7 +18,7 @@ Everything is stored as it finishes (one resumable store for the whole run), so 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from xaimetrics.benchmark._artefacts import Artefacts
     from xaimetrics.benchmark._runner import Providers, RunSummary
 
-__all__ = ["GatedDesign", "GatedResult", "plan_gated", "run_gated"]
+__all__ = ["GatedDesign", "GatedResult", "part_grids", "plan_gated", "replay_gated", "run_gated"]
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,23 @@ class GatedDesign:
             gate=SequentialDesign(max_seeds=8, start=5), methods=SequentialDesign(max_seeds=16, start=8)
         )
         return dataclasses.replace(base, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The design as plain data (what a results store keeps to rebuild the verdicts)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GatedDesign:
+        """The design :meth:`to_dict` wrote.
+
+        Example:
+            >>> GatedDesign.from_dict(GatedDesign.default().to_dict()) == GatedDesign.default()
+            True
+        """
+        return cls(
+            gate=SequentialDesign(**data["gate"]), methods=SequentialDesign(**data["methods"]),
+            margin=data["margin"], force_methods=data["force_methods"],
+        )  # fmt: skip
 
     def gate_seeds(self) -> tuple[int, ...]:
         return tuple(range(self.gate.max_seeds))
@@ -224,17 +241,50 @@ class _Simulator:
         return _frame(self.store, self.name, seeds)
 
     def gate_and_measure(self) -> GatedResult:
-        design = self.design
-        gate = until_decided(self._gate_look, design.gate, question="controls", margin=design.margin)
-        result = GatedResult(self.name, gate, gate_outcome(gate.verdicts))
-        if self.grid.concept_methods and (result.outcome == "valid" or design.force_methods):
-            result.exploratory = result.outcome != "valid"
-            result.methods = until_decided(
-                self._methods_look, design.methods, question="methods", margin=design.margin,
-                first_seed=design.method_seeds()[0],
-            )  # fmt: skip
+        result = _gate_and_measure(
+            self.name, bool(self.grid.concept_methods), self.design, self._gate_look, self._methods_look
+        )
         result.summaries = tuple(self.summaries)
         return result
+
+
+def _gate_and_measure(
+    name: str,
+    has_methods: bool,
+    design: GatedDesign,
+    gate_look: Callable[[Sequence[int]], pd.DataFrame],
+    methods_look: Callable[[Sequence[int]], pd.DataFrame],
+) -> GatedResult:
+    """The rule, once: gate on the controls; measure the methods when the gate passed (or when forced)."""
+    gate = until_decided(gate_look, design.gate, question="controls", margin=design.margin)
+    result = GatedResult(name, gate, gate_outcome(gate.verdicts))
+    if has_methods and (result.outcome == "valid" or design.force_methods):
+        result.exploratory = result.outcome != "valid"
+        result.methods = until_decided(
+            methods_look, design.methods, question="methods", margin=design.margin,
+            first_seed=design.method_seeds()[0],
+        )  # fmt: skip
+    return result
+
+
+def replay_gated(
+    results: pd.DataFrame, design: GatedDesign, simulators: Sequence[str], *, has_methods: bool = True
+) -> list[GatedResult]:
+    """:func:`run_gated`'s results rebuilt from stored rows, without a call: each look reads the rows of its
+    seeds, as the run read them back from its store (so the verdicts are the run's).
+
+    Args:
+        results: the store's rows (:meth:`~xaimetrics.benchmark.ResultsStore.to_frame`).
+        design: the run's design.
+        simulators: the grid's simulators, in its order.
+        has_methods: whether the grid listed concept methods.
+    """
+
+    def rows_of(simulator: str) -> Callable[[Sequence[int]], pd.DataFrame]:
+        mine = results[results["simulator"] == simulator] if len(results) else results
+        return lambda seeds: mine[mine["seed"].isin(list(seeds))] if len(mine) else mine
+
+    return [_gate_and_measure(s, has_methods, design, rows_of(s), rows_of(s)) for s in simulators]
 
 
 def plan_gated(grid: Grid, design: GatedDesign | None = None) -> dict[str, Any]:
@@ -246,12 +296,10 @@ def plan_gated(grid: Grid, design: GatedDesign | None = None) -> dict[str, Any]:
         >>> plan_gated(g)["settings"]
         {'gate': 24, 'methods': 48, 'total': 72}
     """
-    from xaimetrics.consim import CONTROL_ROLES
-
     design = design or GatedDesign.default()
-    base = grid.replace(controls=False)
-    per_seed_gate = len(restricted(base, (BASELINE_METHOD, *CONTROL_ROLES), (0,)).settings())
-    per_seed_methods = len(restricted(base, (*grid.concept_methods, BASELINE_METHOD), (0,)).settings())
+    parts = part_grids(grid)
+    per_seed_gate = len(parts["gate"].settings())
+    per_seed_methods = len(parts["methods"].settings())
     gate = per_seed_gate * design.gate.max_seeds
     methods = per_seed_methods * design.methods.max_seeds if grid.concept_methods else 0
     return {
@@ -259,4 +307,16 @@ def plan_gated(grid: Grid, design: GatedDesign | None = None) -> dict[str, Any]:
         "seeds": {"gate": design.gate.max_seeds, "methods": design.methods.max_seeds},
         "per_seed": {"gate": per_seed_gate, "methods": per_seed_methods},
         "simulators": list(grid.simulators),
+    }
+
+
+def part_grids(grid: Grid, seed: int = 0) -> dict[str, Grid]:
+    """The settings of one seed of each part, as grids: ``{"gate": baseline and both controls, "methods": the
+    concept methods and the baseline}`` (the worst case of a gate look: the negative control runs too)."""
+    from xaimetrics.consim import CONTROL_ROLES
+
+    base = grid.replace(controls=False)
+    return {
+        "gate": restricted(base, (BASELINE_METHOD, *CONTROL_ROLES), (seed,)),
+        "methods": restricted(base, (*grid.concept_methods, BASELINE_METHOD), (seed,)),
     }

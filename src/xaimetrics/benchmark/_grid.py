@@ -64,10 +64,13 @@ __all__ = [
     "load_grid",
     "method_names",
     "ranking_prompt",
+    "read_grid_file",
 ]
 
 #: the no-explanation baseline
 BASELINE_METHOD = "NoExplanation"
+#: the grid file's table of the gated, sequential design (``xaimetrics benchmark run --sequential``)
+SEQUENTIAL_TABLE = "sequential"
 #: the built-in controls, as registered when this module was imported (the live list: ``consim.CONTROLS``)
 CONTROL_METHODS: tuple[str, ...] = CONTROLS.names()
 _OWNER = "Grid"
@@ -689,6 +692,12 @@ def load_grid(path: str | Path, **extra: Any) -> Grid:
         >>> load_grid(path).seeds
         (0, 1)
     """
+    return grid_from_dict(read_grid_file(path), **extra)
+
+
+def read_grid_file(path: str | Path) -> dict[str, Any]:
+    """The plain data of a grid's TOML file (the grid's keys and, when present, its ``[sequential]`` table);
+    errors name the file and the fix."""
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover
@@ -721,15 +730,23 @@ def load_grid(path: str | Path, **extra: Any) -> Grid:
         raise invalid(
             "path", "load_grid", f"a TOML file nested at most {MAX_DEPTH} levels deep", f"{path}: deeper"
         ) from error
-    return grid_from_dict(data, **extra)
+    return data
 
 
 def grid_from_dict(data: Mapping[str, Any], **extra: Any) -> Grid:
-    """Build a :class:`Grid` from plain data; unknown keys are an error naming the valid ones."""
+    """Build a :class:`Grid` from plain data; unknown keys are an error naming the valid ones.
+
+    The ``[sequential]`` table (:data:`SEQUENTIAL_TABLE`, read by :func:`~xaimetrics.benchmark.load_design`) is not
+    a grid key: it is skipped here.
+    """
     check_depth(data, "grid", "load_grid")
+    data = {k: v for k, v in data.items() if k != SEQUENTIAL_TABLE}
     valid = [f.name for f in dataclasses.fields(Grid) if f.repr]
     unknown = sorted(set(data) - set(valid))
     if unknown:
         hints = [hint for hint in (did_you_mean(key, valid) for key in unknown) if hint]
-        raise invalid("grid", "load_grid", "keys among " + ", ".join(valid), unknown, " ".join(hints) or None)
+        raise invalid(
+            "grid", "load_grid", "keys among " + ", ".join(valid) + f" (and a [{SEQUENTIAL_TABLE}] table)", unknown,
+            " ".join(hints) or None,
+        )  # fmt: skip
     return Grid(**dict(data), **extra)

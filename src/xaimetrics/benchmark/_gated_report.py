@@ -1,0 +1,98 @@
+"""What a gated run (:func:`~xaimetrics.benchmark.run_gated`) shows: its verdict tables in the terminal
+(:func:`print_gated`) and in the report (:func:`gated_sections`), for ``xaimetrics demo`` and ``xaimetrics benchmark
+run --sequential`` alike."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, TextIO
+
+import pandas as pd
+
+from xaimetrics.benchmark._headline import verdict_intervals
+from xaimetrics.benchmark._report import report_section
+
+if TYPE_CHECKING:
+    from xaimetrics.benchmark._gated import GatedDesign, GatedResult
+    from xaimetrics.benchmark._sequential import SequentialResult
+
+__all__ = ["gated_sections", "looks_table", "print_gated", "seed_span"]
+
+
+def seed_span(seeds: Sequence[int]) -> str:
+    """``"0–7"``, ``"3"`` or ``"none"``.
+
+    Example:
+        >>> seed_span((8, 9, 10)), seed_span((3,)), seed_span(())
+        ('8–10', '3', 'none')
+    """
+    return f"{seeds[0]}–{seeds[-1]}" if len(seeds) > 1 else (str(seeds[0]) if seeds else "none")
+
+
+def _three_digits(value: float) -> str:
+    return f"{value:.3f}"
+
+
+def looks_table(result: SequentialResult) -> pd.DataFrame:
+    """One row per look: its seeds, the α spent so far and each control's or method's verdict."""
+    rows = [{"look": look["look"], "n_seeds": look["n_seeds"], "alpha_spent": look["spent"], **look["verdicts"]}
+            for look in result.looks]  # fmt: skip
+    return pd.DataFrame(rows).set_index("look") if rows else pd.DataFrame()
+
+
+def print_gated(
+    results: Sequence[GatedResult], names: Mapping[str, str] | None = None, file: TextIO | None = None
+) -> None:
+    """Print each simulator's gate and (when measured) methods verdict tables, with 95 % t-intervals."""
+    names = names or {}
+    out = file or sys.stdout
+    for result in results:
+        name = names.get(result.simulator, result.simulator)
+        gate = verdict_intervals(result.gate.results, result.gate.verdicts)
+        print(f"\nGate of {name}: the controls, seeds {seed_span(result.gate.seeds)} (exact group-sequential "
+              "sign-flip tests; positive: beats NoExplanation or shown below +margin; negative: within or outside "
+              "±margin)", file=out)  # fmt: skip
+        print(gate.to_string(float_format=_three_digits), file=out)
+        print(result.gate.sentence, file=out)
+        if result.methods is not None:
+            table = verdict_intervals(result.methods.results, result.methods.verdicts)
+            label = " — exploratory" if result.exploratory else ""
+            print(f"\nConcept methods read by {name}{label}: seeds {seed_span(result.methods.seeds)} "
+                  "(Holm–Shaffer over the methods, group-sequential; 95% t-intervals at the last look)",
+                  file=out)  # fmt: skip
+            print(table.to_string(float_format=_three_digits), file=out)
+            print(result.methods.sentence, file=out)
+
+
+def gated_sections(
+    results: Sequence[GatedResult], names: Mapping[str, str] | None, design: GatedDesign
+) -> list[dict[str, str]]:
+    """The report's sections of a gated run: each simulator's gate (verdicts, then each look), its methods when
+    measured, then the design (:func:`~xaimetrics.benchmark.write_report`'s ``sections``)."""
+    names = names or {}
+    sections = []
+    for result in results:
+        name = names.get(result.simulator, result.simulator)
+        sections.append(report_section(
+            f"Gate: {name}", f"Seeds {seed_span(result.gate.seeds)}. " + result.gate.sentence,
+            verdict_intervals(result.gate.results, result.gate.verdicts),
+        ))  # fmt: skip
+        sections.append(
+            report_section(f"Gate looks: {name}", "Each look's verdicts.", looks_table(result.gate))
+        )
+        if result.methods is not None:
+            label = " (exploratory)" if result.exploratory else ""
+            sections.append(report_section(
+                f"Concept methods: {name}{label}", f"Fresh seeds {seed_span(result.methods.seeds)}. "
+                + result.methods.sentence, verdict_intervals(result.methods.results, result.methods.verdicts),
+            ))  # fmt: skip
+            sections.append(
+                report_section(f"Method looks: {name}", "Each look's verdicts.", looks_table(result.methods))
+            )
+    sections.append(report_section(
+        "The design", f"Gate: looks at {design.gate.looks()} seeds, α = {design.gate.alpha:g} spent as "
+        f"α·t^{design.gate.rho:g}; methods: looks at {design.methods.looks()} fresh seeds, α = "
+        f"{design.methods.alpha:g} family-wise (Holm–Shaffer); margin ±{design.margin:g}.",
+    ))  # fmt: skip
+    return sections
