@@ -8,8 +8,8 @@ HTML/Markdown report.
 - :func:`ranking_frame`, :func:`rankings_by`, :func:`rank_methods`, :func:`win_matrix`,
   :func:`pairwise_differences`, :func:`spearman_with_metrics` — the statistics, for any grid axis
   (``ranking_frame(results, axis="interpretation")``);
-- :func:`assess` — what the results support: statistics on independent units (one per seed,
-  :func:`unit_scores`), exact sign-flip tests, t-intervals, Holm's correction, the controls' pre-stated tests
+- :func:`assess` — what the results support: statistics on independent units (one per seed of a dataset,
+  :func:`unit_scores`; each method against the baseline like with like, :func:`unit_differences`), exact sign-flip tests, t-intervals, Holm's correction, the controls' pre-stated tests
   (equivalence for the negative one), a best method only after corrected pairwise tests, and :func:`plan`
   (minimum detectable difference, seeds needed); :func:`until_decided` adds seeds until the controls are
   decided (α spent over the looks, :class:`SequentialDesign`); :func:`simulate_results` makes grids with known
@@ -26,11 +26,13 @@ Example:
 from xaimetrics.benchmark._analysis import (
     RANKING_KEYS,
     UNIT_KEYS,
+    complete_blocks,
     prompt_type_comparison,
     ranking_frame,
     rankings_by,
     spearman_with_metrics,
     subset_rankings,
+    unit_differences,
     unit_scores,
 )
 from xaimetrics.benchmark._artefacts import Artefacts, ConceptFit, Providers
@@ -92,6 +94,7 @@ __all__ = [
     "baseline_comparison",
     "best_method",
     "choose_n_concepts",
+    "complete_blocks",
     "control_verdict",
     "copeland_ranks",
     "equivalence_test",
@@ -114,6 +117,7 @@ __all__ = [
     "simulate_results",
     "spearman_with_metrics",
     "subset_rankings",
+    "unit_differences",
     "unit_scores",
     "until_decided",
     "win_matrix",

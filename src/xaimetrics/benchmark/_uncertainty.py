@@ -670,6 +670,6 @@ def conclusion(
         sentences.append(
             f"Ranking stability across halves of the seeds: Kendall's τ = {tau:.2f} ({stability.get('n_splits')} splits)."
         )
-    else:
+    elif family >= 2:
         sentences.append("Ranking stability not measurable (fewer than two seeds).")
     return " ".join(s for s in sentences if s)
