@@ -278,3 +278,26 @@ def test_methods_and_baseline_without_controls() -> None:
     result = assess(simulate_results(n_seeds=6, controls=(), random_state=8))
     assert set(result.comparison["role"]) == {"method"} and len(result.ranking) == 7
     assert result.controls.empty and result.verdict["ran"] is False
+
+
+# -- split-half stability draws its splits, never lists them (issue #34) --------------------------------------
+@pytest.mark.timeout(120)  # a hang guard, not a timed assertion: listing C(60, 30) splits never ends
+def test_split_half_stability_on_60_units_draws_max_splits_distinct_balanced_splits() -> None:
+    from xaimetrics.benchmark._uncertainty import _half_splits
+
+    rng = np.random.default_rng(0)
+    scores = pd.DataFrame(rng.normal(size=(60, 4)) + np.arange(4) / 2, columns=list("ABCD"))
+    result = split_half_stability(scores, max_splits=40)
+    assert result["n_splits"] == 40 and result["n_seeds"] == 60 and result["tau_mean"] > 0.5
+    splits = _half_splits(60, 40, seed=0)
+    assert len(set(splits)) == 40 and all(len(s) == 30 and 0 in s for s in splits)
+    assert splits == _half_splits(60, 40, seed=0) != _half_splits(60, 40, seed=1)  # seeded
+    assert len(_half_splits(7, 50, seed=0)) == 35  # C(7, 3) = 35 ≤ 50: every split, listed
+
+
+@pytest.mark.timeout(300)
+def test_assess_on_40_seeds_generates_at_most_max_splits() -> None:
+    from xaimetrics.benchmark._simulation import simulate_results
+
+    result = assess(simulate_results(n_seeds=40, random_state=6))
+    assert result.stability["n_seeds"] == 40 and result.stability["n_splits"] == 50

@@ -29,7 +29,6 @@ Rankings use the complete blocks (:func:`complete_blocks`): the settings every c
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -308,16 +307,14 @@ def ranking_frame(results: pd.DataFrame, *, axis: str = "method", metric: str = 
         for column in ("interpretation", "method")
         if column in keys
     }
-    spread = []
-    for _, row in baseline.iterrows():
-        for target in ranking_prompt(str(row["prompt_type"])):
-            for values in itertools.product(*spread_values.values()):
-                copy = row.copy()
-                copy["prompt_type"] = target
-                copy.update(dict(zip(spread_values, values, strict=True)))
-                copy[axis] = BASELINE_METHOD
-                spread.append(copy)
-    parts = [concept, pd.DataFrame(spread, columns=baseline.columns)] if spread else [concept]
+    # each baseline row, once per prompt type it is ranked in and per value of the axes it lacks
+    spread = baseline.assign(prompt_type=[ranking_prompt(str(k)) for k in baseline["prompt_type"]])
+    spread = spread.explode("prompt_type")
+    spread = spread[spread["prompt_type"].notna()]
+    for column, values in spread_values.items():
+        spread = spread.drop(columns=column).merge(pd.DataFrame({column: values}), how="cross")
+    spread = spread.assign(**{axis: BASELINE_METHOD})
+    parts = [concept, spread[list(baseline.columns)]] if len(spread) else [concept]
     long = pd.concat(parts, ignore_index=True)
     long = long[[*keys, axis, "score"]]
     # a setting with a single competitor (e.g. NE2 spread to an E3 the grid did not run) holds no duel
