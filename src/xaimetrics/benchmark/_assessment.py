@@ -1,10 +1,11 @@
 """One call from stored results to "what can we conclude, and how sure are we": :func:`assess`.
 
 It picks the score (expected accuracy when every setting has class probabilities, else eq. 5's accuracy) and
-uses it for every number; averages the settings within each independent unit (a seed of a dataset, model and
-simulator, :func:`~xaimetrics.benchmark.unit_scores`); tests the controls alone in their pre-stated directions
-(positive: one-sided superiority; negative: equivalence within a margin) and the methods against
-NoExplanation with Holm's correction; names a best method only after corrected pairwise tests; keeps every
+uses it for every number; compares each method and control with NoExplanation like with like (within the
+same setting, then averaged within each independent unit — a seed of a dataset, whatever model or simulator
+read it: :func:`~xaimetrics.benchmark.unit_differences`) and ranks on the complete blocks; tests the
+controls alone in their pre-stated directions (positive: one-sided superiority; negative: equivalence within a
+margin) and the methods against NoExplanation with Holm's correction; names a best method only after corrected pairwise tests; keeps every
 setting in the primary analysis (degenerate ones are flagged, and dropping their seeds for every method is a
 labelled sensitivity analysis); and states what the grid's size can and cannot show (:func:`~xaimetrics.
 benchmark.plan`). docs/benchmark.md, "Statistics", gives the rules and the calibration measured for them.
