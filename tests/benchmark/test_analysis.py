@@ -201,3 +201,53 @@ def test_unknown_axis_is_a_clear_error(axis: str) -> None:
         InvalidParameterError, match=r"'axis' parameter of ranking_frame must be a grid axis among"
     ):
         ranking_frame(RESULTS, axis=axis)
+
+
+# -- like with like, and the unit is the draw (issue #34) -----------------------------------------------------
+def test_unit_differences_match_within_each_setting_then_average_in_the_unit():
+    from xaimetrics.benchmark import UNIT_KEYS, complete_blocks, unit_differences
+    from xaimetrics.benchmark._simulation import simulate_results
+
+    frame = simulate_results(
+        n_seeds=4, methods=("NMF", "PCA"), controls=(), prompt_types=("E1", "E2", "E3"),
+        simulators=("a", "b"), prompt_effects={"E1": -0.3, "NE1": -0.3},
+        missing={("NMF", "E3"): [0, 1], ("PCA", "E1"): [2]}, random_state=11,
+    )  # fmt: skip
+    long = ranking_frame(frame)
+    got = unit_differences(long)
+    # the reference: merge every competitor row with the baseline row of the same setting, then average
+    keys = ["dataset", "model", "simulator", "interpretation", "prompt_type", "anonymized", "seed"]
+    base = long[long["method"] == "NoExplanation"]
+    merged = long[long["method"] != "NoExplanation"].merge(base, on=keys, suffixes=("", "_base"))
+    merged["d"] = merged["score"] - merged["score_base"]
+    expected = merged.groupby([*UNIT_KEYS, "method"])["d"].mean().unstack("method")
+    pd.testing.assert_frame_equal(got, expected, check_names=False)
+    assert got.index.names == ["dataset", "seed"] and len(got) == 4  # two simulators: one unit per seed
+    blocks = complete_blocks(long, ["NMF", "PCA", "NoExplanation"])
+    assert set(blocks.loc[blocks["seed"] == 0, "prompt_type"]) == {"E1", "E2"}
+    assert set(blocks.loc[blocks["seed"] == 3, "prompt_type"]) == {"E1", "E2", "E3"}
+    with pytest.raises(
+        InvalidParameterError, match=r"'baseline' parameter of unit_differences .* Got Nope\."
+    ):
+        unit_differences(long, baseline="Nope")
+
+
+def test_a_missing_setting_no_longer_shifts_the_difference_with_the_baseline():
+    """E1 (and NE1) are 0.3 harder than E2/E3 for every arm; NMF's E3 setting failed. Its seed mean over E1
+    and E2 against the baseline's over E1, E2, E3 was off by 0.3 / 6 = 0.05; the matched difference is exact."""
+    from xaimetrics.benchmark import assess
+    from xaimetrics.benchmark._simulation import simulate_results
+
+    frame = simulate_results(
+        n_seeds=3, methods=("NMF", "PCA"), controls=(), prompt_types=("E1", "E2", "E3"),
+        prompt_effects={"E1": -0.3, "NE1": -0.3}, missing={("NMF", "E3"): [0, 1, 2]},
+        seed_sd=0.0, method_sd=0.0, setting_sd=0.0,
+    )  # fmt: skip
+    result = assess(frame)
+    assert result.comparison.loc["NMF", "difference"] == pytest.approx(0.0, abs=1e-12)
+    naive = result.units["NMF"] - result.units["NoExplanation"]
+    assert naive.to_numpy() == pytest.approx([-0.05] * 3)  # what the unmatched means said
+    assert (
+        result.unmatched.loc["PCA", "outside_blocks"] == 3 and result.unmatched["without_baseline"].sum() == 0
+    )
+    assert "left out of the ranking (complete blocks)" in result.summary

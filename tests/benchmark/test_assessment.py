@@ -203,3 +203,101 @@ def test_all_degenerate_settings_are_kept_and_said() -> None:
     result = assess(pd.DataFrame(rows))
     assert result.summary.startswith("Nearly every setting is degenerate")
     assert result.comparison.loc["NMF", "n_units"] == 3
+
+
+# -- assess on any subset of a grid (issue #34) ----------------------------------------------------------------
+def _subset(frame: pd.DataFrame, *, baseline: bool = True) -> pd.DataFrame:
+    return frame if baseline else frame[frame["method"] != "NoExplanation"]
+
+
+def test_the_gate_grid_of_baseline_and_controls_gives_control_verdicts() -> None:
+    """The lead's first grid: NoExplanation and the controls only (before, a KeyError 'significant')."""
+    from xaimetrics.benchmark._simulation import simulate_results
+
+    frame = simulate_results(n_seeds=8, methods=(), effects={"SurrogateWords": 0.2}, random_state=4)
+    result = assess(frame)
+    assert result.verdict["positive"] == {"SurrogateWords": "pass"}
+    assert set(result.comparison["role"]) == {"positive control", "negative control"}
+    assert result.ranking.empty and result.best["method"] is None
+    assert result.planning["methods"] is None and result.planning["positive"]["n_units"] == 8
+    assert "8 independent units" in result.summary and "Ranking stability" not in result.summary
+    assert "a method against NoExplanation" not in result.summary
+
+
+def test_methods_without_a_baseline_are_ranked_and_say_that_nothing_is_compared_with_it() -> None:
+    from xaimetrics.benchmark._simulation import simulate_results
+
+    frame = _subset(simulate_results(n_seeds=5, effects={"NMF": 0.3}, random_state=5), baseline=False)
+    result = assess(frame)
+    assert result.comparison.empty and result.differences.empty
+    assert result.ranking.index[0] == "NMF" and "SurrogateWords" not in result.ranking.index
+    assert result.summary.startswith("The results hold no NoExplanation rows")
+    assert "The controls cannot be tested" in result.summary
+    assert result.verdict["detects"] is None
+
+
+def test_controls_without_a_baseline_or_methods_are_a_clear_error() -> None:
+    from xaimetrics.benchmark._simulation import simulate_results
+
+    frame = _subset(simulate_results(n_seeds=5, methods=("NMF",)), baseline=False)
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"'results' parameter of assess must be NoExplanation rows .* Got NMF, RandomWords, "
+        r"SurrogateWords without NoExplanation\. Add the baseline's settings",
+    ):
+        assess(frame)
+    only_baseline = simulate_results(n_seeds=3, methods=(), controls=())
+    with pytest.raises(
+        InvalidParameterError, match=r"at least two methods in shared settings\. Got 0 method"
+    ):
+        assess(only_baseline)
+
+
+def test_one_seed_gives_undecided_verdicts_and_no_intervals() -> None:
+    from xaimetrics.benchmark._simulation import simulate_results
+
+    result = assess(simulate_results(n_seeds=1, random_state=2))
+    assert set(result.controls["verdict"]) == {"undecided"} and result.verdict["decided"] is False
+    assert result.comparison["ci_low"].isna().all() and (result.comparison["n_units"] == 1).all()
+    assert math.isnan(result.stability["tau_mean"]) and "fewer than two seeds" in result.summary
+
+
+def test_one_method_and_the_baseline_without_controls() -> None:
+    from xaimetrics.benchmark._simulation import simulate_results
+
+    result = assess(simulate_results(n_seeds=6, methods=("NMF",), controls=(), effects={"NMF": 0.3}))
+    assert list(result.comparison.index) == ["NMF"] and result.comparison.loc["NMF", "pvalue"] == 2 / 2**6
+    assert list(result.ranking.index) == ["NMF", "NoExplanation"] and result.best["method"] is None
+    assert result.verdict["detects"] is None and "No positive control was run" in result.summary
+    assert "Ranking stability" not in result.summary  # one method: nothing to order
+
+
+def test_methods_and_baseline_without_controls() -> None:
+    from xaimetrics.benchmark._simulation import simulate_results
+
+    result = assess(simulate_results(n_seeds=6, controls=(), random_state=8))
+    assert set(result.comparison["role"]) == {"method"} and len(result.ranking) == 7
+    assert result.controls.empty and result.verdict["ran"] is False
+
+
+# -- split-half stability draws its splits, never lists them (issue #34) --------------------------------------
+@pytest.mark.timeout(120)  # a hang guard, not a timed assertion: listing C(60, 30) splits never ends
+def test_split_half_stability_on_60_units_draws_max_splits_distinct_balanced_splits() -> None:
+    from xaimetrics.benchmark._uncertainty import _half_splits
+
+    rng = np.random.default_rng(0)
+    scores = pd.DataFrame(rng.normal(size=(60, 4)) + np.arange(4) / 2, columns=list("ABCD"))
+    result = split_half_stability(scores, max_splits=40)
+    assert result["n_splits"] == 40 and result["n_seeds"] == 60 and result["tau_mean"] > 0.5
+    splits = _half_splits(60, 40, seed=0)
+    assert len(set(splits)) == 40 and all(len(s) == 30 and 0 in s for s in splits)
+    assert splits == _half_splits(60, 40, seed=0) != _half_splits(60, 40, seed=1)  # seeded
+    assert len(_half_splits(7, 50, seed=0)) == 35  # C(7, 3) = 35 ≤ 50: every split, listed
+
+
+@pytest.mark.timeout(300)
+def test_assess_on_40_seeds_generates_at_most_max_splits() -> None:
+    from xaimetrics.benchmark._simulation import simulate_results
+
+    result = assess(simulate_results(n_seeds=40, random_state=6))
+    assert result.stability["n_seeds"] == 40 and result.stability["n_splits"] == 50

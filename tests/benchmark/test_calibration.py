@@ -61,6 +61,68 @@ def test_power_of_the_positive_control_matches_the_planner() -> None:
     assert 0.65 <= detected / n_grids <= 0.9, detected / n_grids
 
 
+#: prompts without learning phase (E1, and the baseline's NE1) are 0.3 harder for every arm: a competitor that
+#: misses a prompt type in a seed changes the mix behind its seed mean (issue #34, "like with like")
+HARDER_E1 = {"E1": -0.3, "NE1": -0.3}
+
+
+def _missing_arm_rate(n_grids: int, missing_seeds: list[int], first: int) -> float:
+    """Null grids of 8 seeds, 3 methods × E1/E2/E3; NMF's E3 setting missing in ``missing_seeds``: the share
+    of grids where NMF's unadjusted p against NoExplanation is below 0.05."""
+    hits = 0
+    for g in range(n_grids):
+        frame = simulate_results(
+            n_seeds=8, methods=("NMF", "PCA", "SAE"), controls=(), prompt_types=("E1", "E2", "E3"),
+            prompt_effects=HARDER_E1, missing={("NMF", "E3"): missing_seeds}, random_state=first + g,
+        )  # fmt: skip
+        hits += bool(assess(frame).comparison.loc["NMF", "pvalue"] < 0.05)
+    return hits / n_grids
+
+
+def test_a_setting_missing_in_half_the_seeds_keeps_the_false_positive_rate() -> None:
+    """Null effect, NMF's E3 missing in 4 of 8 seeds: p < 0.05 in ≤ 0.05 + 2 Monte-Carlo SDs (0.02 at 120
+    grids) of the grids. Comparing unmatched seed means it was 0.14 (150 grids); matched: 0.05."""
+    rate = _missing_arm_rate(120, [0, 1, 2, 3], 70_000)
+    assert rate <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / 120), rate
+
+
+@pytest.mark.slow
+def test_a_setting_missing_in_every_seed_keeps_the_false_positive_rate() -> None:
+    """The same with NMF's E3 missing in all 8 seeds: unmatched seed means gave p < 0.05 in 0.61 of 150 grids."""
+    rate = _missing_arm_rate(300, list(range(8)), 71_000)
+    assert rate <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / 300), rate
+
+
+def _two_simulator_grids(n_grids: int, n_seeds: int) -> dict[str, float]:
+    """Null grids read by two simulators that share each seed's draw (the draw's luck with a method, SD 0.05,
+    is the same for both; each setting adds its own noise, SD 0.02)."""
+    misses = intervals = any_significant = 0
+    for g in range(n_grids):
+        frame = simulate_results(
+            n_seeds=n_seeds, simulators=("a", "b"), method_sd=0.05, setting_sd=0.02,
+            random_state=80_000 + 1_000 * n_seeds + g,
+        )  # fmt: skip
+        comparison = assess(frame).comparison
+        misses += int(((comparison["ci_low"] > 0) | (comparison["ci_high"] < 0)).sum())
+        intervals += len(comparison)
+        any_significant += bool(comparison.loc[comparison["role"] == "method", "significant"].any())
+    return {"miss": misses / intervals, "fwer": any_significant / n_grids}
+
+
+def test_two_simulators_sharing_a_draw_are_one_unit() -> None:
+    """2 simulators × 5 seeds: counted as 10 units, the intervals missed 0 in 0.20 of cases and the family-wise
+    error was 0.27 (150 grids); as 5 units, 0.05 and 0 (the Holm level is out of reach at 5 seeds)."""
+    rates = _two_simulator_grids(80, 5)
+    assert rates["miss"] <= 0.08 and rates["fwer"] <= 0.05, rates
+
+
+@pytest.mark.slow
+def test_two_simulators_over_8_seeds_keep_intervals_and_family_wise_error() -> None:
+    """2 simulators × 8 seeds (Holm reachable): counted as 16 units, miss 0.19 and family-wise 0.25 (150 grids)."""
+    rates = _two_simulator_grids(300, 8)
+    assert rates["miss"] <= 0.08 and rates["fwer"] <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / 300), rates
+
+
 def test_unit_sd_of_the_simulation_is_what_the_planner_is_given() -> None:
     frame = simulate_results(n_seeds=400, methods=("NMF",), controls=(), random_state=1)
     units = assess(frame).units
@@ -83,11 +145,13 @@ def test_sequential_design_spends_exactly_alpha_and_names_its_errors() -> None:
 def test_sequential_design_stops_on_the_token_budget_and_says_so() -> None:
     from xaimetrics.benchmark import SequentialDesign, until_decided
 
-    frame = simulate_results(n_seeds=12, methods=("NMF",), random_state=3).assign(prompt_tokens=100)
-    design = SequentialDesign(max_seeds=12, start=6, max_tokens=3_000)
-    result = until_decided(lambda seeds: frame[frame["seed"].isin(seeds)], design)
-    assert result.stopped == "tokens" and result.looks[-1]["tokens"] >= 3_000
-    assert "the token budget was spent with a control still undecided" in result.sentence
+    # six null methods with a spread that no look can settle at 6–7 seeds: only the token budget stops the run
+    frame = simulate_results(n_seeds=12, controls=(), random_state=3).assign(prompt_tokens=100)
+    design = SequentialDesign(max_seeds=12, start=6, max_tokens=5_000)
+    result = until_decided(lambda seeds: frame[frame["seed"].isin(seeds)], design, question="methods")
+    assert result.stopped == "tokens" and result.looks[-1]["tokens"] >= 5_000
+    assert [look["n_seeds"] for look in result.looks] == [6, 7, 8]  # 8 seeds × 7 rows × 100 tokens ≥ 5,000
+    assert "the token budget was spent with every method not yet decided" in result.sentence
 
 
 @pytest.mark.slow

@@ -8,8 +8,8 @@ HTML/Markdown report.
 - :func:`ranking_frame`, :func:`rankings_by`, :func:`rank_methods`, :func:`win_matrix`,
   :func:`pairwise_differences`, :func:`spearman_with_metrics` — the statistics, for any grid axis
   (``ranking_frame(results, axis="interpretation")``);
-- :func:`assess` — what the results support: statistics on independent units (one per seed,
-  :func:`unit_scores`), exact sign-flip tests, t-intervals, Holm's correction, the controls' pre-stated tests
+- :func:`assess` — what the results support: statistics on independent units (one per seed of a dataset,
+  :func:`unit_scores`; each method against the baseline like with like, :func:`unit_differences`), exact sign-flip tests, t-intervals, Holm's correction, the controls' pre-stated tests
   (equivalence for the negative one), a best method only after corrected pairwise tests, and :func:`plan`
   (minimum detectable difference, seeds needed); :func:`simulate_results` makes grids with known effects, to
   calibrate or plan;
@@ -30,11 +30,13 @@ Example:
 from xaimetrics.benchmark._analysis import (
     RANKING_KEYS,
     UNIT_KEYS,
+    complete_blocks,
     prompt_type_comparison,
     ranking_frame,
     rankings_by,
     spearman_with_metrics,
     subset_rankings,
+    unit_differences,
     unit_scores,
 )
 from xaimetrics.benchmark._artefacts import Artefacts, ConceptFit, Providers
@@ -111,6 +113,7 @@ __all__ = [
     "best_method",
     "budget_table",
     "choose_n_concepts",
+    "complete_blocks",
     "control_verdict",
     "copeland_ranks",
     "design_from_table",
@@ -145,6 +148,7 @@ __all__ = [
     "simulate_results",
     "spearman_with_metrics",
     "subset_rankings",
+    "unit_differences",
     "unit_scores",
     "until_decided",
     "verdict_intervals",

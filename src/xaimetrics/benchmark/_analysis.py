@@ -14,15 +14,21 @@ included (:func:`setting_columns`). The baseline row is spread over every value 
 have (its prompt type's targets, the methods, the interpretations), so it meets each competitor in each
 setting once.
 
-**Statistics run on independent units** (:func:`unit_scores`): a seed of a (dataset, model, simulator) draws
-the samples that all its settings share, so the settings are averaged within each unit before any test,
-interval or ranking statistic — the baseline spread over several settings and a control repeated per
-interpretation then count once, and copies of a measurement never change a p-value.
+**Statistics run on independent units** (:func:`unit_scores`): a seed of a dataset draws the samples that all
+its settings share — whatever the model, simulator, interpretation or prompt type that reads them — so the
+settings are averaged within each unit (:data:`UNIT_KEYS`) before any test, interval or ranking statistic; the
+baseline spread over several settings and a control repeated per interpretation then count once, and copies
+of a measurement never change a p-value.
+
+**Like with like** (:func:`unit_differences`): a competitor is compared with the baseline within each setting
+(the same unit, model, simulator, prompt type, anonymisation and interpretation), and these differences are
+averaged within the unit. A setting missing for one competitor (a failed setting, a prompt type that does not
+apply) then leaves out one matched difference instead of changing the mix of prompt types in its unit mean.
+Rankings use the complete blocks (:func:`complete_blocks`): the settings every competitor has.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -42,6 +48,7 @@ __all__ = [
     "RANKING_KEYS",
     "UNIT_KEYS",
     "choose_metric",
+    "complete_blocks",
     "prompt_labels",
     "prompt_type_comparison",
     "ranking_frame",
@@ -49,6 +56,7 @@ __all__ = [
     "setting_columns",
     "spearman_with_metrics",
     "subset_rankings",
+    "unit_differences",
     "unit_scores",
 ]
 
@@ -58,8 +66,9 @@ RANKING_KEYS: tuple[str, ...] = (
 )  # fmt: skip
 
 
-#: the columns that identify an independent unit: one seed's samples, shared by every arm of that seed
-UNIT_KEYS: tuple[str, ...] = ("dataset", "model", "simulator", "seed")
+#: the columns that identify an independent unit: one draw of a dataset's samples (its seed), shared by every
+#: arm of that seed — models, simulators, interpretations and prompt types are factors inside the unit
+UNIT_KEYS: tuple[str, ...] = ("dataset", "seed")
 
 
 def unit_scores(long: pd.DataFrame, *, axis: str | None = None) -> pd.DataFrame:
@@ -77,14 +86,125 @@ def unit_scores(long: pd.DataFrame, *, axis: str | None = None) -> pd.DataFrame:
         [[0.7, 0.5], [0.9, 0.4]]
     """
     axis = _axis_of(long, axis)
-    keys = [k for k in UNIT_KEYS if k in long.columns and k != axis]
-    if not keys:
-        raise invalid(
-            "long", "unit_scores", f"a ranking table with the columns {list(UNIT_KEYS)}", list(long.columns)
-        )
+    keys = _unit_keys(long, axis, "unit_scores")
     wide = long.groupby([*keys, axis], dropna=False)["score"].mean().unstack(axis)
     wide.columns.name = axis
     return wide.astype(float)
+
+
+def _unit_keys(long: pd.DataFrame, axis: str, caller: str) -> list[str]:
+    keys = [k for k in UNIT_KEYS if k in long.columns and k != axis]
+    if not keys:
+        raise invalid(
+            "long", caller, f"a ranking table (ranking_frame) with the columns {list(UNIT_KEYS)}",
+            f"the columns {list(long.columns)}",
+        )  # fmt: skip
+    return keys
+
+
+def _setting_keys(long: pd.DataFrame, axis: str) -> list[str]:
+    """The columns of a ranking table that identify its setting: all but the competing axis and the score."""
+    return [c for c in long.columns if c not in (axis, "score")]
+
+
+def unit_differences(
+    long: pd.DataFrame, baseline: str = BASELINE_METHOD, *, axis: str | None = None
+) -> pd.DataFrame:
+    """Units × competitors: each competitor's difference with ``baseline``, like with like.
+
+    Within every setting of ``long`` (a :func:`ranking_frame` table: the same unit, model, simulator, prompt
+    type, anonymisation and interpretation) the competitor's score minus the baseline's; these differences are
+    then averaged within each independent unit (:data:`UNIT_KEYS`). A competitor missing from some settings of
+    a unit, or a setting without a baseline, leaves those settings out instead of changing the mix of prompt
+    types (or simulators) behind one side's unit mean. Copies of a setting weigh as one measurement.
+
+    Args:
+        long: the ranking table (:func:`ranking_frame`).
+        baseline: the competitor everything is compared with.
+        axis: the competing column (default: the one :func:`ranking_frame` ranked).
+
+    Returns:
+        One row per independent unit (sorted by dataset, then seed), one column per competitor other than
+        ``baseline``; NaN where the competitor has no setting matched with the baseline in that unit.
+
+    Raises:
+        InvalidParameterError: ``baseline`` is not a competitor of ``long``, or the unit columns are missing.
+
+    Example:
+        >>> long = pd.DataFrame({"dataset": "d", "seed": [0, 0, 0, 0, 1, 1, 1],
+        ...     "prompt_type": ["E1", "E2", "E1", "E2", "E1", "E2", "E2"],
+        ...     "method": ["NoExplanation", "NoExplanation", "NMF", "NMF", "NoExplanation", "NoExplanation", "NMF"],
+        ...     "score": [0.4, 0.6, 0.5, 0.6, 0.3, 0.5, 0.55]})
+        >>> unit_differences(long).round(3)["NMF"].tolist()
+        [0.05, 0.05]
+    """
+    axis = _axis_of(long, axis)
+    units = _unit_keys(long, axis, "unit_differences")
+    competitors = long[axis].unique().tolist()
+    if baseline not in competitors:
+        raise invalid(
+            "baseline", "unit_differences", "a competitor of the ranking table ("
+            + ", ".join(map(repr, sorted(map(str, competitors)))) + ")", baseline,
+            "Include the baseline's settings (NoExplanation with NE1/NE2), or rank without it (rankings_by).",
+        )  # fmt: skip
+    wide = _settings_wide(long, axis)
+    rest = [c for c in wide.columns if c != baseline]
+    differences = wide[rest].sub(wide[baseline], axis=0)
+    out = differences.groupby(level=units, sort=True, dropna=False).mean()
+    out.columns.name = axis
+    return out.astype(float)
+
+
+def _settings_wide(long: pd.DataFrame, axis: str) -> pd.DataFrame:
+    """Settings × competitors, copies of a setting averaged (one measurement)."""
+    keys = _setting_keys(long, axis)
+    return long.groupby([*keys, axis], sort=True, dropna=False)["score"].mean().unstack(axis)
+
+
+def _unmatched_settings(
+    long: pd.DataFrame, baseline: str | None, ranked: Sequence[str], *, axis: str | None = None
+) -> pd.DataFrame:
+    """Per competitor: its settings (``settings``), those without a baseline setting to match
+    (``without_baseline``: left out of every comparison with the baseline, :func:`unit_differences`), and, for
+    the ``ranked`` competitors, those outside the complete blocks (``outside_blocks``: left out of the ranking,
+    :func:`complete_blocks`). Nothing is dropped silently: :func:`~xaimetrics.benchmark.assess` reports it."""
+    axis = _axis_of(long, axis)
+    wide = _settings_wide(long, axis)
+    present = wide.notna()
+    table = pd.DataFrame(0, index=wide.columns, columns=["settings", "without_baseline", "outside_blocks"])
+    table["settings"] = present.sum(axis=0)
+    if baseline is not None and baseline in wide.columns:
+        lone = present & ~present[[baseline]].to_numpy()
+        table["without_baseline"] = lone.sum(axis=0)
+    names = [c for c in ranked if c in wide.columns]
+    if len(names) >= 2:
+        complete = present[names].all(axis=1).to_numpy()
+        table.loc[names, "outside_blocks"] = (present[names] & ~complete[:, None]).sum(axis=0)
+    table.index.name = axis
+    return table.astype(int)
+
+
+def complete_blocks(
+    long: pd.DataFrame, competitors: Sequence[str] | None = None, *, axis: str | None = None
+) -> pd.DataFrame:
+    """The rows of ``long`` (a :func:`ranking_frame` table) in the settings where every one of ``competitors``
+    (default: all) has a score, restricted to those competitors: the complete blocks a ranking compares like
+    with like on.
+
+    Example:
+        >>> long = pd.DataFrame({"dataset": "d", "seed": 0, "prompt_type": ["E1", "E1", "E2"],
+        ...                      "method": ["A", "B", "A"], "score": [0.5, 0.6, 0.9]})
+        >>> complete_blocks(long)["prompt_type"].tolist()
+        ['E1', 'E1']
+    """
+    axis = _axis_of(long, axis)
+    names = list(dict.fromkeys(long[axis])) if competitors is None else list(competitors)
+    part = long[long[axis].isin(names)]
+    keys = _setting_keys(long, axis)
+    if not keys:
+        return part
+    present = part.groupby(keys, dropna=False)[axis].transform("nunique")
+    return part[present == len(names)].reset_index(drop=True)
 
 
 #: the scores a ranking can use: eq. 5's accuracy, or the probabilistic expected accuracy
@@ -187,16 +307,14 @@ def ranking_frame(results: pd.DataFrame, *, axis: str = "method", metric: str = 
         for column in ("interpretation", "method")
         if column in keys
     }
-    spread = []
-    for _, row in baseline.iterrows():
-        for target in ranking_prompt(str(row["prompt_type"])):
-            for values in itertools.product(*spread_values.values()):
-                copy = row.copy()
-                copy["prompt_type"] = target
-                copy.update(dict(zip(spread_values, values, strict=True)))
-                copy[axis] = BASELINE_METHOD
-                spread.append(copy)
-    parts = [concept, pd.DataFrame(spread, columns=baseline.columns)] if spread else [concept]
+    # each baseline row, once per prompt type it is ranked in and per value of the axes it lacks
+    spread = baseline.assign(prompt_type=[ranking_prompt(str(k)) for k in baseline["prompt_type"]])
+    spread = spread.explode("prompt_type")
+    spread = spread[spread["prompt_type"].notna()]
+    for column, values in spread_values.items():
+        spread = spread.drop(columns=column).merge(pd.DataFrame({column: values}), how="cross")
+    spread = spread.assign(**{axis: BASELINE_METHOD})
+    parts = [concept, spread[list(baseline.columns)]] if len(spread) else [concept]
     long = pd.concat(parts, ignore_index=True)
     long = long[[*keys, axis, "score"]]
     # a setting with a single competitor (e.g. NE2 spread to an E3 the grid did not run) holds no duel

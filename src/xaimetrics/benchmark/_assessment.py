@@ -1,10 +1,11 @@
 """One call from stored results to "what can we conclude, and how sure are we": :func:`assess`.
 
 It picks the score (expected accuracy when every setting has class probabilities, else eq. 5's accuracy) and
-uses it for every number; averages the settings within each independent unit (a seed of a dataset, model and
-simulator, :func:`~xaimetrics.benchmark.unit_scores`); tests the controls alone in their pre-stated directions
-(positive: one-sided superiority; negative: equivalence within a margin) and the methods against
-NoExplanation with Holm's correction; names a best method only after corrected pairwise tests; keeps every
+uses it for every number; compares each method and control with NoExplanation like with like (within the
+same setting, then averaged within each independent unit — a seed of a dataset, whatever model or simulator
+read it: :func:`~xaimetrics.benchmark.unit_differences`) and ranks on the complete blocks; tests the
+controls alone in their pre-stated directions (positive: one-sided superiority; negative: equivalence within a
+margin) and the methods against NoExplanation with Holm's correction; names a best method only after corrected pairwise tests; keeps every
 setting in the primary analysis (degenerate ones are flagged, and dropping their seeds for every method is a
 labelled sensitivity analysis); and states what the grid's size can and cannot show (:func:`~xaimetrics.
 benchmark.plan`). docs/benchmark.md, "Statistics", gives the rules and the calibration measured for them.
@@ -16,14 +17,22 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from xaimetrics._validation import check_in_range, invalid
-from xaimetrics.benchmark._analysis import UNIT_KEYS, choose_metric, ranking_frame, unit_scores
+from xaimetrics.benchmark._analysis import (
+    UNIT_KEYS,
+    _unmatched_settings,
+    choose_metric,
+    complete_blocks,
+    ranking_frame,
+    unit_differences,
+    unit_scores,
+)
 from xaimetrics.benchmark._grid import BASELINE_METHOD, CONTROL_METHODS
 from xaimetrics.benchmark._ranking import rank_methods
 from xaimetrics.benchmark._uncertainty import (
+    _COMPARISON_COLUMNS,
     DEFAULT_MARGIN,
     baseline_comparison,
     best_method,
@@ -46,10 +55,18 @@ class Assessment:
 
     Attributes:
         metric: the score every number uses (``"expected_accuracy"`` or ``"score"``).
-        units: independent units × competitors, the mean score of each competitor within each unit.
-        ranking: Copeland ranking (over units) of the concept methods and the baseline (controls left out),
-            with the mean score, its 95 % t-interval over units, the difference with NoExplanation, its
-            unadjusted and Holm-adjusted p-values.
+        units: independent units × competitors, the mean score of each competitor over its settings within each
+            unit (:func:`~xaimetrics.benchmark.unit_scores`; descriptive: the tests use ``differences``).
+        differences: independent units × competitors, each one's difference with NoExplanation like with like
+            (:func:`~xaimetrics.benchmark.unit_differences`); every comparison with the baseline, the controls'
+            tests, the planning and the sensitivity analysis use it. Empty without NoExplanation rows.
+        unmatched: per competitor, its settings, those without a baseline setting to match
+            (``without_baseline``, left out of the comparisons with NoExplanation) and those outside the
+            ranking's complete blocks (``outside_blocks``); the summary says when either is not zero.
+        ranking: Copeland ranking (over units) of the concept methods and the baseline (controls left out) on
+            the complete blocks (the settings every ranked competitor has,
+            :func:`~xaimetrics.benchmark.complete_blocks`), with the mean score, its 95 % t-interval over units,
+            the difference with NoExplanation, its unadjusted and Holm-adjusted p-values.
         controls: each control's pre-stated test, its difference, interval, p-value and verdict
             (``"pass"``, ``"fail"`` or ``"undecided"``).
         comparison: every method and control against NoExplanation (:func:`~xaimetrics.benchmark.
@@ -72,6 +89,8 @@ class Assessment:
 
     metric: str
     units: pd.DataFrame
+    differences: pd.DataFrame
+    unmatched: pd.DataFrame
     ranking: pd.DataFrame
     controls: pd.DataFrame
     comparison: pd.DataFrame
@@ -157,9 +176,10 @@ def _planning(
         return out
     sd = float(math.sqrt(variances.mean()))  # pooled over the competitors
     out["sd"] = sd
-    out["methods"] = plan(
-        sd, n_units=n, target=margin, alpha=alpha, power=power, n_comparisons=max(1, len(methods))
-    )
+    if methods:
+        out["methods"] = plan(
+            sd, n_units=n, target=margin, alpha=alpha, power=power, n_comparisons=len(methods)
+        )
     if any(r == "positive" for r in roles.values()):
         out["positive"] = plan(sd, n_units=n, target=margin, alpha=alpha, power=power, alternative="greater")
     return out
@@ -174,7 +194,7 @@ def _planning_sentence(planning: dict[str, Any]) -> str:
             f"two-sided ({planning['min_pvalue_one_sided']:.4g} one-sided)."
         )
     ]
-    if methods is None:
+    if methods is None and positive is None:
         return parts[0]
     for name, p in (
         ("a method against NoExplanation (Holm level)", methods),
@@ -231,27 +251,44 @@ def assess(
         raise invalid("margin", "assess", "a number > 0 (the equivalence margin, in score units)", margin)
     metric = choose_metric(results, metric)
     long = ranking_frame(results, metric=metric)
-    if long["method"].nunique() < 2:
+    competitors = sorted(map(str, long["method"].unique()))
+    if len(competitors) < 2:
         raise invalid(
             "results", "assess", "scores of at least two methods in shared settings",
-            f"{long['method'].nunique()} method(s)", "Run more of the grid first.",
+            f"{len(competitors)} method(s) ({', '.join(competitors) or 'none'})", "Run more of the grid first.",
         )  # fmt: skip
     units = unit_scores(long, axis="method")
-    roles = {m: role for m, role in _roles().items() if m in units.columns}
+    roles = {m: role for m, role in _roles().items() if m in competitors}
     methods = [m for m in units.columns if m not in roles and m != BASELINE_METHOD]
-    if BASELINE_METHOD in units.columns:
-        comparison = baseline_comparison(units, alpha=alpha, power=power, family=methods)
+    has_baseline = BASELINE_METHOD in competitors
+    if not has_baseline and len(methods) < 2:
+        raise invalid(
+            "results", "assess",
+            "NoExplanation rows (every method and control is compared with them), or at least two concept "
+            "methods to rank", f"{', '.join(competitors)} without NoExplanation",
+            "Add the baseline's settings (method 'NoExplanation', prompt types NE1/NE2) to the results.",
+        )  # fmt: skip
+    ranked = [*methods, *([BASELINE_METHOD] if has_baseline else [])]
+    unmatched = _unmatched_settings(long, BASELINE_METHOD if has_baseline else None, ranked, axis="method")
+    if has_baseline:
+        differences = unit_differences(long, axis="method")
+        # the tests take units × scores and compare each column with the baseline's: a zero baseline beside
+        # the like-with-like differences makes their ``method − baseline`` the matched difference
+        paired = differences.assign(**{BASELINE_METHOD: 0.0})
+        comparison = baseline_comparison(paired, alpha=alpha, power=power, family=methods)
     else:
-        comparison = baseline_comparison(
-            units.assign(**{BASELINE_METHOD: np.nan}), alpha=alpha, family=methods
-        )
+        differences = pd.DataFrame(index=units.index, columns=pd.Index([], name="method"), dtype=float)
+        paired = differences
+        comparison = pd.DataFrame(columns=_COMPARISON_COLUMNS).rename_axis("method")
     comparison.insert(
         0, "role", ["method" if m in methods else f"{roles[m]} control" for m in comparison.index]
     )
-    ranked = [*methods, *([BASELINE_METHOD] if BASELINE_METHOD in units.columns else [])]
-    ranking = rank_methods(units[ranked]) if len(ranked) >= 2 else pd.DataFrame()
+    # the ranking compares like with like too: the settings every ranked competitor has (complete blocks)
+    blocks = complete_blocks(long, ranked, axis="method") if len(ranked) >= 2 else long.iloc[:0]
+    block_units = unit_scores(blocks, axis="method") if len(blocks) else pd.DataFrame(columns=ranked)
+    ranking = rank_methods(block_units[ranked]) if len(ranked) >= 2 and len(block_units) else pd.DataFrame()
     if len(ranking):
-        bounds = {m: t_interval(units[m].to_numpy()) for m in ranking.index}
+        bounds = {m: t_interval(block_units[m].to_numpy()) for m in ranking.index}
         ranking["ci_low"] = [bounds[m][1] for m in ranking.index]
         ranking["ci_high"] = [bounds[m][2] for m in ranking.index]
         ranking = ranking.rename(columns={"n_settings": "n_units"})
@@ -260,18 +297,26 @@ def assess(
                 columns={"difference": "vs_baseline"}
             )
         )
-    verdict = control_verdict(units, roles, alpha=alpha, margin=margin)
+    verdict = control_verdict(paired, roles, alpha=alpha, margin=margin)
+    if roles and not has_baseline:
+        verdict["sentence"] = (
+            "The controls cannot be tested: the results hold no NoExplanation rows, and each control is "
+            "compared with them. Run the baseline's settings before reading the ranking as a finding."
+        )
+    scored = block_units[methods] if len(methods) >= 2 and len(block_units) else units[[]]
     best = (
-        best_method(units[methods], alpha=alpha)
-        if len(methods) >= 2
-        else {"method": None, "established": False}
+        best_method(scored, alpha=alpha) if scored.shape[1] >= 2 else {"method": None, "established": False}
     )
-    stability = split_half_stability(units[methods]) if len(methods) >= 2 else split_half_stability(units[[]])
-    planning = _planning(units, methods, roles, alpha=alpha, power=power, margin=margin)
-    summary = conclusion(
-        comparison[comparison["role"] == "method"], verdict, stability, metric=metric, roles=roles, best=best,
-        alpha=alpha,
-    )  # fmt: skip
+    stability = split_half_stability(scored)
+    planning = _planning(paired, methods, roles, alpha=alpha, power=power, margin=margin)
+    if has_baseline:
+        summary = conclusion(
+            comparison, verdict, stability, metric=metric, roles=roles, best=best, alpha=alpha,
+        )  # fmt: skip
+    else:
+        summary = _no_baseline_summary(
+            verdict, ranking, best, metric=metric, n_units=len(block_units), controls=bool(roles)
+        )
     summary += " " + _planning_sentence(planning)
     degenerate = _degenerate_table(results)
     sensitivity = None
@@ -289,9 +334,11 @@ def assess(
             f" {int(degenerate['degenerate'].sum())} of {total} settings had degenerate answers (one class for "
             "nearly every sample); they are kept in the analysis above."
         )
-        sensitivity = _sensitivity(units, flagged, methods, alpha=alpha, power=power)
+        sensitivity = _sensitivity(paired, flagged, methods, alpha=alpha, power=power)
         if sensitivity is not None:
-            summary += " " + _sensitivity_sentence(sensitivity, len(units), len(flagged & set(units.index)))
+            summary += " " + _sensitivity_sentence(sensitivity, len(paired), len(flagged & set(paired.index)))
+    if unmatched[["without_baseline", "outside_blocks"]].to_numpy().any():
+        summary += " " + _unmatched_sentence(unmatched)
     empty = _empty_table(results)
     if len(empty) and empty["empty"].sum():
         names = ", ".join(empty.loc[empty["empty"] > 0, "method"])
@@ -299,10 +346,62 @@ def assess(
             f" Some explanations showed no concept at all ({names}): their prompts only differ in wording."
         )
     return Assessment(
-        metric=metric, units=units, ranking=ranking, controls=verdict["table"], comparison=comparison,
+        metric=metric, units=units, differences=differences, unmatched=unmatched, ranking=ranking, controls=verdict["table"], comparison=comparison,
         verdict=verdict, best=best, stability=stability, planning=planning, degenerate=degenerate,
         sensitivity=sensitivity, empty=empty, ceiling=_ceiling(results, metric), summary=summary, long=long,
     )  # fmt: skip
+
+
+def _no_baseline_summary(
+    verdict: dict[str, Any],
+    ranking: pd.DataFrame,
+    best: dict[str, Any],
+    *,
+    metric: str,
+    n_units: int,
+    controls: bool,
+) -> str:
+    """The summary of results without NoExplanation rows: a ranking of the methods, nothing against a baseline."""
+    order = ", ".join(map(str, ranking.index)) if len(ranking) else "none (no setting holds every method)"
+    parts = [
+        (
+            "The results hold no NoExplanation rows: no method is compared with the baseline, so nothing here "
+            "says whether an explanation helps."
+        ),
+        verdict["sentence"] if controls else "",
+        (
+            f"Score: {metric}, averaged within each seed ({n_units} independent units). Copeland ranking of "
+            f"the methods: {order}."
+        ),
+    ]
+    if best.get("method") is not None:
+        parts.append(
+            f"{best['method']} beats every other method in Holm-corrected pairwise tests."
+            if best.get("established")
+            else f"No method is established as the best ({best['method']} has the highest mean, but does not "
+            "beat every other one in Holm-corrected pairwise tests)."
+        )
+    return " ".join(p for p in parts if p)
+
+
+def _unmatched_sentence(unmatched: pd.DataFrame) -> str:
+    parts = []
+    lone = unmatched[unmatched["without_baseline"] > 0]
+    if len(lone):
+        listed = ", ".join(f"{m} {int(r['without_baseline'])}" for m, r in lone.iterrows())
+        parts.append(
+            f"Settings without a NoExplanation setting to match ({listed}) are left out of the comparisons with "
+            "the baseline"
+        )
+    outside = unmatched[unmatched["outside_blocks"] > 0]
+    if len(outside):
+        listed = ", ".join(f"{m} {int(r['outside_blocks'])}" for m, r in outside.iterrows())
+        parts.append(
+            f"settings that not every ranked method has ({listed}) are left out of the ranking (complete blocks)"
+        )
+    sentence = "; ".join(parts)
+    reason = ": methods are compared like with like, within the same seed and setting (Assessment.unmatched)."
+    return sentence[0].upper() + sentence[1:] + reason
 
 
 def _sensitivity(

@@ -254,9 +254,11 @@ _FIXED_NOTE = (
 )
 
 _STATISTICS_NOTE = (
-    "Statistics run on independent units: the settings of a seed (prompt types, interpretations, anonymisation) "
-    "share its samples, so they are averaged within each seed first; tests are exact sign-flip tests, intervals "
-    "t-intervals over seeds, and comparisons of several methods are Holm-corrected."
+    "Statistics run on independent units: the settings of a seed (models, simulators, prompt types, "
+    "interpretations, anonymisation) share its samples, so they are averaged within each seed first; a method is "
+    "compared with NoExplanation within the same setting before averaging (like with like), and rankings use "
+    "the settings every method has; tests are exact sign-flip tests, intervals t-intervals over seeds, and "
+    "comparisons of several methods are Holm-corrected."
 )
 
 _METRIC_NOTES = {

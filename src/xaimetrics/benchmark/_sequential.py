@@ -574,20 +574,20 @@ def _roles_in(columns: Sequence[str]) -> dict[str, str]:
 
 
 def unit_difference_table(results: pd.DataFrame, metric: str = "auto") -> pd.DataFrame:
-    """Units × competitors: each competitor's mean difference with NoExplanation within each unit, indexed by
-    the unit's keys (``seed`` among them), from a results store's rows."""
-    from xaimetrics.benchmark._analysis import choose_metric, ranking_frame, unit_scores
+    """Units × competitors: each competitor's difference with NoExplanation, like with like within each unit
+    (:func:`~xaimetrics.benchmark.unit_differences`), indexed by the unit's keys (``seed`` among them), from a
+    results store's rows."""
+    from xaimetrics.benchmark._analysis import choose_metric, ranking_frame, unit_differences
     from xaimetrics.benchmark._grid import BASELINE_METHOD
 
     metric = choose_metric(results, metric)
-    units = unit_scores(ranking_frame(results, metric=metric), axis="method")
-    if BASELINE_METHOD not in units.columns:
+    long = ranking_frame(results, metric=metric)
+    if BASELINE_METHOD not in set(long["method"]):
         raise invalid(
             "results", "until_decided", "rows of the NoExplanation baseline", "none",
             "Keep NoExplanation in the grid's methods: every verdict is a difference with it.",
         )  # fmt: skip
-    competitors = [c for c in units.columns if c != BASELINE_METHOD]
-    return units[competitors].sub(units[BASELINE_METHOD], axis=0)
+    return unit_differences(long)
 
 
 def _sum_column(results: pd.DataFrame, column: str) -> float:
