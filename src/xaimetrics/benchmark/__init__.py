@@ -67,6 +67,7 @@ from xaimetrics.benchmark._uncertainty import (
     minimum_pvalue,
     pairwise_comparison,
     plan,
+    robust_pvalue,
     sign_flip_test,
 )
 
@@ -109,6 +110,7 @@ __all__ = [
     "ranking_prompt",
     "rankings_by",
     "report_section",
+    "robust_pvalue",
     "run_grid",
     "sign_flip_test",
     "simulate_results",
