@@ -10,10 +10,10 @@ scipy nor statsmodels gives the power of a permutation test, so it is simulated 
   on ``δ/sd`` only), :data:`N_SIMULATIONS` samples drawn once per size from a fixed seed (common random
   numbers: power is then monotone in ``δ``, so bisection is exact on the simulated curve);
 - every sample is compared with **its own** sign-flip distribution, vectorised: the sign patterns are one
-  matrix ``P`` (all ``2ⁿ`` of them up to :data:`~xaimetrics.benchmark.EXACT_UNITS` units, a fixed set of
-  9,999 random ones plus the identity beyond, as ``sign_flip_test`` draws), ``A = Z Pᵀ`` is computed once per
-  size, and a shift ``δ`` moves every pattern's sum by ``δ · Σ P_k`` — so one ``δ`` costs a comparison, not a
-  new matrix product;
+  matrix ``P`` (all ``2ⁿ`` of them up to :data:`~xaimetrics.benchmark.EXACT_UNITS` units, a fixed random set
+  plus the identity beyond, as ``sign_flip_test`` draws), ``A = Z Pᵀ`` is computed once per size and level, and
+  since a shift ``δ`` moves pattern ``k``'s sum by ``δ · Σ P_k``, each sample's rejection region is a threshold
+  on ``δ`` (:func:`_thresholds`) — so a power is a comparison of ``N_SIMULATIONS`` numbers;
 - beyond :data:`SIMULATED_UNITS` units the sign-flip test's power equals the t-test's within Monte-Carlo error
   (its p-value grid is far finer than any level), and the t formulas are used.
 
@@ -60,28 +60,27 @@ def _patterns(n: int) -> np.ndarray:
     return np.vstack([np.ones((1, n)), rng.choice((1.0, -1.0), size=(_PATTERNS, n))])
 
 
-@functools.lru_cache(maxsize=4)
-def _projections(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """``A = Z Pᵀ`` (shape ``(N_SIMULATIONS, K)``, float32) for the fixed normal draws ``Z``, and ``Σ_i P_ki``."""
+@functools.lru_cache(maxsize=256)
+def _thresholds(n: int, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per simulated sample ``z`` (``N_SIMULATIONS`` of them, fixed seed), the shifts beyond which the one-sided
+    sign-flip tests of ``z + shift`` reject at ``level``: ``greater`` rejects iff ``shift > g``, ``less`` iff
+    ``shift < l``.
+
+    Pattern ``k``'s sum ``A_k + shift · Σ P_k`` is at least the observed ``A_0 + shift · n`` iff ``shift ≤ C_k =
+    (A_k − A_0)/(n − Σ P_k)``; so ``p_greater(shift) = (1 + #{C_k ≥ shift})/K`` (the identity always counts:
+    scipy's "+1" for random patterns), below ``level`` iff at most ``m`` of the ``C_k`` reach ``shift``.
+    """
     patterns = _patterns(n)
     z = np.random.default_rng(2024 + n).standard_normal((N_SIMULATIONS, n))
-    return (z @ patterns.T).astype(np.float32), patterns.sum(axis=1)
-
-
-def _pvalues(n: int, shift: float, alternative: Alternative) -> np.ndarray:
-    """Sign-flip p-values of the ``N_SIMULATIONS`` samples ``z + shift`` (the scale is irrelevant)."""
-    a, b = _projections(n)
-    stats = a + np.float32(shift) * b.astype(np.float32)  # every pattern's sum, the identity first
-    # the observed sum equals itself exactly; other patterns tie with it with probability 0 under z ~ N(0, 1)
-    observed = stats[:, :1]
-    # the identity row always counts, which is scipy's "+1" for random patterns beyond _EXACT units
-    greater = (stats >= observed).mean(axis=1)
-    if alternative == "greater":
-        return greater
-    less = (stats <= observed).mean(axis=1)
-    if alternative == "less":
-        return less
-    return np.minimum(1.0, 2 * np.minimum(greater, less))
+    a = z @ patterns.T
+    free = patterns.sum(axis=1) < n  # every pattern but the identity
+    c = (a[:, free] - a[:, :1]) / (n - patterns.sum(axis=1)[free])
+    k = patterns.shape[0]
+    m = math.ceil(level * k - 1) - 1  # the most patterns that may reach the observed sum for p < level
+    if m < 0:
+        return np.full(N_SIMULATIONS, np.inf), np.full(N_SIMULATIONS, -np.inf)
+    ordered = np.sort(c, axis=1)
+    return ordered[:, -(m + 1)], ordered[:, m]
 
 
 def exact_power(effect: float, n: int, level: float, alternative: Alternative = "two-sided") -> float:
@@ -107,7 +106,11 @@ def exact_power(effect: float, n: int, level: float, alternative: Alternative = 
         signed = {"two-sided": abs(effect), "greater": effect, "less": -effect}[alternative]
         quantile = stats.norm.isf(level / 2 if alternative == "two-sided" else level)
         return float(stats.norm.cdf(signed * math.sqrt(n) - quantile))
-    return float(np.mean(_pvalues(n, effect, alternative) < level))
+    if alternative == "two-sided":
+        above, below = _thresholds(n, level / 2)
+        return float(np.mean((effect > above) | (effect < below)))
+    above, below = _thresholds(n, level)
+    return float(np.mean(effect > above) if alternative == "greater" else np.mean(effect < below))
 
 
 @functools.lru_cache(maxsize=512)
@@ -139,11 +142,6 @@ def _bisect(enough: Callable[[float], bool], low: float) -> float:
     return high
 
 
-def _equivalence_pvalues(n: int, shift: float, margin: float) -> np.ndarray:
-    """TOST p-values ``max(p(d + m > 0), p(d − m < 0))`` of the samples ``z + shift`` (units of the SD)."""
-    return np.maximum(_pvalues(n, shift + margin, "greater"), _pvalues(n, shift - margin, "less"))
-
-
 def equivalence_power(difference: float, margin: float, n: int, level: float) -> float:
     """Power of the TOST (two one-sided sign-flip tests at ``level``) to show equivalence within ``±margin``
     when the true difference is ``difference`` (both in standard deviations of the unit differences).
@@ -166,7 +164,8 @@ def equivalence_power(difference: float, margin: float, n: int, level: float) ->
             (margin + difference) * root - z
         )
         return float(max(0.0, value - 1.0))
-    return float(np.mean(_equivalence_pvalues(n, difference, margin) < level))
+    above, below = _thresholds(n, level)  # TOST: p(d + m > 0) < level and p(d − m < 0) < level
+    return float(np.mean((difference + margin > above) & (difference - margin < below)))
 
 
 @functools.lru_cache(maxsize=512)
