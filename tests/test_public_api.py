@@ -67,6 +67,7 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "rankings_by",
         "replay_gated",
         "report_section",
+        "robust_pvalue",
         "run_gated",
         "run_grid",
         "sequential_sign_test",

@@ -22,11 +22,12 @@ from xaimetrics.benchmark import (
     equivalence_test,
     minimum_pvalue,
     plan,
+    robust_pvalue,
     sign_flip_test,
     unit_scores,
 )
 from xaimetrics.benchmark._simulation import simulate_results
-from xaimetrics.benchmark._uncertainty import holm, t_interval
+from xaimetrics.benchmark._uncertainty import holm, skewness_corrected_pvalue, t_interval
 from xaimetrics.exceptions import InvalidParameterError
 
 ROLES = {"SurrogateWords": "positive", "RandomWords": "negative"}
@@ -189,14 +190,47 @@ def test_the_summary_says_when_the_grid_cannot_reach_significance() -> None:
     assert result.planning["min_pvalue_one_sided"] == 0.125
 
 
-def test_plan_matches_statsmodels_and_the_exact_floor() -> None:
-    p = plan(0.08, n_units=12, target=0.05, alpha=0.05, power=0.8)
-    effect = TTestPower().solve_power(nobs=12, alpha=0.05, power=0.8)
-    assert p["mdd"] == pytest.approx(effect * 0.08)
-    n = p["units_needed"]
-    assert TTestPower().power(0.05 / 0.08, n, 0.05) >= 0.8 > TTestPower().power(0.05 / 0.08, n - 1, 0.05)
+def _realised_power(effect: float, n: int, level: float, alternative: str, grids: int, seed: int) -> float:
+    """Share of simulated normal unit-difference vectors (SD 1) whose sign-flip test rejects at ``level``."""
+    rng = np.random.default_rng(seed)
+    samples = rng.normal(effect, 1.0, size=(grids, n))
+    return float(np.mean([sign_flip_test(d, alternative=alternative) < level for d in samples]))  # type: ignore[arg-type]
+
+
+def test_plan_gives_the_power_of_the_exact_test_it_plans_for() -> None:
+    """Issue #34, item 3: at the t planner's mdd the exact test realised power 0.75 at 10 seeds (planned 0.80)."""
+    p = plan(1.0, n_units=10, alpha=0.05, power=0.8)
+    assert p["mdd"] > TTestPower().solve_power(nobs=10, alpha=0.05, power=0.8)  # the exact test is coarser
+    realised = _realised_power(p["mdd"], 10, 0.05, "two-sided", grids=400, seed=11)
+    assert abs(realised - 0.8) <= 0.05, realised  # 400 grids: MC SE 0.02
+    n = plan(1.0, target=p["mdd"], alpha=0.05, power=0.8)["units_needed"]
+    assert n == 10 or plan(1.0, n_units=n - 1)["mdd"] > p["mdd"] >= plan(1.0, n_units=n)["mdd"]
     assert plan(0.08, n_units=5)["mdd"] == math.inf  # 2/2⁵ > 0.05: unreachable at any effect
     assert plan(0.0001, target=0.05, n_comparisons=6)["units_needed"] == 8  # 2/2⁸ ≤ 0.05/6 < 2/2⁷
+    assert plan(0.05, n_units=6, target=0.05)["mdd"] == pytest.approx(0.05 * plan(1.0, n_units=6)["mdd"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("n", "alternative", "comparisons"), [(8, "two-sided", 1), (10, "two-sided", 6),
+                                                              (10, "greater", 1), (20, "two-sided", 1)])  # fmt: skip
+def test_realised_power_at_the_planned_mdd_is_the_planned_power(
+    n: int, alternative: str, comparisons: int
+) -> None:
+    p = plan(1.0, n_units=n, alpha=0.05, power=0.8, alternative=alternative, n_comparisons=comparisons)  # type: ignore[arg-type]
+    realised = _realised_power(p["mdd"], n, p["level"], alternative, grids=600, seed=n)
+    assert abs(realised - 0.8) <= 0.05, realised  # 600 grids: MC SE 0.016
+
+
+def test_plan_for_the_negative_control_equivalence() -> None:
+    """The seeds the TOST needs to show a true difference of 0 within ±margin, and the power they give."""
+    p = plan(0.05, target=0.0, test="equivalence", margin=0.05, power=0.8)
+    n = p["units_needed"]
+    assert p["test"] == "equivalence" and p["margin"] == 0.05 and 6 <= n <= 30
+    rng = np.random.default_rng(5)
+    shown = np.mean([equivalence_test(rng.normal(0.0, 0.05, n), 0.05) < 0.05 for _ in range(400)])
+    assert abs(shown - 0.8) <= 0.06, shown  # MC SE 0.02 + the planner's 0.009
+    assert plan(0.12, target=0.0, test="equivalence")["units_needed"] > 40  # accuracy-scored grids need many
+    assert plan(0.05, n_units=3, test="equivalence")["mdd"] == math.inf  # 1/2³ > 0.05
 
 
 def test_bad_levels_are_clear_errors() -> None:
@@ -212,5 +246,70 @@ def test_baseline_comparison_on_units_by_hand() -> None:
     row = baseline_comparison(units).loc["A"]
     d = np.array(units["A"] - units["NoExplanation"])
     assert row["difference"] == pytest.approx(d.mean())
-    assert row["pvalue"] == pytest.approx(_by_enumeration(d, "two-sided"))
+    assert row["pvalue"] == pytest.approx(max(_by_enumeration(d, "two-sided"), skewness_corrected_pvalue(d)))
+    assert row["pvalue"] == robust_pvalue(d)
     assert row["pvalue_adjusted"] == row["pvalue"] and row["n_units"] == 6
+
+
+def _negative_control_fails(d: np.ndarray) -> tuple[str, pd.Series]:
+    units = _units(NoExplanation=[0.5] * d.size, RandomWords=list(0.5 + d))
+    verdict = control_verdict(units, {"RandomWords": "negative"})
+    return verdict["negative"]["RandomWords"], verdict["table"].loc["RandomWords"]
+
+
+@pytest.mark.parametrize("n", [10, 20])
+def test_a_negative_control_inside_the_margin_rarely_fails(n: int) -> None:
+    """Issue #34, item 1: at a true +0.025 (inside ±0.05) "differs from 0" failed it in 23 % / 29 % of grids."""
+    rng = np.random.default_rng(n)
+    verdicts = [_negative_control_fails(rng.normal(0.025, 0.05, n))[0] for _ in range(300)]
+    assert verdicts.count("fail") / 300 <= 0.05 + 0.025  # 300 grids: MC SE 0.013
+
+
+def test_a_negative_control_shown_outside_the_margin_fails_and_shows_that_tests_p() -> None:
+    far = np.array([0.12, 0.15, 0.11, 0.14, 0.13, 0.16, 0.12, 0.15])
+    verdict, row = _negative_control_fails(far)
+    assert verdict == "fail" and row["decided_by"] == "above +0.05"
+    assert row["pvalue"] == row["pvalue_outside_margin"] == sign_flip_test(far - 0.05, alternative="greater")
+    assert row["pvalue_equivalence"] > 0.5  # the TOST p stays in its own column
+    near = np.array([0.01, -0.02, 0.0, 0.01, -0.01, 0.005, 0.0, 0.01])
+    verdict, row = _negative_control_fails(near)
+    assert verdict == "pass" and row["pvalue"] == row["pvalue_equivalence"] < 0.05
+    inside = np.array([0.04, 0.06, 0.05, 0.03, 0.07, 0.05, 0.04, 0.06])  # differs from 0, not shown outside
+    verdict, row = _negative_control_fails(inside)
+    assert verdict == "undecided" and sign_flip_test(inside) < 0.05
+    assert row["decided_by"] == "equivalence (TOST)" and row["pvalue"] == row["pvalue_equivalence"]
+
+
+def _skewed(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
+    """Small gains, rare large losses, mean 0: +0.02 w.p. 0.8, −0.08 w.p. 0.2, plus N(0, 0.02)."""
+    return np.where(rng.random(size) < 0.2, -0.08, 0.02) + rng.normal(0.0, 0.02, size)
+
+
+def test_skewed_null_differences_do_not_pass_the_positive_control_too_often() -> None:
+    """Issue #34, item 2: the sign-flip test assumes symmetry; with skewed differences of mean 0 it passed the
+    positive control in 8 % of 20-seed grids. The skewness-corrected t-test must agree now."""
+    rng = np.random.default_rng(34)
+    grids = 400
+    passes = 0
+    for d in _skewed(rng, (grids, 20)):
+        units = _units(NoExplanation=[0.5] * 20, SurrogateWords=list(0.5 + d))
+        passes += (
+            control_verdict(units, {"SurrogateWords": "positive"})["positive"]["SurrogateWords"] == "pass"
+        )
+    assert passes / grids <= 0.05 + 0.02  # 400 grids: MC SE 0.011
+    symmetric = rng.normal(0.0, 0.05, (grids, 10))
+    assert np.mean([robust_pvalue(d, alternative="greater") < 0.05 for d in symmetric]) <= 0.05 + 0.02
+
+
+def test_robust_pvalue_is_never_below_the_sign_flip_p_and_is_used_by_baseline_comparison() -> None:
+    rng = np.random.default_rng(2)
+    for d in [*_skewed(rng, (20, 10)), *rng.normal(0.02, 0.05, (20, 8))]:
+        for alternative in ("two-sided", "greater", "less"):
+            assert robust_pvalue(d, alternative=alternative) >= sign_flip_test(d, alternative=alternative)
+    skewed = np.array([0.049, 0.04, 0.036, 0.043, 0.031, 0.036, 0.004, -0.05, 0.025, 0.06])
+    assert (
+        sign_flip_test(skewed, alternative="greater") < 0.05 <= robust_pvalue(skewed, alternative="greater")
+    )
+    units = _units(NoExplanation=[0.5] * 10, A=list(0.5 + skewed))
+    row = baseline_comparison(units, alternative="greater").loc["A"]
+    assert row["pvalue"] == pytest.approx(robust_pvalue(skewed, alternative="greater"))

@@ -85,6 +85,7 @@ from xaimetrics.benchmark._uncertainty import (
     minimum_pvalue,
     pairwise_comparison,
     plan,
+    robust_pvalue,
     sign_flip_test,
 )
 
@@ -140,6 +141,7 @@ __all__ = [
     "rankings_by",
     "replay_gated",
     "report_section",
+    "robust_pvalue",
     "run_gated",
     "run_grid",
     "sequential_sign_test",

@@ -31,6 +31,7 @@ from xaimetrics.benchmark._analysis import (
 )
 from xaimetrics.benchmark._grid import BASELINE_METHOD, CONTROL_METHODS
 from xaimetrics.benchmark._ranking import rank_methods
+from xaimetrics.benchmark._sentences import planning_sentence
 from xaimetrics.benchmark._uncertainty import (
     _COMPARISON_COLUMNS,
     DEFAULT_MARGIN,
@@ -186,33 +187,7 @@ def _planning(
 
 
 def _planning_sentence(planning: dict[str, Any]) -> str:
-    n = planning["n_units"]
-    methods, positive = planning.get("methods"), planning.get("positive")
-    parts = [
-        (
-            f"At {n} seed(s) the exact tests cannot go below p = {planning['min_pvalue_two_sided']:.4g} "
-            f"two-sided ({planning['min_pvalue_one_sided']:.4g} one-sided)."
-        )
-    ]
-    if methods is None and positive is None:
-        return parts[0]
-    for name, p in (
-        ("a method against NoExplanation (Holm level)", methods),
-        ("the positive control", positive),
-    ):
-        if p is None:
-            continue
-        mdd = (
-            "nothing, whatever the effect" if p["mdd"] == math.inf
-            else f"a difference of {p['mdd']:.3f}" if math.isfinite(p["mdd"]) else "n/a"
-        )  # fmt: skip
-        needed = p["units_needed"]
-        parts.append(
-            f"For {name}, α = {p['level']:.3g}, power {p['power']:.0%}: it detects {mdd}; a difference of "
-            f"{p['target']:.3f} needs {needed if needed is not None else 'more than 1000'} seeds "
-            f"(unit SD {p['sd']:.3f})."
-        )
-    return " ".join(parts)
+    return planning_sentence(planning)  # benchmark._sentences: each clause states only its own numbers
 
 
 def assess(

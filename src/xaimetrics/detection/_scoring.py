@@ -2,11 +2,13 @@
 
 - **AUROC** ``= P(p_active > p_inactive) + ½ P(tie)``, the Mann–Whitney ``U`` over ``n₁ n₀`` (Delphi's
   and SAEBench's detection score). 0.5 is chance, 1 perfect, < 0.5 a description read backwards.
-- **Interval**: BCa bootstrap (``scipy.stats.bootstrap``) resampling the activating and the non-activating
-  texts *separately* (a stratified bootstrap: every resample keeps both groups and their sizes). With 10
-  + 10 texts a percentile bootstrap under-covers; BCa corrects bias and skew, and degenerate resamples (all
-  scores tied, e.g. an AUROC of 1) give the point value. DeLong's normal interval is the classical
-  alternative; it leaves [0, 1] near the bounds with small groups, where BCa cannot.
+- **Interval**: Hanley & McNeil's (1982) variance of the AUROC, on the logit scale, around the
+  continuity-adjusted AUROC ``(U + ½)/(n₁n₀ + 1)`` (so that an AUROC of 1 still has a width), mapped back
+  (it stays inside (0, 1)). Chosen by a coverage simulation (issue #34; activating ~ Φ(N(μ, 1)), others
+  ~ Φ(N(0, 1)), 300 sets each, probabilities rounded to 0.1 for ties): at AUROC 0.90 / 0.95 with 10 + 10
+  tied texts the stratified BCa bootstrap used before missed 11 % / 17 % (nominal 5 %), DeLong's variance on
+  the logit scale 7.7 % / 6.3 %, this interval 2.0 % / 4.0 % (20 + 20: 1.3 % / 1.7 %; conservative). The
+  bootstrap under-covers near 1 because its resamples cannot exceed the observed ranks.
 - **p-value**: one-sided exact Mann–Whitney test of "activating texts get a higher P(Yes)"
   (``scipy.stats.mannwhitneyu``, ``alternative="greater"``; asymptotic with ties).
 - **Balanced accuracy** ``= (TPR + TNR) / 2`` of the Yes/No answers, for simulators without
@@ -17,7 +19,6 @@ from __future__ import annotations
 
 import math
 import re
-import warnings
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
@@ -118,29 +119,25 @@ class DetectionScore:
         return asdict(self)
 
 
-def _interval(
-    pos: np.ndarray, neg: np.ndarray, confidence: float, n_resamples: int, seed: int
-) -> tuple[float, float]:
+def _interval(pos: np.ndarray, neg: np.ndarray, confidence: float) -> tuple[float, float]:
+    """Hanley–McNeil interval on the logit scale around the continuity-adjusted AUROC (module docstring)."""
     from scipy import stats
 
+    n1, n0 = len(pos), len(neg)
     point = float(_auc(pos, neg))
-    if np.ptp(np.concatenate([pos, neg])) == 0 or len(pos) < 2 or len(neg) < 2:
-        return point, point
-    rng = np.random.default_rng(seed)
-    for method in ("BCa", "percentile"):
-        try:
-            with warnings.catch_warnings():  # a degenerate bootstrap distribution gives NaN: handled below
-                warnings.simplefilter("ignore")
-                result = stats.bootstrap(
-                    (pos, neg), _auc, vectorized=True, axis=-1, confidence_level=confidence,
-                    n_resamples=n_resamples, method=method, rng=rng,
-                )  # fmt: skip
-        except (ValueError, FloatingPointError):  # pragma: no cover - scipy refuses a degenerate sample
-            continue
-        low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
-        if math.isfinite(low) and math.isfinite(high):
-            return min(low, point), max(high, point)
-    return point, point
+    adjusted = (point * n1 * n0 + 0.5) / (n1 * n0 + 1)
+    q1, q2 = adjusted / (2 - adjusted), 2 * adjusted**2 / (1 + adjusted)
+    variance = (adjusted * (1 - adjusted) + (n1 - 1) * (q1 - adjusted**2) + (n0 - 1) * (q2 - adjusted**2)) / (
+        n1 * n0
+    )
+    logit = math.log(adjusted / (1 - adjusted))
+    half = (
+        float(stats.norm.ppf(0.5 + confidence / 2))
+        * math.sqrt(max(variance, 0.0))
+        / (adjusted * (1 - adjusted))
+    )
+    low, high = 1 / (1 + math.exp(-(logit - half))), 1 / (1 + math.exp(-(logit + half)))
+    return min(low, point), max(high, point)
 
 
 def score(
@@ -152,14 +149,15 @@ def score(
     n_resamples: int = 2000,
     seed: int = 0,
 ) -> DetectionScore:
-    """Score one concept: AUROC of ``p_yes`` (with a BCa interval and a p-value) when every text has one,
+    """Score one concept: AUROC of ``p_yes`` (with an interval and a p-value) when every text has one,
     else balanced accuracy of the ``yes`` answers.
 
     Args:
         active: 1 for activating texts, 0 for non-activating ones.
         p_yes: ``P(Yes)`` per text (``None`` where it could not be read).
         yes: the text answers (``True`` Yes, ``False`` No, ``None`` unreadable); by default ``p_yes > 0.5``.
-        confidence, n_resamples, seed: the bootstrap interval's level, resamples and seed.
+        confidence: the interval's level (Hanley–McNeil on the logit scale, see the module docstring).
+        n_resamples, seed: unused since the interval is no longer a bootstrap (kept for callers).
 
     Example:
         >>> s = score([1, 1, 1, 0, 0, 0], [0.9, 0.8, 0.3, 0.4, 0.2, 0.1])
@@ -183,7 +181,7 @@ def score(
 
         pos, neg = _groups(active, np.asarray(probabilities, dtype=np.float64), "score")
         value = float(_auc(pos, neg))
-        low, high = _interval(pos, neg, confidence, n_resamples, seed)
+        low, high = _interval(pos, neg, confidence)
         p = (
             float(stats.mannwhitneyu(pos, neg, alternative="greater").pvalue)
             if np.ptp(np.r_[pos, neg])
