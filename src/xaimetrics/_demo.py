@@ -300,11 +300,11 @@ def run(args: argparse.Namespace) -> int:
 
 def _simulator_names(args: argparse.Namespace) -> dict[str, str]:
     local = (
-        "the local LLM (Qwen2.5-Coder-0.5B)"
+        "The local LLM (Qwen2.5-Coder-0.5B)"
         if args.simulator == "local"
-        else f"the simulator {args.simulator!r}"
+        else f"The simulator {args.simulator!r}"
     )
-    return {args.simulator: local.capitalize(), REFERENCE_SIMULATOR: "The lexical reference reader"}
+    return {args.simulator: local, REFERENCE_SIMULATOR: "The lexical reference reader"}
 
 
 def _run(args: argparse.Namespace) -> int:
