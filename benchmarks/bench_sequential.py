@@ -56,7 +56,9 @@ def _grow(frame: Any, design: SequentialDesign, question: str) -> Any:
     return until_decided(lambda seeds: frame[frame["seed"].isin(list(seeds))], design, question=question)  # type: ignore[arg-type]
 
 
-def gate(n_grids: int, effects: Mapping[str, float], *, sd: Mapping[str, float] | None = None) -> dict[str, Any]:
+def gate(
+    n_grids: int, effects: Mapping[str, float], *, sd: Mapping[str, float] | None = None
+) -> dict[str, Any]:
     valid = invalid = seeds = 0
     for g in range(n_grids):
         frame = simulate_results(n_seeds=DESIGN.gate.max_seeds, methods=(), effects=effects,

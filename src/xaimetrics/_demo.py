@@ -507,19 +507,30 @@ def _three_digits(value: float) -> str:
 
 
 def _concept_metrics(artefacts: Artefacts, grid: Grid) -> pd.DataFrame:
-    """App. D metrics of each concept method (first seed, the grid's number of concepts) on the LP/EP pool."""
+    """App. D metrics of each concept method (seed 0, the grid's number of concepts) on the LP/EP pool, stored
+    beside the artefacts (a rerun reads them back instead of refitting six extractors)."""
     import pandas as pd
 
     from xaimetrics.benchmark import ConceptFit
     from xaimetrics.concepts import concept_metrics
 
     dataset, model_name, seed = grid.datasets[0], grid.models[0], 0
-    _, pool = artefacts.data(dataset)
-    arrays = artefacts.activations(dataset, model_name)
-    model = artefacts.model(dataset, model_name)
-    rows = {}
-    for method in grid.concept_methods:
-        k = grid.candidates(method)[0]
-        extractor = artefacts.extractor(ConceptFit(dataset, model_name, method, k, seed))
-        rows[method] = concept_metrics(model, extractor, arrays["pool"], labels=pool.labels).to_dict()
-    return pd.DataFrame(rows).T.rename_axis("method")
+    fits = [ConceptFit(dataset, model_name, m, grid.candidates(m)[0], seed) for m in grid.concept_methods]
+
+    def compute() -> dict[str, Any]:
+        _, pool = artefacts.data(dataset)
+        arrays = artefacts.activations(dataset, model_name)
+        model = artefacts.model(dataset, model_name)
+        return {
+            fit.method: concept_metrics(
+                model, artefacts.extractor(fit), arrays["pool"], labels=pool.labels
+            ).to_dict()
+            for fit in fits
+        }
+
+    parts = [
+        artefacts.model_id(dataset, model_name), [(f.method, f.n_concepts, f.seed) for f in fits],
+        {m: grid.options(m) for m in grid.concept_methods}, grid.n_fit, grid.pool_size, len(artefacts.data(dataset)[1]),
+    ]  # fmt: skip
+    rows = artefacts.json_record("concept-metrics", parts, compute)
+    return pd.DataFrame(rows).T.rename_axis("method") if rows else pd.DataFrame()

@@ -134,7 +134,10 @@ def test_methods_family_wise_error_over_looks_stays_below_alpha() -> None:
         for _ in range(200):
             shared = rng.normal(0, 0.03, (12, 1))
             table = _table(
-                {m: col for m, col in zip(roles, (truth + shared + rng.normal(0, 0.04, (12, 6))).T, strict=True)}
+                {
+                    m: col
+                    for m, col in zip(roles, (truth + shared + rng.normal(0, 0.04, (12, 6))).T, strict=True)
+                }
             )
             verdicts = sequential_verdicts(
                 table, roles, design, seeds=range(12), question="methods", pvalues=False
@@ -160,3 +163,20 @@ def test_design_says_when_a_look_can_decide() -> None:
     assert SequentialDesign(max_seeds=8, start=3).first_decisive_look() == 5
     assert SequentialDesign(max_seeds=16, start=8).first_decisive_look(6) == 8
     assert SequentialDesign(max_seeds=4, start=2).first_decisive_look() is None
+
+
+def test_skewed_differences_need_the_skew_check_to_claim_a_benefit() -> None:
+    """Zero mean, small gains and rare large losses (+0.02 w.p. 0.8, −0.08 w.p. 0.2, small noise): the sign-flip
+    test alone claims a benefit too often; confirmed by the skewness-corrected t-test it stays near α."""
+    from xaimetrics.benchmark._sequential import _prepare
+
+    design = SequentialDesign(max_seeds=12, start=6)
+    looks, fractions = design.looks(), _fractions(design)
+    rng = np.random.default_rng(21)
+    n = 400
+    plain = checked = 0
+    for _ in range(n):
+        d = np.where(rng.random(12) < 0.8, 0.02, -0.08) + rng.normal(0, 0.005, 12)
+        plain += _prepare(d, looks).first_rejection(fractions, 0.05) is not None
+        checked += _prepare(d, looks, skew_check=True).first_rejection(fractions, 0.05) is not None
+    assert checked < plain and checked / n <= _allowance(n), (plain / n, checked / n)

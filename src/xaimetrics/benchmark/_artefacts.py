@@ -276,6 +276,39 @@ class Artefacts:
             return None
         return self.directory / f"{kind}-{_digest(*parts)}{suffix}"
 
+    def json_record(
+        self, kind: str, parts: Sequence[object], compute: Callable[[], dict[str, Any]]
+    ) -> dict[str, Any]:
+        """A JSON-able result stored beside the other artefacts under a digest of ``parts`` (everything it depends
+        on): read back when present and readable, else computed and written. Data only, never unpickled.
+
+        Example:
+            >>> import tempfile
+            >>> from xaimetrics.benchmark import Grid
+            >>> a = Artefacts(Grid(), Providers(), tempfile.mkdtemp())
+            >>> a.json_record("demo", ["x", 1], lambda: {"value": 2.5}), a.json_record("demo", ["x", 1], dict)
+            ({'value': 2.5}, {'value': 2.5})
+        """
+        import json
+
+        path = self._path(kind, *parts, suffix=".json")
+        if path is not None and path.is_file():
+            try:
+                stored = json.loads(path.read_text(encoding="utf-8"))
+                if isinstance(stored, dict):
+                    return stored
+            except (OSError, ValueError):
+                _LOG.warning("The artefact %s is unreadable; it is recomputed.", path)
+        value = compute()
+        if path is not None:
+            text = json.dumps(value, allow_nan=True)
+
+            def write(tmp: Path) -> None:
+                tmp.write_text(text, encoding="utf-8")
+
+            _atomic_write(path, write)
+        return value
+
     # -- data and model --------------------------------------------------------------------------------------
     def data(self, dataset: str) -> tuple[TextDataset, TextDataset]:
         """(concept-fit texts drawn from train, LP/EP candidate pool drawn from test), fixed seed 0."""

@@ -109,6 +109,8 @@ class GatedResult:
         methods: the methods' :class:`~xaimetrics.benchmark.SequentialResult`, or ``None`` when not run.
         exploratory: the methods were measured although the gate did not pass.
         summaries: the :class:`~xaimetrics.benchmark.RunSummary` of every run made.
+        forecast: the planner's forecast made before the methods ran (:func:`forecast_methods`), with the seeds
+            they then used (``seeds_used``), or ``None`` when they did not run.
     """
 
     simulator: str
@@ -117,6 +119,7 @@ class GatedResult:
     methods: SequentialResult | None = None
     exploratory: bool = False
     summaries: tuple[RunSummary, ...] = ()
+    forecast: dict[str, Any] | None = None
 
     @property
     def seeds(self) -> dict[str, tuple[int, ...]]:
@@ -242,8 +245,9 @@ class _Simulator:
 
     def gate_and_measure(self) -> GatedResult:
         result = _gate_and_measure(
-            self.name, bool(self.grid.concept_methods), self.design, self._gate_look, self._methods_look
-        )
+            self.name, bool(self.grid.concept_methods), self.design, self._gate_look, self._methods_look,
+            n_methods=len(self.grid.concept_methods), say=self.say,
+        )  # fmt: skip
         result.summaries = tuple(self.summaries)
         return result
 
@@ -254,17 +258,71 @@ def _gate_and_measure(
     design: GatedDesign,
     gate_look: Callable[[Sequence[int]], pd.DataFrame],
     methods_look: Callable[[Sequence[int]], pd.DataFrame],
+    *,
+    n_methods: int | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> GatedResult:
-    """The rule, once: gate on the controls; measure the methods when the gate passed (or when forced)."""
+    """The rule, once: gate on the controls; measure the methods when the gate passed (or when forced), with the
+    planner's forecast made (and said) before they run."""
     gate = until_decided(gate_look, design.gate, question="controls", margin=design.margin)
     result = GatedResult(name, gate, gate_outcome(gate.verdicts))
     if has_methods and (result.outcome == "valid" or design.force_methods):
         result.exploratory = result.outcome != "valid"
+        if n_methods:
+            result.forecast = forecast_methods(gate, n_methods, design)
+            if say is not None:
+                say(result.forecast["sentence"])
         result.methods = until_decided(
             methods_look, design.methods, question="methods", margin=design.margin,
             first_seed=design.method_seeds()[0],
         )  # fmt: skip
+        if result.forecast is None and result.methods.verdicts is not None:
+            result.forecast = forecast_methods(gate, len(result.methods.verdicts), design)
+        if result.forecast is not None:
+            result.forecast["seeds_used"] = len(result.methods.seeds)
+            result.forecast["decided"] = result.methods.decided
     return result
+
+
+def forecast_methods(gate: SequentialResult, n_methods: int, design: GatedDesign) -> dict[str, Any]:
+    """Before the methods run: the fresh seeds a method differing from NoExplanation by ``margin`` needs, planned
+    with the exact test at Holm's first level from the gate's own unit SD (the controls' differences, pooled).
+
+    Returns ``{"sd", "target", "seeds", "sentence"}`` (``seeds`` ``None`` above the planner's range).
+    """
+    import math
+
+    from xaimetrics.benchmark._uncertainty import plan
+
+    sd = math.nan
+    if gate.results is not None and len(gate.results):
+        differences = unit_difference_table(gate.results)
+        variances = differences.var(ddof=1).dropna()
+        sd = float(math.sqrt(variances.mean())) if len(variances) else math.nan
+    target = design.margin
+    seeds = None
+    if math.isfinite(sd):
+        seeds = plan(
+            sd,
+            target=target,
+            alpha=design.methods.alpha,
+            n_comparisons=max(1, n_methods),
+            alternative="greater",
+        )["units_needed"]
+    if seeds is None:
+        what = (
+            "more than the planner's range"
+            if math.isfinite(sd)
+            else "unknown (no spread measured in the gate)"
+        )
+    else:
+        what = f"about {seeds}"
+    sentence = (
+        f"Forecast before the methods ran (planner, exact test at Holm's first level over {n_methods} methods, unit "
+        f"SD {sd:.3f} from the gate's controls): a method that helps by {target:g} needs {what} fresh seeds "
+        f"(budget {design.methods.max_seeds})."
+    )
+    return {"sd": sd, "target": target, "seeds": seeds, "sentence": sentence}
 
 
 def replay_gated(

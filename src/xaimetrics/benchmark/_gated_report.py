@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from xaimetrics.benchmark._gated import GatedDesign, GatedResult
     from xaimetrics.benchmark._sequential import SequentialResult
 
-__all__ = ["gated_sections", "looks_table", "print_gated", "seed_span"]
+__all__ = ["forecast_text", "gated_sections", "looks_table", "print_gated", "seed_span"]
 
 
 def seed_span(seeds: Sequence[int]) -> str:
@@ -39,6 +39,26 @@ def looks_table(result: SequentialResult) -> pd.DataFrame:
     rows = [{"look": look["look"], "n_seeds": look["n_seeds"], "alpha_spent": look["spent"], **look["verdicts"]}
             for look in result.looks]  # fmt: skip
     return pd.DataFrame(rows).set_index("look") if rows else pd.DataFrame()
+
+
+def forecast_text(result: GatedResult) -> str:
+    """The planner's forecast made before the methods ran, and what happened.
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> result = SimpleNamespace(forecast={"sentence": "Forecast: about 9 fresh seeds.", "seeds": 9,
+        ...                                    "seeds_used": 11, "decided": True})
+        >>> forecast_text(result)
+        'Forecast: about 9 fresh seeds. What happened: every method was decided after 11 fresh seeds.'
+    """
+    forecast = result.forecast
+    if not forecast:
+        return ""
+    used = forecast.get("seeds_used")
+    if used is None:
+        return str(forecast["sentence"])
+    outcome = "every method was decided" if forecast.get("decided") else "the budget ran out"
+    return f"{forecast['sentence']} What happened: {outcome} after {used} fresh seeds."
 
 
 def print_gated(
@@ -63,6 +83,8 @@ def print_gated(
                   file=out)  # fmt: skip
             print(table.to_string(float_format=_three_digits), file=out)
             print(result.methods.sentence, file=out)
+            if result.forecast:
+                print(forecast_text(result), file=out)
 
 
 def gated_sections(
@@ -85,7 +107,8 @@ def gated_sections(
             label = " (exploratory)" if result.exploratory else ""
             sections.append(report_section(
                 f"Concept methods: {name}{label}", f"Fresh seeds {seed_span(result.methods.seeds)}. "
-                + result.methods.sentence, verdict_intervals(result.methods.results, result.methods.verdicts),
+                + result.methods.sentence + (" " + forecast_text(result) if result.forecast else ""),
+                verdict_intervals(result.methods.results, result.methods.verdicts),
             ))  # fmt: skip
             sections.append(
                 report_section(f"Method looks: {name}", "Each look's verdicts.", looks_table(result.methods))

@@ -23,7 +23,9 @@ false-positive rate (a random walk crosses any fixed line eventually). This modu
   The methods' 2·m hypotheses are corrected together with Holm's step-down in Shaffer's form (at most one of a
   method's two hypotheses can be true, so the divisor is the number of methods not yet settled both ways),
   applied to the group-sequential tests as Maurer & Bretz (2013) show for graphical procedures: family-wise
-  error ≤ α over every method and every look.
+  error ≤ α over every method and every look. A claim of benefit (a control passing, a method helping) must
+  also be confirmed by the skewness-corrected t-test at its look, as the fixed-size tests do
+  (:func:`~xaimetrics.benchmark.robust_pvalue`): rare large losses with small gains fool a sign-flip test.
 - :func:`until_decided` grows a grid look by look until its question is decided or a budget (seeds, tokens,
   dollars) is spent, and says which.
 
@@ -222,11 +224,34 @@ class _Hypothesis:
 
 
 class _Prepared:
-    """A hypothesis's sums under the reference patterns, computed once and tested at any level."""
+    """A hypothesis's sums under the reference patterns, computed once and tested at any level.
 
-    def __init__(self, values: np.ndarray, unit_looks: Sequence[int], *, exact: bool, seed: int) -> None:
+    With ``skew_check`` a rejection must also be confirmed, at the look where it is made, by the
+    skewness-corrected t-test at that look's spent level (:func:`~xaimetrics.benchmark._uncertainty.
+    skewness_corrected_pvalue`): the exact test assumes symmetric differences, and small gains with rare large
+    losses fool it (the fixed-size tests do the same, :func:`~xaimetrics.benchmark.robust_pvalue`). Requiring
+    both can only reject less often, so the exact guarantee under symmetry holds: the look of a rejection is
+    at or after the exact test's first one, whose region keeps the error over all looks within α.
+    """
+
+    def __init__(
+        self,
+        values: np.ndarray,
+        unit_looks: Sequence[int],
+        *,
+        exact: bool,
+        seed: int,
+        skew_check: bool = False,
+    ) -> None:
         self.unit_looks = list(unit_looks)
         self.n_patterns = 0
+        self.skew: list[float] = []
+        if skew_check:
+            from xaimetrics.benchmark._uncertainty import skewness_corrected_pvalue
+
+            self.skew = [
+                skewness_corrected_pvalue(values[:n], alternative="greater") for n in self.unit_looks
+            ]
         if not self.unit_looks:
             self.T, self.observed = np.zeros((0, 0)), np.zeros(0)
             return
@@ -238,12 +263,23 @@ class _Prepared:
         if not self.n_patterns:
             return None
         allowed = np.floor(np.asarray(fractions) * alpha * self.n_patterns * (1 + 1e-9)).astype(np.int64)
-        return _first_rejection(self.T, self.observed, allowed)
+        first = _first_rejection(self.T, self.observed, allowed)
+        if first is None or not self.skew:
+            return first
+        confirmed = (
+            k for k in range(first, len(self.unit_looks))
+            if math.isnan(self.skew[k]) or self.skew[k] <= fractions[k] * alpha * (1 + 1e-9)
+        )  # fmt: skip
+        return next(confirmed, None)
 
     def pvalue(self, fractions: Sequence[float]) -> float:
-        """The smallest level at which the sequential test rejects by the last look (bisection)."""
+        """The smallest level at which the sequential test rejects by the last look (bisection); with the skew
+        check, at least the skewness-corrected p of the last look."""
         if not self.n_patterns or self.first_rejection(fractions, 1.0) is None:
             return 1.0
+        floor = (
+            0.0 if not self.skew or math.isnan(self.skew[-1]) else self.skew[-1] / max(fractions[-1], 1e-12)
+        )
         low, high = 0.0, 1.0
         while high - low > 1e-5 * max(high, 1e-3):  # three significant digits are printed
             middle = (low + high) / 2
@@ -251,16 +287,26 @@ class _Prepared:
                 low = middle
             else:
                 high = middle
-        return high
+        return min(1.0, max(high, floor))
 
 
 def _prepare(
-    values: np.ndarray, unit_looks: Sequence[int], *, exact: bool | None = None, seed: int = 0
+    values: np.ndarray,
+    unit_looks: Sequence[int],
+    *,
+    exact: bool | None = None,
+    seed: int = 0,
+    skew_check: bool = False,
 ) -> _Prepared:
     usable = [n for n in unit_looks if 0 < n <= values.size]
     if exact is None:
         exact = bool(usable) and usable[-1] <= EXACT_SEQUENTIAL_UNITS
-    return _Prepared(values, usable, exact=exact, seed=seed)
+    return _Prepared(values, usable, exact=exact, seed=seed, skew_check=skew_check)
+
+
+def _superiority(hypothesis: _Hypothesis) -> bool:
+    """A claim of benefit (a positive control passing, a method helping): the tests get the skew check."""
+    return hypothesis.alternative == "greater" and hypothesis.shift == 0.0
 
 
 def _oriented(differences: np.ndarray, hypothesis: _Hypothesis) -> np.ndarray:
@@ -449,7 +495,7 @@ def _control_row(
     values = data[column].to_numpy(dtype=float)
     unit_looks = _unit_looks(data, seen)
     options = _control_hypotheses(role, column, margin)
-    tested = _Tested({h: _prepare(_oriented(values, h), unit_looks) for hs in options.values() for h in hs},
+    tested = _Tested({h: _prepare(_oriented(values, h), unit_looks, skew_check=_superiority(h)) for hs in options.values() for h in hs},
                      list(fractions), pvalues)  # fmt: skip
     # the negative control's "fail" is shown on either side of the margin: each side at α/2
     level = {"pass": alpha, "fail": alpha if role == "positive" else alpha / 2}
@@ -488,7 +534,7 @@ def _method_rows(
     helps = {m: _Hypothesis(m, 0.0, "greater") for m in methods}
     below = {m: _Hypothesis(m, margin, "less") for m in methods}
     tested = _Tested(
-        {h: _prepare(_oriented(data[h.column].to_numpy(dtype=float), h), unit_looks)
+        {h: _prepare(_oriented(data[h.column].to_numpy(dtype=float), h), unit_looks, skew_check=_superiority(h))
          for h in (*helps.values(), *below.values())},
         list(fractions), pvalues,
     )  # fmt: skip

@@ -302,13 +302,49 @@ def plan(
                     return equivalence_power(abs(target) / sd, margin / sd, n, level) >= power
                 return exact_power(sign * abs(target) / sd, n, level, alternative) >= power
 
-            out["units_needed"] = _first_size(enough, max(2, smallest), max_units)
+            guess = None if equivalence else _t_size(abs(target) / sd, level, power, alternative)
+            out["units_needed"] = _first_size(enough, max(2, smallest), max_units, guess=guess)
     return out
 
 
-def _first_size(enough: Callable[[int], bool], low: int, high: int) -> int | None:
-    """The smallest size in ``[low, high]`` where the (monotone) power condition holds; ``None`` if none."""
-    if low > high or not enough(high):
+def _t_size(effect: float, level: float, power: float, alternative: Alternative) -> int | None:
+    """The t-test's sample size for ``effect`` (standard deviations): where the exact test's search starts."""
+    from statsmodels.stats.power import TTestPower
+
+    side = {"two-sided": "two-sided", "greater": "larger", "less": "larger"}[alternative]
+    try:
+        size = float(TTestPower().solve_power(effect_size=effect, alpha=level, power=power, alternative=side))
+    except (ValueError, RuntimeError, ArithmeticError):
+        return None
+    return math.ceil(size) if math.isfinite(size) and size > 0 else None
+
+
+def _first_size(
+    enough: Callable[[int], bool], low: int, high: int, *, guess: int | None = None
+) -> int | None:
+    """The smallest size in ``[low, high]`` where the (monotone) power condition holds; ``None`` if none.
+
+    From a ``guess`` (the t-test's size, which the exact test's is close to) it walks down while the condition
+    holds, or gallops up and bisects: two or three power evaluations instead of a bisection over ``[low, high]``.
+    """
+    if low > high:
+        return None
+    if guess is not None:
+        n = min(max(guess, low), high)
+        if enough(n):
+            while n > low and enough(n - 1):
+                n -= 1
+            return n
+        step, failed = 1, n
+        while True:
+            n = min(high, failed + step)
+            if enough(n):
+                low, high = failed + 1, n
+                break
+            if n == high:
+                return None
+            failed, step = n, step * 2
+    elif not enough(high):
         return None
     while low < high:
         middle = (low + high) // 2
