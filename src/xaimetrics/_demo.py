@@ -317,6 +317,7 @@ def _run(args: argparse.Namespace) -> int:
         run_gated,
         write_report,
     )
+    from xaimetrics.benchmark._gated import store_gated_meta
 
     started = time.perf_counter()
     grid = demo_grid(args)
@@ -365,10 +366,13 @@ def _run(args: argparse.Namespace) -> int:
     results = []
     for simulator in simulators:
         stores[simulator].parent.mkdir(parents=True, exist_ok=True)
-        results.extend(run_gated(
-            grid.replace(simulators=(simulator,)), stores[simulator], design, providers=providers,
-            artefacts=artefacts, response_cache=response_cache(args), progress=not args.no_progress, say=_say,
-        ))  # fmt: skip
+        one = grid.replace(simulators=(simulator,))
+        part = run_gated(
+            one, stores[simulator], design, providers=providers, artefacts=artefacts,
+            response_cache=response_cache(args), progress=not args.no_progress, say=_say,
+        )  # fmt: skip
+        store_gated_meta(stores[simulator], one, design, part)  # 'xaimetrics benchmark report' replays it
+        results.extend(part)
     names = _simulator_names(args)
     lines = headline(results, margin=design.margin, names=names)
     measured = next((r for r in results if r.methods is not None and not r.exploratory), None)

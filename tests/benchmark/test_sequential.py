@@ -166,17 +166,19 @@ def test_design_says_when_a_look_can_decide() -> None:
 
 
 def test_skewed_differences_need_the_skew_check_to_claim_a_benefit() -> None:
-    """Zero mean, small gains and rare large losses (+0.02 w.p. 0.8, −0.08 w.p. 0.2, small noise): the sign-flip
-    test alone claims a benefit too often; confirmed by the skewness-corrected t-test it stays near α."""
+    """Zero mean, small gains and rare large losses (+0.02 w.p. 0.8, −0.08 w.p. 0.2, noise SD 0.02), looks at
+    12…16 seeds: the sign-flip test alone claims a benefit in 0.087 of 300 sequences; confirmed by the
+    skewness-corrected t-test at its look, 0.050. (No test can help a sample that holds no loss at all: at 6 seeds
+    a quarter of them look exactly like a true gain — start a design where losses show.)"""
     from xaimetrics.benchmark._sequential import _prepare
 
-    design = SequentialDesign(max_seeds=12, start=6)
+    design = SequentialDesign(max_seeds=16, start=12)
     looks, fractions = design.looks(), _fractions(design)
     rng = np.random.default_rng(21)
-    n = 400
+    n = 300
     plain = checked = 0
     for _ in range(n):
-        d = np.where(rng.random(12) < 0.8, 0.02, -0.08) + rng.normal(0, 0.005, 12)
+        d = np.where(rng.random(16) < 0.8, 0.02, -0.08) + rng.normal(0, 0.02, 16)
         plain += _prepare(d, looks).first_rejection(fractions, 0.05) is not None
         checked += _prepare(d, looks, skew_check=True).first_rejection(fractions, 0.05) is not None
     assert checked < plain and checked / n <= _allowance(n), (plain / n, checked / n)

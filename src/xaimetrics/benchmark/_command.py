@@ -297,6 +297,7 @@ def _run_gated(
 ) -> int:
     """``run`` with the gated design: gate, measure, print the tables and the answer, write the report."""
     from xaimetrics.benchmark import Artefacts, ResultsStore, print_gated, run_gated
+    from xaimetrics.benchmark._gated import store_gated_meta
 
     store = output / "results.sqlite"
     gate, methods = design.gate_seeds(), design.method_seeds()
@@ -307,12 +308,9 @@ def _run_gated(
         grid, store, design, providers=providers, artefacts=Artefacts(grid, providers, output / "artefacts"),
         response_cache=response_cache(args), progress=not args.no_progress, say=_say,
     )  # fmt: skip
-    with ResultsStore(store) as results_store:  # what 'report' needs to rebuild the verdicts from the rows
-        results_store.set_meta(_SEQUENTIAL_META, {
-            "design": design.to_dict(), "simulators": list(grid.simulators),
-            "has_methods": bool(grid.concept_methods),
-        })  # fmt: skip
-        results_store.set_meta("grid", grid.replace(seeds=(*gate, *methods), controls=True).to_dict())
+    store_gated_meta(
+        store, grid, design, results
+    )  # what 'report' needs to rebuild the verdicts from the rows
     summaries = [s for r in results for s in r.summaries]
     failed = sum(r.failed for r in results)
     print_gated(results)
@@ -338,7 +336,6 @@ def _say(message: str) -> None:
 
 
 #: the store's meta entry of a gated run: its design, simulators and whether it listed concept methods
-_SEQUENTIAL_META = "sequential"
 
 
 def _write(
@@ -358,10 +355,11 @@ def _write(
         replay_gated,
         write_report,
     )
+    from xaimetrics.benchmark._gated import GATED_META
 
     with ResultsStore(output / "results.sqlite", read_only=True) as store:
         frame, grid = store.to_frame(), store.get_meta("grid", {})
-        stored = store.get_meta(_SEQUENTIAL_META)
+        stored = store.get_meta(GATED_META)
     sections = []
     lines: list[str] = []
     if gated is None and stored:  # recomputed from the rows: the verdicts are the run's

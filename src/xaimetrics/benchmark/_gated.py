@@ -345,6 +345,28 @@ def replay_gated(
     return [_gate_and_measure(s, has_methods, design, rows_of(s), rows_of(s)) for s in simulators]
 
 
+#: the store's meta key of a gated run: what ``xaimetrics benchmark report`` needs to replay its verdicts
+GATED_META = "sequential"
+
+
+def store_gated_meta(
+    store_path: str | Path, grid: Grid, design: GatedDesign, results: Sequence[GatedResult]
+) -> None:
+    """Keep with the rows what a gated run was: its design, its simulators, whether it listed methods, each
+    simulator's gate outcome and the seeds each part used (``GATED_META``), and the grid with those seeds."""
+    from xaimetrics.benchmark._store import ResultsStore
+
+    used = sorted({s for r in results for part in r.seeds.values() for s in part})
+    with ResultsStore(store_path) as store:
+        store.set_meta(GATED_META, {
+            "design": design.to_dict(), "simulators": [r.simulator for r in results],
+            "has_methods": bool(grid.concept_methods),
+            "outcomes": {r.simulator: r.outcome for r in results},
+            "seeds": {r.simulator: {k: list(v) for k, v in r.seeds.items()} for r in results},
+        })  # fmt: skip
+        store.set_meta("grid", grid.replace(seeds=tuple(used) or grid.seeds, controls=True).to_dict())
+
+
 def plan_gated(grid: Grid, design: GatedDesign | None = None) -> dict[str, Any]:
     """The worst case of :func:`run_gated` before any call: settings per part and in all (every look made).
 
