@@ -649,13 +649,15 @@ def until_decided(
     metric: str = "auto",
     first_seed: int = 0,
     assess_each_look: bool = False,
+    pvalues: bool = True,
 ) -> SequentialResult:
     """Grow a grid seed by seed until its question is decided or the budget is spent.
 
     ``run(seeds)`` returns the results of the grid on those seeds (e.g. by rerunning a resumable
     :func:`~xaimetrics.benchmark.run_grid` and reading its store); the seeds are ``first_seed, first_seed + 1, …``.
     ``question="controls"`` stops when the positive control fails, or when every control is decided;
-    ``"methods"`` when every concept method is decided (:func:`sequential_verdicts`).
+    ``"methods"`` when every concept method is decided (:func:`sequential_verdicts`). The last look's verdicts
+    carry sequential p-values unless ``pvalues=False`` (a bisection per test: simulations skip it).
 
     Example:
         >>> from xaimetrics.benchmark._simulation import simulate_results
@@ -702,7 +704,7 @@ def until_decided(
             out.stopped = "seeds"
         if out.stopped:  # the last look: its p-values too
             out.verdicts = sequential_verdicts(
-                differences, roles, design, seeds=seeds, margin=margin, question=question
+                differences, roles, design, seeds=seeds, margin=margin, question=question, pvalues=pvalues
             )
             break
     return out
