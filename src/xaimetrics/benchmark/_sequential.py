@@ -500,7 +500,11 @@ def _control_row(
     # the negative control's "fail" is shown on either side of the margin: each side at α/2
     level = {"pass": alpha, "fail": alpha if role == "positive" else alpha / 2}
     verdict, decided_by, pvalue = "undecided", "", math.nan
-    for name, hypotheses in options.items():
+    # "fail" first: a positive control shown to beat NoExplanation but also shown below +margin gains too little
+    # for the instrument to detect a difference of the margin (it fails); only one of the two can be a true null,
+    # so giving "fail" precedence keeps both claims' error within α
+    for name in ("fail", "pass"):
+        hypotheses = options[name]
         if name == "pass":
             ok = all(tested.rejects(h, level[name]) for h in hypotheses)
             p = max(tested.pvalue(h) for h in hypotheses)
