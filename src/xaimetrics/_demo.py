@@ -382,11 +382,16 @@ def _run(args: argparse.Namespace) -> int:
     for simulator, path in stores.items():
         with ResultsStore(path) as store:
             store.export(output / ("results.csv" if simulator == args.simulator else "reference/results.csv"))
-    overlap = selection_overlap(
-        [artefacts.samples(dataset, model_name, seed) for seed in _seeds_used(results)],
-        pool=artefacts.data(dataset)[1],
-        predictions=artefacts.activations(dataset, model_name)["predictions"],
-    )
+    seeds = _seeds_used(results)
+    overlap = artefacts.json_record(  # stored: a rerun does not redraw every seed's selection
+        "selection-overlap",
+        [artefacts.model_id(dataset, model_name), seeds, grid.n_lp, grid.n_ep, grid.balance,
+         len(artefacts.data(dataset)[1])],
+        lambda: selection_overlap(
+            [artefacts.samples(dataset, model_name, seed) for seed in seeds], pool=artefacts.data(dataset)[1],
+            predictions=artefacts.activations(dataset, model_name)["predictions"],
+        ),
+    )  # fmt: skip
     sections = _sections(results, names, overlap, design)
     summary_wall = time.perf_counter() - started
     paths = write_report(
