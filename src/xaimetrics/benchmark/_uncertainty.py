@@ -124,11 +124,38 @@ def sign_flip_test(differences: ArrayLike, *, alternative: Alternative = "two-si
     if d.size == 1:  # two sign patterns (scipy wants two observations): the observed one and its flip
         agrees = {"two-sided": False, "greater": d[0] > 0, "less": d[0] < 0}[alternative]
         return 0.5 if agrees else 1.0
+    if d.size > EXACT_UNITS:
+        return _random_sign_flip(d, alternative, seed)
     result = stats.permutation_test(
         (d,), np.mean, permutation_type="samples", alternative=alternative, vectorized=True,
         n_resamples=_RESAMPLES, rng=np.random.default_rng(seed),
     )  # fmt: skip
     return float(min(1.0, result.pvalue))
+
+
+def _random_sign_flip(d: np.ndarray, alternative: Alternative, seed: int) -> float:
+    """The random-flip branch of :func:`sign_flip_test` as one matrix product: 9,999 seeded sign patterns, the
+    observed one counted too (``(1 + #{as extreme}) / 10,000``, scipy's convention), two-sided as twice the
+    smaller one-sided p. scipy's ``permutation_test`` draws the same kind of patterns but took ~65 ms per call,
+    which made ``assess`` on 40 seeds take seconds (28 such tests); this takes ~1 ms.
+
+    Example:
+        >>> d = np.linspace(-0.05, 0.25, 20)
+        >>> _random_sign_flip(d, "greater", 0) == 1 / 10_000, _random_sign_flip(-d, "greater", 0)
+        (True, 1.0)
+    """
+    rng = np.random.default_rng(seed)
+    signs = rng.integers(0, 2, size=(_RESAMPLES, d.size), dtype=np.int8) * 2 - 1
+    null = signs @ d
+    observed = float(d.sum())
+    tol = 1e-12 * max(1.0, float(np.abs(d).sum()))
+    greater = (1 + int(np.count_nonzero(null >= observed - tol))) / (_RESAMPLES + 1)
+    less = (1 + int(np.count_nonzero(null <= observed + tol))) / (_RESAMPLES + 1)
+    if alternative == "greater":
+        return min(1.0, greater)
+    if alternative == "less":
+        return min(1.0, less)
+    return min(1.0, 2 * min(greater, less))
 
 
 def skewness_corrected_pvalue(differences: ArrayLike, *, alternative: Alternative = "two-sided") -> float:
