@@ -66,7 +66,7 @@ def test_a_valid_instrument_measures_the_methods_on_fresh_seeds_until_decided(tm
         "The oracle is a valid instrument: its positive control beats NoExplanation by +0."
     )
     assert lines[1].startswith(
-        "Concept methods read by The oracle, 8 fresh seeds, Holm–Shaffer corrected over 2 methods: NMF helps: +0."
+        "Concept methods read by the oracle, 8 fresh seeds, Holm–Shaffer corrected over 2 methods: NMF helps: +0."
     )
     assert (
         "PCA does not help by 0.05 or more" in lines[1] and lines[-1] == "Every question asked was decided."

@@ -95,6 +95,8 @@ def _methods_lines(result: GatedResult, margin: float, names: dict[str, str]) ->
     if result.methods is None or result.methods.verdicts is None:
         return []
     name = names.get(result.simulator, result.simulator)
+    if name.startswith("The "):  # mid-sentence here
+        name = "the " + name[4:]
     table = verdict_intervals(result.methods.results, result.methods.verdicts)
     n_seeds = int(table["n_seeds"].max()) if len(table) else 0
     label = " (exploratory: the simulator did not pass its controls)" if result.exploratory else ""
