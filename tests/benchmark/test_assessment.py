@@ -262,7 +262,10 @@ def test_one_seed_gives_undecided_verdicts_and_no_intervals() -> None:
     result = assess(simulate_results(n_seeds=1, random_state=2))
     assert set(result.controls["verdict"]) == {"undecided"} and result.verdict["decided"] is False
     assert result.comparison["ci_low"].isna().all() and (result.comparison["n_units"] == 1).all()
-    assert math.isnan(result.stability["tau_mean"]) and "Ranking stability needs two or more seeds (1 here)" in result.summary
+    assert (
+        math.isnan(result.stability["tau_mean"])
+        and "Ranking stability needs two or more seeds (1 here)" in result.summary
+    )
 
 
 def test_one_method_and_the_baseline_without_controls() -> None:
@@ -272,7 +275,9 @@ def test_one_method_and_the_baseline_without_controls() -> None:
     assert list(result.comparison.index) == ["NMF"] and result.comparison.loc["NMF", "pvalue"] == 2 / 2**6
     assert list(result.ranking.index) == ["NMF", "NoExplanation"] and result.best["method"] is None
     assert result.verdict["detects"] is None and "No positive control was run" in result.summary
-    assert "Ranking stability needs two or more concept methods (1 here)" in result.summary  # nothing to order
+    assert (
+        "Ranking stability needs two or more concept methods (1 here)" in result.summary
+    )  # nothing to order
 
 
 def test_methods_and_baseline_without_controls() -> None:
