@@ -79,7 +79,6 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "unit_differences",
         "unit_scores",
         "until_decided",
-        "verdict_intervals",
         "win_matrix",
         "write_report",
     ),

@@ -317,7 +317,7 @@ def _run(args: argparse.Namespace) -> int:
         run_gated,
         write_report,
     )
-    from xaimetrics.benchmark._gated import store_gated_meta
+    from xaimetrics.benchmark._gated import seeds_used, store_gated_meta
 
     started = time.perf_counter()
     grid = demo_grid(args)
@@ -382,7 +382,7 @@ def _run(args: argparse.Namespace) -> int:
     for simulator, path in stores.items():
         with ResultsStore(path) as store:
             store.export(output / ("results.csv" if simulator == args.simulator else "reference/results.csv"))
-    seeds = _seeds_used(results)
+    seeds = seeds_used(results)
     overlap = artefacts.json_record(  # stored: a rerun does not redraw every seed's selection
         "selection-overlap",
         [artefacts.model_id(dataset, model_name), seeds, grid.n_lp, grid.n_ep, grid.balance,
@@ -413,14 +413,6 @@ def _run(args: argparse.Namespace) -> int:
     for line in lines:
         print(f"- {line}")
     return 0 if failed == 0 else 1
-
-
-def _seeds_used(results: Sequence[GatedResult]) -> list[int]:
-    seeds: set[int] = set()
-    for result in results:
-        seeds.update(result.seeds["gate"])
-        seeds.update(result.seeds["methods"])
-    return sorted(seeds)
 
 
 def _sections(

@@ -54,7 +54,7 @@ from xaimetrics.benchmark._grid import (
     method_names,
     ranking_prompt,
 )
-from xaimetrics.benchmark._headline import headline, verdict_intervals
+from xaimetrics.benchmark._headline import headline
 from xaimetrics.benchmark._ranking import (
     PairwiseDifferences,
     copeland_ranks,
@@ -153,7 +153,6 @@ __all__ = [
     "unit_differences",
     "unit_scores",
     "until_decided",
-    "verdict_intervals",
     "win_matrix",
     "write_report",
 ]

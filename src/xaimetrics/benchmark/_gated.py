@@ -276,7 +276,7 @@ def _gate_and_measure(
             methods_look, design.methods, question="methods", margin=design.margin,
             first_seed=design.method_seeds()[0],
         )  # fmt: skip
-        if result.forecast is None and result.methods.verdicts is not None:
+        if result.forecast is None and not result.methods.verdicts.empty:
             result.forecast = forecast_methods(gate, len(result.methods.verdicts), design)
         if result.forecast is not None:
             result.forecast["seeds_used"] = len(result.methods.seeds)
@@ -349,6 +349,17 @@ def replay_gated(
 GATED_META = "sequential"
 
 
+def seeds_used(results: Sequence[GatedResult]) -> list[int]:
+    """Every seed the gates and the methods of ``results`` ran on, sorted.
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> seeds_used([SimpleNamespace(seeds={"gate": (0, 1), "methods": (8,)}), SimpleNamespace(seeds={"gate": (0,), "methods": ()})])
+        [0, 1, 8]
+    """
+    return sorted({seed for result in results for part in result.seeds.values() for seed in part})
+
+
 def store_gated_meta(
     store_path: str | Path, grid: Grid, design: GatedDesign, results: Sequence[GatedResult]
 ) -> None:
@@ -356,7 +367,7 @@ def store_gated_meta(
     simulator's gate outcome and the seeds each part used (``GATED_META``), and the grid with those seeds."""
     from xaimetrics.benchmark._store import ResultsStore
 
-    used = sorted({s for r in results for part in r.seeds.values() for s in part})
+    used = seeds_used(results)
     with ResultsStore(store_path) as store:
         store.set_meta(GATED_META, {
             "design": design.to_dict(), "simulators": [r.simulator for r in results],

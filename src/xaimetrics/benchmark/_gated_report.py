@@ -8,16 +8,12 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
-import pandas as pd
-
-from xaimetrics.benchmark._headline import verdict_intervals
 from xaimetrics.benchmark._report import report_section
 
 if TYPE_CHECKING:
     from xaimetrics.benchmark._gated import GatedDesign, GatedResult
-    from xaimetrics.benchmark._sequential import SequentialResult
 
-__all__ = ["forecast_text", "gated_sections", "looks_table", "print_gated", "seed_span"]
+__all__ = ["forecast_text", "gated_sections", "print_gated", "seed_span"]
 
 
 def seed_span(seeds: Sequence[int]) -> str:
@@ -32,13 +28,6 @@ def seed_span(seeds: Sequence[int]) -> str:
 
 def _three_digits(value: float) -> str:
     return f"{value:.3f}"
-
-
-def looks_table(result: SequentialResult) -> pd.DataFrame:
-    """One row per look: its seeds, the α spent so far and each control's or method's verdict."""
-    rows = [{"look": look["look"], "n_seeds": look["n_seeds"], "alpha_spent": look["spent"], **look["verdicts"]}
-            for look in result.looks]  # fmt: skip
-    return pd.DataFrame(rows).set_index("look") if rows else pd.DataFrame()
 
 
 def forecast_text(result: GatedResult) -> str:
@@ -69,14 +58,14 @@ def print_gated(
     out = file or sys.stdout
     for result in results:
         name = names.get(result.simulator, result.simulator)
-        gate = verdict_intervals(result.gate.results, result.gate.verdicts)
+        gate = result.gate.verdicts
         print(f"\nGate of {name}: the controls, seeds {seed_span(result.gate.seeds)} (exact group-sequential "
               "sign-flip tests; positive: beats NoExplanation or shown below +margin; negative: within or outside "
               "±margin)", file=out)  # fmt: skip
         print(gate.to_string(float_format=_three_digits), file=out)
         print(result.gate.sentence, file=out)
         if result.methods is not None:
-            table = verdict_intervals(result.methods.results, result.methods.verdicts)
+            table = result.methods.verdicts
             label = " — exploratory" if result.exploratory else ""
             print(f"\nConcept methods read by {name}{label}: seeds {seed_span(result.methods.seeds)} "
                   "(Holm–Shaffer over the methods, group-sequential; 95% t-intervals at the last look)",
@@ -98,20 +87,18 @@ def gated_sections(
         name = names.get(result.simulator, result.simulator)
         sections.append(report_section(
             f"Gate: {name}", f"Seeds {seed_span(result.gate.seeds)}. " + result.gate.sentence,
-            verdict_intervals(result.gate.results, result.gate.verdicts),
+            result.gate.verdicts,
         ))  # fmt: skip
-        sections.append(
-            report_section(f"Gate looks: {name}", "Each look's verdicts.", looks_table(result.gate))
-        )
+        sections.append(report_section(f"Gate looks: {name}", "Each look's verdicts.", result.gate.table))
         if result.methods is not None:
             label = " (exploratory)" if result.exploratory else ""
             sections.append(report_section(
                 f"Concept methods: {name}{label}", f"Fresh seeds {seed_span(result.methods.seeds)}. "
                 + result.methods.sentence + (" " + forecast_text(result) if result.forecast else ""),
-                verdict_intervals(result.methods.results, result.methods.verdicts),
+                result.methods.verdicts,
             ))  # fmt: skip
             sections.append(
-                report_section(f"Method looks: {name}", "Each look's verdicts.", looks_table(result.methods))
+                report_section(f"Method looks: {name}", "Each look's verdicts.", result.methods.table)
             )
     sections.append(report_section(
         "The design", f"Gate: looks at {design.gate.looks()} seeds, α = {design.gate.alpha:g} spent as "

@@ -14,30 +14,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from xaimetrics.benchmark._sequential import unit_difference_table
-
 if TYPE_CHECKING:
     from xaimetrics.benchmark._gated import GatedResult
 
-__all__ = ["headline", "verdict_intervals"]
-
-
-def verdict_intervals(result_frame: pd.DataFrame | None, verdicts: pd.DataFrame | None) -> pd.DataFrame:
-    """``verdicts`` with ``ci_low`` / ``ci_high``: the 95 % t-interval over the units of each competitor's
-    difference with NoExplanation at the last look (not widened for the looks: the verdicts are the tests)."""
-    from xaimetrics.benchmark._uncertainty import t_interval
-
-    if verdicts is None or verdicts.empty or result_frame is None or result_frame.empty:
-        return pd.DataFrame() if verdicts is None else verdicts
-    differences = unit_difference_table(result_frame)
-    table = verdicts.copy()
-    bounds = {
-        m: t_interval(differences[m].dropna().to_numpy()) if m in differences.columns else (math.nan,) * 3
-        for m in table.index
-    }
-    table["ci_low"] = [bounds[m][1] for m in table.index]
-    table["ci_high"] = [bounds[m][2] for m in table.index]
-    return table
+__all__ = ["headline"]
 
 
 def _p(value: float) -> str:
@@ -61,7 +41,7 @@ def _number(row: pd.Series) -> str:
 
 def _instrument_line(result: GatedResult, margin: float, names: dict[str, str]) -> str:
     name = names.get(result.simulator, result.simulator)
-    table = verdict_intervals(result.gate.results, result.gate.verdicts)
+    table = result.gate.verdicts
     positive = table[table["role"] == "positive"] if len(table) else table
     negative = table[table["role"] == "negative"] if len(table) else table
     pos = positive.iloc[0] if len(positive) else None
@@ -92,12 +72,12 @@ def _instrument_line(result: GatedResult, margin: float, names: dict[str, str]) 
 
 
 def _methods_lines(result: GatedResult, margin: float, names: dict[str, str]) -> list[str]:
-    if result.methods is None or result.methods.verdicts is None:
+    if result.methods is None or result.methods.verdicts.empty:
         return []
     name = names.get(result.simulator, result.simulator)
     if name.startswith("The "):  # mid-sentence here
         name = "the " + name[4:]
-    table = verdict_intervals(result.methods.results, result.methods.verdicts)
+    table = result.methods.verdicts
     n_seeds = int(table["n_seeds"].max()) if len(table) else 0
     label = " (exploratory: the simulator did not pass its controls)" if result.exploratory else ""
     helps = table[table["verdict"].isin(["helps", "helps_little"])].sort_values("difference", ascending=False)

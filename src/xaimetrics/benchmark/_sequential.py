@@ -39,15 +39,12 @@ import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from xaimetrics._validation import check_in_range, check_positive_int, invalid
-
-if TYPE_CHECKING:
-    from xaimetrics.benchmark._assessment import Assessment
 
 __all__ = [
     "EXACT_SEQUENTIAL_UNITS",
@@ -413,12 +410,6 @@ class _Tested:
         return self.prepared[hypothesis].pvalue(self.fractions) if self.with_pvalues else math.nan
 
 
-def _complete(differences: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
-    """The units where every one of ``columns`` was measured (the sequential tests need complete units)."""
-    present = [c for c in columns if c in differences.columns]
-    return differences[present].dropna()
-
-
 def sequential_verdicts(
     differences: pd.DataFrame,
     roles: Mapping[str, str],
@@ -463,7 +454,7 @@ def sequential_verdicts(
         rows = _method_rows(order, list(chosen), seen, fractions, design.alpha, margin, pvalues)
     table = pd.DataFrame.from_dict(
         rows, orient="index",
-        columns=["role", "verdict", "difference", "n_units", "n_seeds", "pvalue", "decided_by"],
+        columns=["role", "verdict", "difference", "n_units", "n_seeds", "pvalue", "decided_by", "ci_low", "ci_high"],
     )  # fmt: skip
     table.index.name = "method"
     return table
@@ -517,7 +508,16 @@ def _control_row(
         pvalue = min(1.0, p) if not math.isfinite(pvalue) else min(pvalue, p, 1.0)
     return {"role": role, "verdict": verdict, "difference": float(values.mean()) if values.size else math.nan,
             "n_units": int(values.size), "n_seeds": int(data["_look_rank"].nunique()), "pvalue": pvalue,
-            "decided_by": decided_by}  # fmt: skip
+            "decided_by": decided_by, **_interval(values)}  # fmt: skip
+
+
+def _interval(values: np.ndarray) -> dict[str, float]:
+    """The 95 % t-interval of the mean difference over the units the verdict was tested on (at the last look: not
+    widened for the looks, the verdicts are the tests)."""
+    from xaimetrics.benchmark._uncertainty import t_interval
+
+    _, low, high = t_interval(values)
+    return {"ci_low": low, "ci_high": high}
 
 
 def _test_name(role: str, verdict: str, margin: float) -> str:
@@ -568,7 +568,8 @@ def _method_rows(
         values = data[m].to_numpy(dtype=float)
         rows[m] = {"role": "method", "verdict": verdict, "difference": float(values.mean()) if values.size else math.nan,
                    "n_units": int(values.size), "n_seeds": int(data["_look_rank"].nunique()), "pvalue": p,
-                   "decided_by": f"{name} (Holm–Shaffer over {len(methods)} methods, sequential)" if name else ""}  # fmt: skip
+                   "decided_by": f"{name} (Holm–Shaffer over {len(methods)} methods, sequential)" if name else "",
+                   **_interval(values)}  # fmt: skip
     return rows
 
 
@@ -577,20 +578,22 @@ def _method_rows(
 
 @dataclass
 class SequentialResult:
-    """What :func:`until_decided` did: each look's seeds and verdicts, why it stopped, the last verdicts and
-    assessment, and a sentence."""
+    """What :func:`until_decided` did: each look's seeds and verdicts, why it stopped, the last verdicts (with
+    their 95 % t-intervals) and rows, and a sentence."""
 
     question: str = "controls"
     looks: list[dict[str, Any]] = field(default_factory=list)
     stopped: str = ""
-    verdicts: pd.DataFrame | None = None
-    assessment: Assessment | None = None
+    verdicts: pd.DataFrame = field(default_factory=pd.DataFrame)
     results: pd.DataFrame | None = None
     seeds: tuple[int, ...] = ()
 
     @property
     def table(self) -> pd.DataFrame:
-        return pd.DataFrame(self.looks).set_index("look") if self.looks else pd.DataFrame()
+        """One row per look: its seeds, the α spent so far and each control's or method's verdict."""
+        rows = [{"look": look["look"], "n_seeds": look["n_seeds"], "alpha_spent": look["spent"], **look["verdicts"]}
+                for look in self.looks]  # fmt: skip
+        return pd.DataFrame(rows).set_index("look") if rows else pd.DataFrame()
 
     @property
     def decided(self) -> bool:
@@ -652,7 +655,6 @@ def until_decided(
     margin: float | None = None,
     metric: str = "auto",
     first_seed: int = 0,
-    assess_each_look: bool = False,
     pvalues: bool = True,
 ) -> SequentialResult:
     """Grow a grid seed by seed until its question is decided or the budget is spent.
@@ -693,10 +695,6 @@ def until_decided(
                           "spent": design.spent(n_seeds), "verdicts": verdicts["verdict"].to_dict(),
                           "tokens": tokens, "cost_usd": cost})  # fmt: skip
         out.verdicts, out.results, out.seeds = verdicts, results, seeds
-        if assess_each_look:
-            from xaimetrics.benchmark._assessment import assess
-
-            out.assessment = assess(results, metric=metric, margin=margin)
         stop = _is_decided(verdicts, question)
         if stop:
             out.stopped = "decided"
