@@ -64,6 +64,30 @@ def test_default_columns_integer_labels_and_duplicates(tmp_path: Path) -> None:
     assert data.class_names == ["0", "1", "2"] and data.info["duplicates_removed"] == 1
 
 
+def test_labels_lose_surrounding_spaces_and_conflicting_copies_are_said(tmp_path: Path) -> None:
+    path = tmp_path / "reuters.csv"
+    frame = pd.DataFrame(
+        {
+            "body": ["oil up", "wheat down", "oil up", "gold flat"],
+            "category": ["earn ", "acq", "acq", " earn"],
+        }
+    )
+    frame.to_csv(path, index=False)
+    with pytest.warns(UserWarning) as caught:
+        data = load_dataset(path, split="all", text_column="body", label_column="category")
+    assert data.class_names == ["acq", "earn"] and data.labels.tolist() == [1, 0, 1]
+    messages = " ".join(str(w.message) for w in caught)
+    assert "2 label value(s) had surrounding spaces" in messages and "' earn'" in messages
+    assert "1 text(s) appear more than once with different labels" in messages and "'oil up'" in messages
+
+
+def test_a_control_character_in_a_label_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "nul.jsonl"
+    path.write_text('{"text": "a", "label": "x\\u0000y"}\n{"text": "b", "label": "z"}\n')
+    with pytest.raises(InvalidParameterError, match=r"label_column.*without control characters.*'x\\x00y'"):
+        load_dataset(path, split="all")
+
+
 def test_a_mapping_of_split_files_shares_one_class_order(tmp_path: Path) -> None:
     train, test = tmp_path / "train.jsonl", tmp_path / "test.jsonl"
     pd.DataFrame({"text": ["x", "y", "z", "w"], "label": ["b", "c", "b", "c"]}).to_json(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -121,10 +122,48 @@ def test_cli_finetune(data_file, tokenizer, tmp_path: Path, capsys: pytest.Captu
     assert main([*common, "--positive"]) == 0
     out = capsys.readouterr().out
     assert "test accuracy" in out and "6 steps" in out and "finetuned-base-reviews-positive-" in out
+    assert "macro-F1" in out and re.search(r"class +precision  recall     F1  support", out)
+    assert "negative" in out and "positive" in out  # one line per class
     assert main([*common, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["params"]["positive"] is False
     assert main([*common, "--epochs", "0"]) == 1
     assert "InvalidParameterError: The 'epochs' parameter of finetune" in capsys.readouterr().err
+
+
+def test_metadata_holds_macro_f1_and_per_class_scores(data_file, tokenizer, tmp_path: Path) -> None:
+    base = _save_base("bert", tmp_path / "base", tokenizer)
+    meta = finetune(base, data_file, epochs=1, output_dir=tmp_path / "out", **RECIPE).metadata
+    per_class = meta["test_per_class"]
+    assert set(per_class) == {"negative", "positive"}
+    assert sum(row["support"] for row in per_class.values()) == meta["n_test"]
+    f1 = [row["f1"] for row in per_class.values()]
+    assert meta["test_macro_f1"] == pytest.approx(sum(f1) / 2)
+    recall = [per_class[name]["recall"] * per_class[name]["support"] for name in per_class]
+    assert sum(recall) / meta["n_test"] == pytest.approx(meta["test_accuracy"])  # recall·support sums to hits
+
+
+def test_minilm_defaults_are_the_grids_minilm_recipe() -> None:
+    import inspect
+
+    from xaimetrics.models._demo import load_demo_classifier
+    from xaimetrics.models._finetune import recipe_defaults
+
+    defaults = inspect.signature(load_demo_classifier).parameters
+    assert recipe_defaults("minilm") == (defaults["max_length"].default, defaults["learning_rate"].default)
+    assert recipe_defaults("MiniLM") == recipe_defaults("minilm") != recipe_defaults("bert-base-uncased")
+
+
+def test_data_too_small_for_a_test_split_is_refused_before_training(
+    tokenizer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    two = tmp_path / "two.csv"
+    pd.DataFrame({"body": ["hello world", "bye world"], "category": ["a", "b"]}).to_csv(two, index=False)
+    args = ["finetune", "--model", str(tmp_path / "nowhere"), "--dataset", str(two), "--text-column", "body",
+            "--label-column", "category", "--cache-dir", str(tmp_path), "--quiet"]  # fmt: skip
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "an empty validation split of" in err and "pass a larger file, or a mapping" in err, err
+    assert not (tmp_path / "models").exists()
 
 
 def test_bad_arguments_fail_before_any_work(tmp_path: Path) -> None:

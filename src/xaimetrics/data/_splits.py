@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -54,14 +55,28 @@ def carve_split(
 def deduplicate(texts: Sequence[str], labels: np.ndarray) -> tuple[list[str], np.ndarray, int]:
     """Keep the first occurrence of each text, so that no text is in two splits.
 
+    Copies of a text under different labels keep the first copy's label and are said in a warning (how many
+    texts, an example): the label noise is the data's, and the user should know of it.
+
     Example:
-        >>> deduplicate(["a", "b", "a"], np.array([0, 1, 1]))
+        >>> deduplicate(["a", "b", "a"], np.array([0, 1, 0]))
         (['a', 'b'], array([0, 1]), 1)
     """
-    seen: set[str] = set()
+    first: dict[str, int] = {}
     keep = []
+    conflicting: set[str] = set()
     for i, text in enumerate(texts):
-        if text not in seen:
-            seen.add(text)
+        if text not in first:
+            first[text] = i
             keep.append(i)
+        elif labels[i] != labels[first[text]]:
+            conflicting.add(text)
+    if conflicting:
+        example = min(conflicting)
+        warnings.warn(
+            f"{len(conflicting)} text(s) appear more than once with different labels; the first copy's label is "
+            f"kept (e.g. {example[:60]!r}). Check the data's labels.",
+            UserWarning,
+            stacklevel=3,
+        )
     return [texts[i] for i in keep], labels[keep], len(texts) - len(keep)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -96,6 +97,7 @@ def encode_labels(
     values = list(raw)
     names = None if class_names is None else [str(name) for name in class_names]
     if all(isinstance(v, str) for v in values):
+        values = _clean_label_names(values, source)
         if names is None:
             names = sorted(set(values))
         index = {name: i for i, name in enumerate(names)}
@@ -129,6 +131,27 @@ def encode_labels(
     return array, names
 
 
+def _clean_label_names(values: list[str], source: str) -> list[str]:
+    """String labels without surrounding whitespace (``'earn '`` is ``'earn'``, said once in a warning); a label
+    holding a control character (a NUL byte, a line break) is refused, naming it."""
+    bad = next((v for v in values if any(ord(c) < 32 or ord(c) == 127 for c in v.strip())), None)
+    if bad is not None:
+        raise invalid(
+            "label_column", "load_dataset", "class names without control characters (NUL bytes, line breaks)",
+            repr(bad), f"Clean the label column of {source}.",
+        )  # fmt: skip
+    stripped = [v.strip() for v in values]
+    changed = sorted({v for v, s in zip(values, stripped, strict=True) if v != s})
+    if changed:
+        warnings.warn(
+            f"{source}: {len(changed)} label value(s) had surrounding spaces and are read without them "
+            f"({', '.join(map(repr, changed[:5]))}{', …' if len(changed) > 5 else ''}).",
+            UserWarning,
+            stacklevel=4,
+        )
+    return stripped
+
+
 def shared_class_names(raw: list[list[Any]], class_names: Sequence[str] | None) -> Sequence[str] | None:
     """Class names common to every split: given, the sorted union of string labels, or ``"0"…"max"``."""
     if class_names is not None:
@@ -137,7 +160,7 @@ def shared_class_names(raw: list[list[Any]], class_names: Sequence[str] | None) 
     if not values:
         return None
     if all(isinstance(v, str) for v in values):
-        return sorted(set(values))
+        return sorted({v.strip() for v in values})
     numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool) and v == v]
     if len(numbers) == len(values):  # class indices: name them up to the largest index of any split
         return [str(i) for i in range(int(max(numbers)) + 1)]

@@ -37,9 +37,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--positive", action="store_true", help="the '+' variant: a ReLU at the head input")
     parser.add_argument("--n-train", type=int, default=3000, help="training texts (0: the whole train split)")
     parser.add_argument("--epochs", type=int, default=1)
-    parser.add_argument("--max-length", type=int, default=128)
+    parser.add_argument(
+        "--max-length", type=int, default=None,
+        help="tokens per text (default: 64 for minilm, the grid's minilm/minilm+ recipe; 128 for other models)",
+    )  # fmt: skip
     parser.add_argument("--batch-size", type=int, default=16)
-    parser.add_argument("--learning-rate", type=float, default=5e-5)
+    parser.add_argument(
+        "--learning-rate", type=float, default=None,
+        help="AdamW's peak learning rate (default: 1e-4 for minilm, the grid's recipe; 5e-5 for other models)",
+    )  # fmt: skip
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--n-eval", type=int, default=1000, help="texts evaluated per split (0: all)")
     parser.add_argument(
@@ -74,8 +80,30 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"path": metadata.get("path"), **metadata}, indent=2, sort_keys=True, default=str))
         return 0
     print(f"model: {metadata.get('path')}")
+    macro = metadata.get("test_macro_f1")
+    macro_text = "" if macro is None else f", macro-F1 {macro:.3f}"
     print(
-        f"test accuracy {metadata['test_accuracy']:.3f} (n={metadata['n_test']}), validation "
+        f"test accuracy {metadata['test_accuracy']:.3f}{macro_text} (n={metadata['n_test']}), validation "
         f"{metadata['validation_accuracy']:.3f}; {metadata['steps']} steps, {metadata['train_seconds']:.0f} s"
     )
+    per_class = metadata.get("test_per_class")
+    if isinstance(per_class, dict):
+        print(per_class_table(per_class))
     return 0
+
+
+def per_class_table(per_class: dict[str, dict[str, float]]) -> str:
+    """The test split's precision / recall / F1 / support per class, as aligned text.
+
+    Example:
+        >>> print(per_class_table({"sports": {"precision": 1.0, "recall": 0.5, "f1": 0.667, "support": 4}}))
+        class   precision  recall     F1  support
+        sports      1.000   0.500  0.667        4
+    """
+    width = max(5, *(len(name) for name in per_class))
+    lines = [f"{'class':<{width}}  precision  recall     F1  support"]
+    for name, row in per_class.items():
+        lines.append(
+            f"{name:<{width}}  {row['precision']:9.3f}  {row['recall']:6.3f}  {row['f1']:5.3f}  {int(row['support']):7d}"
+        )
+    return "\n".join(lines)

