@@ -89,3 +89,24 @@ def test_real_default_model_answers_in_the_constrained_format(tmp_path: Path) ->
     again = cached.generate(messages, answer_schema=schema)
     assert again.cached and again.text == response.text
     assert sim.usage.summary().calls == 1
+
+
+@pytest.mark.slow
+def test_a_prompt_longer_than_the_context_is_a_failed_answer_naming_the_fix() -> None:
+    pytest.importorskip("llama_cpp")
+    sim = default_simulator(n_ctx=256, max_tokens=48)
+    text = "The central bank left its rates unchanged while markets rallied on strong earnings. " * 40
+    messages = [ChatMessage("system", "Classes: a, b."), ChatMessage("user", f"Sample_1: {text}")]
+    schema = AnswerSchema(("1",), ("a", "b"))
+    for scoring in (
+        {},
+        {"probabilities": True},
+    ):  # free text (llama.cpp raised a bare ValueError) and probabilities
+        response = sim.generate(
+            messages, answer_schema=AnswerSchema(schema.sample_ids, schema.classes, **scoring)
+        )
+        assert response.error is not None and response.text == ""
+        assert "more than the context window n_ctx=256" in response.error
+        assert "--max-sample-chars" in response.error and re.search(
+            r"shrink to about \d+% of its length", response.error
+        )

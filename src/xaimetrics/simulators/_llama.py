@@ -302,6 +302,9 @@ class LlamaCppSimulator(LocalModelSimulator):
         if self.isolate:
             return _response(self._remote("_complete", messages, answer_schema))
         llama = self._model()
+        too_long = self._too_long(len(self.prompt_tokens(messages)), self.max_tokens)
+        if too_long is not None:
+            return too_long
         grammar = self._grammar(answer_schema) if answer_schema is not None and self.use_grammar else None
         if not self.reuse_prompt_cache:
             llama.reset()
@@ -321,6 +324,20 @@ class LlamaCppSimulator(LocalModelSimulator):
             completion_tokens=int(usage.get("completion_tokens", 0)),
             metadata={"finish_reason": choice.get("finish_reason"), "grammar": grammar is not None},
         )
+
+    def _too_long(self, n_prompt: int, n_answer: int) -> SimulatorResponse | None:
+        """An error response naming the fix when the prompt and its answer do not fit in ``n_ctx`` (llama.cpp
+        would raise a bare ``ValueError``), else ``None``."""
+        if n_prompt + n_answer <= self.n_ctx:
+            return None
+        return SimulatorResponse(
+            "", model=self.name,
+            error=f"the prompt has {n_prompt} tokens and its answer needs up to {n_answer}: more than the context "
+            f"window n_ctx={self.n_ctx}. Cut the sample texts with max_sample_chars (--max-sample-chars on the "
+            f"command line, max_sample_chars in a grid file; the prompt must shrink to about "
+            f"{(self.n_ctx - n_answer) / n_prompt:.0%} of its length), show fewer samples (n_lp / n_ep), or raise "
+            "n_ctx.",
+        )  # fmt: skip
 
     # -- class probabilities ---------------------------------------------------------------------------------
     def prompt_tokens(self, messages: tuple[ChatMessage, ...] | list[ChatMessage]) -> list[int]:
@@ -370,12 +387,9 @@ class LlamaCppSimulator(LocalModelSimulator):
             return _response(self._remote("_class_probabilities", messages, schema))
         llama = self._model()
         prompt = self.prompt_tokens(messages)
-        if len(prompt) + 64 > self.n_ctx:
-            return SimulatorResponse(
-                "", model=self.name,
-                error=f"the prompt has {len(prompt)} tokens; n_ctx={self.n_ctx} leaves no room for answers. "
-                "Raise n_ctx or shorten the prompt (max_sample_chars).",
-            )  # fmt: skip
+        too_long = self._too_long(len(prompt), 64)
+        if too_long is not None:
+            return too_long
         computed = conditioned = 0
         probabilities: dict[str, tuple[float, ...]] = {}
         for sample_id in schema.sample_ids:
