@@ -147,7 +147,8 @@ def test_rank_any_axis_from_the_cli_and_the_report(tmp_path, capsys):
     assert "top_words − llm_labels" in report or "llm_labels − top_words" in report
     assert benchmark_main(["benchmark", "rank", "--by", "interpretation", "--output", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert printed.startswith("| interpretation | rank | win_share | mean_score | n_settings |")
+    assert printed.startswith("Ranked by score (eq. 5's accuracy")
+    assert "| interpretation | rank | win_share | mean_score | n_settings |" in printed
     for name in ("top_words", "llm_labels", "NoExplanation"):
         assert f"| {name} |" in printed
     assert "| pair | mean_difference | p_value | p_adjusted | significant | n_units |" in printed
@@ -159,6 +160,28 @@ def test_rank_any_axis_from_the_cli_and_the_report(tmp_path, capsys):
         "The '--by' option must be a grid axis among 'method', 'interpretation'"
         in captured.out + captured.err
     )
+
+
+def test_rank_prints_the_reports_ranking_without_the_controls(tmp_path, capsys):
+    """Issue #35 item 4: `benchmark rank` ranked another score than the report and counted the controls."""
+    grid = GRID.replace(
+        'methods = ["NMF", "PCA", "NoExplanation"]',
+        'methods = ["NMF", "PCA", "NoExplanation", "SurrogateWords", "RandomWords"]',
+    )
+    (tmp_path / "grid.toml").write_text(grid)
+    out = tmp_path / "out"
+    code = benchmark_main(["benchmark", "run", str(tmp_path / "grid.toml"), "--output", str(out),
+                           "--providers", "toy_grid:PROVIDERS", "--no-cache", "--no-progress"])  # fmt: skip
+    assert code == 0
+    capsys.readouterr()
+    assert benchmark_main(["benchmark", "rank", "--output", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "Controls are left out" in printed
+    table = printed.split("\n\n")[1].strip()
+    assert table.startswith("| method | rank |") and table in (out / "report.md").read_text()
+    assert "SurrogateWords" not in table and "RandomWords" not in table
+    assert benchmark_main(["benchmark", "rank", "--output", str(out), "--metric", "score"]) == 0
+    assert capsys.readouterr().out.startswith("Ranked by score")
 
 
 def test_damaged_or_empty_stores_are_one_line_errors_never_overwritten(tmp_path, capsys):

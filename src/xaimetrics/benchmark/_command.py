@@ -109,6 +109,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     rank.add_argument(
         "--output", default="xaimetrics-benchmark", help="results folder (default: %(default)s)"
     )
+    rank.add_argument(
+        "--metric", default="auto", choices=("auto", "score", "expected_accuracy"),
+        help="the score ranked: 'auto' is the report's (expected accuracy when every setting has class "
+        "probabilities, else eq. 5's accuracy) (default: %(default)s)",
+    )  # fmt: skip
     rank.set_defaults(func=_rank)
     export = actions.add_parser("export", help="export the stored results to .csv or .parquet")
     export.add_argument("path", help="the file to write (.csv or .parquet)")
@@ -401,27 +406,46 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _rank(args: argparse.Namespace) -> int:
-    from xaimetrics.benchmark import ranking_frame, rankings_by
+    from xaimetrics.benchmark import assess
     from xaimetrics.benchmark._analysis import overall_statistics
-    from xaimetrics.benchmark._report import _pairs_table, markdown_table
+    from xaimetrics.benchmark._report import _pairs_table, axis_ranking, markdown_table, method_ranking
 
     with _open_results(args.output) as store:
         frame = store.to_frame()
-    try:
-        long = ranking_frame(frame, axis=args.by)
-    except InvalidParameterError as error:  # name the option, not the API argument
-        raise InvalidParameterError(
-            str(error).replace("'axis' parameter of ranking_frame", "'--by' option")
-        ) from error
-    if long[args.by].nunique() < 2:
-        raise invalid("--by", "xaimetrics benchmark rank", "an axis with two or more values in shared settings",
-                      f"{long[args.by].nunique()} value(s) of {args.by!r}", "Run more of the grid first.")  # fmt: skip
-    table = rankings_by(long, axis=args.by)[()]
-    _, differences = overall_statistics(long, axis=args.by)
+    assessment = assess(frame, metric=args.metric)
+    if args.by == "method":
+        long, table = method_ranking(assessment)
+        if long["method"].nunique() < 2:
+            raise invalid("--by", "xaimetrics benchmark rank", "an axis with two or more values in shared settings",
+                          "fewer than two methods", "Run more of the grid first.")  # fmt: skip
+        pairs = _pairs_table(overall_statistics(long)[1], list(table.index))
+        controls = " Controls are left out (they check the reader; see the report's controls table)."
+    else:
+        try:
+            ranked = axis_ranking(frame, args.by, assessment.metric)
+        except InvalidParameterError as error:  # name the option, not the API argument
+            raise InvalidParameterError(
+                str(error).replace("'axis' parameter of ranking_frame", "'--by' option")
+            ) from error
+        if ranked is None:
+            raise invalid("--by", "xaimetrics benchmark rank", "an axis with two or more values in shared settings",
+                          f"fewer than two values of {args.by!r}", "Run more of the grid first.")  # fmt: skip
+        table, pairs = ranked
+        controls = ""
+    print(
+        f"Ranked by {assessment.metric} ({_METRIC_WORDS[assessment.metric]}), as the report in {args.output} is; "
+        f"tests over seeds, Holm-adjusted over the pairs shown.{controls}\n"
+    )
     print(markdown_table(table))
     print()
-    print(markdown_table(_pairs_table(differences, list(table.index)), index=False))
+    print(markdown_table(pairs, index=False))
     return 0
+
+
+_METRIC_WORDS = {
+    "score": "eq. 5's accuracy of the reader's answers",
+    "expected_accuracy": "the probability the reader gives the model's class",
+}
 
 
 def _export(args: argparse.Namespace) -> int:

@@ -141,13 +141,9 @@ def write_report(
     output = Path(output)
     output.mkdir(parents=True, exist_ok=True)
     from xaimetrics.benchmark._assessment import assess
-    from xaimetrics.benchmark._grid import CONTROL_METHODS
 
     assessment = assess(results, metric=metric, alpha=alpha)
-    long = assessment.long[~assessment.long["method"].isin(CONTROL_METHODS)]
-    if long["method"].nunique() < 2:  # only controls and one method: rank them all rather than nothing
-        long = assessment.long
-    overall = assessment.ranking if len(assessment.ranking) else analysis.rankings_by(long)[()]
+    long, overall = method_ranking(assessment)
     wins, differences = analysis.overall_statistics(long)
     paths = {
         "wins": figures.plot_win_matrix(wins, output / "win_matrix.png"),
@@ -163,13 +159,9 @@ def write_report(
     ]  # fmt: skip
     axis_sections: list[tuple[str, _Table, _Table]] = []
     for axis in _report_axes(results, axes):
-        long_axis = analysis.ranking_frame(results, axis=axis, metric=assessment.metric)
-        if long_axis[axis].nunique() < 2:
-            continue
-        table = analysis.rankings_by(long_axis, axis=axis)[()]
-        _, axis_differences = analysis.overall_statistics(long_axis, axis=axis)
-        pairs = _pairs_table(axis_differences, list(table.index))
-        axis_sections.append((axis, _Table(table), _Table(pairs, index=False)))
+        ranked = axis_ranking(results, axis, assessment.metric)
+        if ranked is not None:
+            axis_sections.append((axis, _Table(ranked[0]), _Table(ranked[1], index=False)))
     paths["baseline"] = figures.plot_baseline_comparison(assessment.comparison, output / "vs_baseline.png")
     totals = analysis.totals(results)
     if run:
@@ -239,6 +231,30 @@ def write_report(
         )
         paths[name.replace(".", "_")] = path
     return paths
+
+
+def method_ranking(assessment: Assessment) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The report's ranking of the methods: ``(long, table)``, the ranking frame without the controls (they
+    validate the reader, they do not compete; kept when fewer than two methods are left) and its Copeland table.
+    ``xaimetrics benchmark rank`` prints the same, so the two never disagree on one folder."""
+    from xaimetrics.benchmark._grid import CONTROL_METHODS
+
+    long = assessment.long[~assessment.long["method"].isin(CONTROL_METHODS)]
+    if long["method"].nunique() < 2:  # only controls and one method: rank them all rather than nothing
+        long = assessment.long
+    table = assessment.ranking if len(assessment.ranking) else analysis.rankings_by(long)[()]
+    return long, table
+
+
+def axis_ranking(results: pd.DataFrame, axis: str, metric: str) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    """The Copeland table and the pairwise-difference table of another grid ``axis`` scored by ``metric``, or
+    ``None`` when the axis has fewer than two values in shared settings."""
+    long_axis = analysis.ranking_frame(results, axis=axis, metric=metric)
+    if long_axis[axis].nunique() < 2:
+        return None
+    table = analysis.rankings_by(long_axis, axis=axis)[()]
+    _, differences = analysis.overall_statistics(long_axis, axis=axis)
+    return table, _pairs_table(differences, list(table.index))
 
 
 def _settings_table(results: pd.DataFrame) -> pd.DataFrame:
