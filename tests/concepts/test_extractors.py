@@ -426,13 +426,21 @@ def test_invalid_method_parameters(
         cls(n_concepts=2, **kwargs).fit(np.abs(low_rank()))
 
 
-def test_convergence_warnings_pass_through() -> None:
+@pytest.mark.parametrize("kind", [ICA, NMF])
+def test_an_unconverged_fit_says_which_option_to_raise_once(kind) -> None:
     from sklearn.exceptions import ConvergenceWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        ICA(n_concepts=5, random_state=0, max_iter=1).fit(low_rank())
-    assert any(issubclass(w.category, ConvergenceWarning) for w in caught)
+        stopped = kind(n_concepts=5, random_state=0, max_iter=1).fit(np.abs(low_rank()))
+    (warning,) = caught  # ours alone: scikit-learn's bare "Maximum number of iterations" is replaced
+    assert issubclass(warning.category, ConvergenceWarning) and stopped.converged_ is False
+    name = kind.__name__
+    assert f"{name} stopped at max_iter=1" in str(warning.message)
+    assert f"[extractor_options.{name}] max_iter = 4" in str(warning.message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert kind(n_concepts=2, random_state=0, max_iter=5000).fit(np.abs(low_rank())).converged_ is True
 
 
 def test_sae_is_exported() -> None:

@@ -19,12 +19,16 @@ from __future__ import annotations
 
 import inspect
 import sys
+import warnings
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, cast, overload
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar, cast, overload
 
 import numpy as np
 
 from xaimetrics._validation import check_fitted, check_positive_int, invalid
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     import torch
@@ -331,6 +335,9 @@ class IterativeExtractor(ConceptExtractor):
         n_concepts, random_state: as :class:`ConceptExtractor`.
         max_iter: solver iterations (scikit-learn's default, 200).
         tol: solver convergence tolerance.
+
+    After ``fit``, ``converged_`` says whether the solver reached ``tol`` within ``max_iter`` (when it did not,
+    one ``ConvergenceWarning`` names the option to raise).
     """
 
     def __init__(
@@ -344,6 +351,30 @@ class IterativeExtractor(ConceptExtractor):
         super().__init__(n_concepts=n_concepts, random_state=random_state)
         self.max_iter = max_iter
         self.tol = tol
+
+    def _solve(self, fit: Callable[[], T]) -> T:
+        """``fit()`` with scikit-learn's ``ConvergenceWarning`` caught: ``converged_`` records it, and one warning
+        of ours names the option to raise (scikit-learn's names neither the extractor nor the option)."""
+        from sklearn.exceptions import ConvergenceWarning
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = fit()
+        unconverged = [w for w in caught if issubclass(w.category, ConvergenceWarning)]
+        for other in caught:
+            if other not in unconverged:
+                warnings.warn_explicit(other.message, other.category, other.filename, other.lineno)
+        self.converged_ = not unconverged
+        if unconverged:
+            name = type(self).__name__
+            warnings.warn(
+                f"{name} stopped at max_iter={self.max_iter} before reaching tol={self.tol:g}: the concepts are "
+                f"usable but may still move. Raise it with {name}(max_iter=...), or in a grid file with "
+                f"[extractor_options.{name}] max_iter = {4 * int(self.max_iter)}.",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
+        return result
 
     def _solver_options(self) -> tuple[int, float]:
         """The checked ``(max_iter, tol)``."""

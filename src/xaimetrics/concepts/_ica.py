@@ -58,7 +58,8 @@ class ICA(IterativeExtractor):
             max_iter=max_iter,
             tol=tol,
             whiten="unit-variance",
-        ).fit(data)
+        )
+        self._solve(lambda: model.fit(data))
         self.unmixing_ = np.asarray(model.components_, dtype=data.dtype)
         self.mean_ = np.asarray(model.mean_, dtype=data.dtype)
         self._set_decoder(np.linalg.pinv(self.unmixing_).T.astype(data.dtype), self.mean_)

@@ -80,7 +80,7 @@ class NMF(IterativeExtractor):
         _check_non_negative(data, "NMF.fit")
         k = self._resolve_n_concepts(min(data.shape), "min(n_samples, n_features)")
         model = SklearnNMF(n_components=k, random_state=self.random_state, max_iter=max_iter, tol=tol)
-        concepts = model.fit_transform(data)
+        concepts = self._solve(lambda: model.fit_transform(data))
         self.estimator_ = model
         self.reconstruction_err_ = float(model.reconstruction_err_)
         self._set_decoder(np.asarray(model.components_, dtype=data.dtype))
