@@ -92,6 +92,24 @@ def test_text_occlusion_and_integrated_gradients(tiny_bert, tokenizer):
     assert ig.sum() == pytest.approx(float(difference), abs=0.05 * abs(float(difference)) + 1e-4)
 
 
+def test_a_split_classifier_is_attributed_at_its_own_length_like_the_metrics(tiny_bert, tokenizer):
+    """Issue #35 item 3: attribute(SplitClassifier) was refused, and the attribution and the metric then cut texts
+    at different lengths; integrated gradients go through the model batch_size interpolations at a time."""
+    from xaimetrics.fidelity import Deletion
+    from xaimetrics.models import SplitClassifier
+
+    classifier = SplitClassifier(tiny_bert, tokenizer, max_length=8, device="cpu")
+    texts = ["an unbelievably moving film about music and memory", "dull"]
+    for method in ("input_x_gradient", "integrated_gradients"):
+        by_classifier = attribute(classifier, texts, method, [2, 0], n_steps=16, batch_size=1)
+        by_model = attribute(tiny_bert, texts, method, [2, 0], tokenizer=tokenizer, max_length=8, n_steps=16)
+        assert [len(a) for a in by_classifier] == [6, 1]  # 8 tokens with [CLS] and [SEP]: 6 features
+        for mine, theirs in zip(by_classifier, by_model, strict=True):
+            np.testing.assert_allclose(mine, theirs, atol=1e-5)
+    metric = Deletion(classifier, texts, [2, 0], batch_size=2)  # the same features: the attributions fit
+    assert np.isfinite(metric.evaluate_samples(by_classifier)).all()
+
+
 def test_attribute_errors(linear2):
     with pytest.raises(
         InvalidParameterError, match=r"'method' parameter of attribute must be one of 'saliency'"

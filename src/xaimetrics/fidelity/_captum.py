@@ -149,7 +149,7 @@ def _attribute_tensor(
             a = captum_attr.InputXGradient(forward).attribute(xb, target=tb)
         elif method == "integrated_gradients":
             a = captum_attr.IntegratedGradients(forward).attribute(
-                xb, baselines=baseline, target=tb, n_steps=n_steps
+                xb, baselines=baseline, target=tb, n_steps=n_steps, internal_batch_size=batch_size
             )
         else:
             window = (x.shape[1], *([1] * (x.ndim - 2))) if x.ndim == 4 else tuple([1] * (x.ndim - 1))
@@ -248,9 +248,12 @@ def _embedding_attributions(
         if method == "integrated_gradients":
             feature = p.feature_of_token[samples, :length]
             base = torch.where(feature >= 0, torch.full_like(ids, pad_id), ids)
+            # internal_batch_size bounds memory: without it the n_steps interpolations of the whole batch go
+            # through the model at once (50 × 16 texts of 512 tokens exhausted 24 GB)
             a = captum_attr.LayerIntegratedGradients(forward, layer).attribute(
-                ids, baselines=base, target=tb, additional_forward_args=extra, n_steps=n_steps
-            )
+                ids, baselines=base, target=tb, additional_forward_args=extra, n_steps=n_steps,
+                internal_batch_size=batch_size,
+            )  # fmt: skip
             token_scores = a.sum(dim=-1)
         else:
             a = captum_attr.LayerGradientXActivation(

@@ -54,8 +54,8 @@ def resolve_text_model(
     model: FidelityModel | TokenizedModel, tokenizer: PreTrainedTokenizerBase | None, owner: str
 ) -> tuple[FidelityModel, PreTrainedTokenizerBase, int | None]:
     """Return ``(hf_model, tokenizer, max_length)`` from a HF model + tokenizer or a ``SplitClassifier``."""
-    if tokenizer is None and hasattr(model, "tokenizer") and hasattr(model, "model"):
-        return model.model, model.tokenizer, getattr(model, "max_length", None)
+    if hasattr(model, "tokenizer") and hasattr(model, "model"):  # a SplitClassifier: its own length and tokenizer
+        return model.model, tokenizer or model.tokenizer, getattr(model, "max_length", None)
     if tokenizer is None:
         raise invalid(
             "tokenizer",
