@@ -159,3 +159,24 @@ def test_bad_arguments_exit_with_a_message(tmp_path, capsys):
         "'--k' parameter of xaimetrics interpretability must be a positive integer" in capsys.readouterr().err
     )
     assert cli.main(["interpretability", "--ratings", str(tmp_path / "none.csv"), *SMALL]) == 1
+
+
+def test_own_data_file_with_its_own_column_names(tiny_model, tmp_path):
+    """Issue #35 item 2: the command read only offline datasets' usual columns."""
+    import pandas as pd
+
+    from xaimetrics.data import load_dataset
+
+    bbc = load_dataset("bbc_news", "train").subset(range(300))  # the train split is shuffled: every class
+    labels = [bbc.class_names[i] for i in bbc.labels]
+    rows = pd.DataFrame({"body": bbc.texts, "category": labels, "id": range(300)})
+    path = tmp_path / "reuters_like.csv"
+    rows.to_csv(path, index=False)
+    out = tmp_path / "own"
+    args = ["interpretability", "--model", str(tiny_model), "--extractor", "pca", "--n-concepts", "3",
+            "--seeds", "1", "--dataset", str(path), "--text-column", "body", "--label-column", "category",
+            "--split", "all", "--max-samples", "40", "--vocabulary-size", "150", "--min-count", "3", "--k", "5",
+            "--output", str(out)]  # fmt: skip
+    assert cli.main(args) == 0
+    data = json.loads((out / "interpretability.json").read_text())
+    assert "reuters_like/all, 40 texts; reference corpus" in json.dumps(data)

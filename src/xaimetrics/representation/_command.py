@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from xaimetrics._arguments import add_tracking_arguments
+from xaimetrics._arguments import add_data_arguments, add_tracking_arguments, data_options
 from xaimetrics._validation import invalid
 
 if TYPE_CHECKING:
@@ -60,8 +60,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     source.add_argument("--n-concepts", type=int, default=10)
     source.add_argument("--seeds", type=int, default=3, help="extractor fits for stability (1 disables it)")
-    source.add_argument("--dataset", default="rotten_tomatoes", help="evaluation texts (an offline dataset)")
+    source.add_argument(
+        "--dataset", default="rotten_tomatoes",
+        help="evaluation texts: an offline dataset or a data file (any column names with --text-column/--label-column)",
+    )  # fmt: skip
     source.add_argument("--split", default="test")
+    add_data_arguments(source)
     source.add_argument("--max-samples", type=int, default=500)
     coherence = parser.add_argument_group("coherence")
     coherence.add_argument(
@@ -159,11 +163,15 @@ def run(args: argparse.Namespace) -> int:
     if args.baseline is not None and not args.baseline.is_file():
         raise invalid("--baseline", owner, "an existing JSON file", str(args.baseline),
                       "Write one first with 'xaimetrics interpretability ... --output DIR'.")  # fmt: skip
-    data = load_dataset(args.dataset, args.split)
+    options: dict[str, Any] = data_options(args)
+    data = load_dataset(args.dataset, args.split, **options)
     chosen = np.sort(np.random.default_rng(0).permutation(len(data.texts))[: args.max_samples])
     texts, labels = [data.texts[i] for i in chosen], data.labels[chosen]
     corpus_name = args.corpus or ("imdb" if args.dataset in ("rotten_tomatoes", "imdb") else args.dataset)
-    corpus = ReferenceCorpus.from_dataset(corpus_name, args.corpus_split, max_documents=args.max_documents)
+    corpus = ReferenceCorpus.from_dataset(
+        corpus_name, args.corpus_split, max_documents=args.max_documents,
+        dataset_options=options if corpus_name == args.dataset else None,
+    )  # fmt: skip
     vocabulary = corpus.frequent_words(min_count=args.min_count, max_words=args.vocabulary_size)
     common: dict[str, Any] = {
         "vocabulary": vocabulary,
@@ -197,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
         kind = EXTRACTORS.get(name)
         if args.model == "demo":
             classifier = load_demo_classifier(
-                args.dataset, positive=kind.positive_activations, device=args.device
+                args.dataset, positive=kind.positive_activations, device=args.device, dataset_options=options
             )
         else:
             classifier = SplitClassifier.from_pretrained(

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -112,12 +113,14 @@ class ReferenceCorpus:
         *,
         max_documents: int | None = None,
         tokenizer: Callable[[str], list[str]] | None = None,
+        dataset_options: Mapping[str, Any] | None = None,
     ) -> ReferenceCorpus:
         """The texts of a dataset of :func:`xaimetrics.data.load_dataset` (offline: ``rotten_tomatoes``,
-        ``imdb``, ``bbc_news``), optionally only the first ``max_documents``."""
+        ``imdb``, ``bbc_news``; or a file, read with ``dataset_options`` such as ``text_column``), optionally only
+        the first ``max_documents``."""
         from xaimetrics.data import load_dataset
 
-        texts = load_dataset(name, split).texts
+        texts = load_dataset(name, split, **dict(dataset_options or {})).texts
         if max_documents is not None:
             texts = texts[:max_documents]
         return cls.from_texts(texts, tokenizer=tokenizer, name=f"{name}/{split}")
