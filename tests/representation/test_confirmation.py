@@ -146,3 +146,17 @@ def test_bad_measure_window_and_gamma_get_clear_errors():
         confirmation_matrix(["a", "b"], corpus, measure="c_v")
     with pytest.raises(InvalidParameterError, match="'unknown_words' parameter of topic_coherence"):
         topic_coherence([["a", "b"]], corpus, unknown_words="ignore")
+
+
+def test_gensims_published_direct_confirmation_examples():
+    # gensim's docstring / test_direct_confirmation_measure case: 5 documents, "test" in 3, "doc" in 2, both
+    # in 1: log-conditional ≈ ln(1/2), PMI ≈ ln((1/5) / ((3/5)(2/5))) = -0.182321557, NPMI ≈ -0.113282753
+    corpus = ReferenceCorpus.from_tokens([["x"], ["test"], ["test", "doc"], ["test"], ["doc"]])
+    words = ["test", "doc"]
+    for measure, expected in (
+        ("log_conditional", -0.693147181),
+        ("pmi", -0.182321557),
+        ("npmi", -0.113282753),
+    ):
+        matrix = confirmation_matrix(words, corpus, measure=measure, window_size=None, mode="gensim")
+        assert matrix[0, 1] == pytest.approx(expected, abs=1e-9), measure

@@ -176,3 +176,19 @@ def test_dictionary_stability_equals_interpretos_definition(matching):
         assert pairs[:, 0].tolist() == [0, 1, 2, 3, 4] and similarity.shape == (5,)
     with pytest.raises(InvalidParameterError, match="'matching' parameter of dictionary_stability"):
         dictionary_stability(runs, matching="greedy")
+
+
+@pytest.mark.parametrize("matching", ["hungarian", "max_cosine"])
+def test_interpretos_published_stability_cases(matching):
+    # Interpreto's tests/concepts/metrics/test_dictionary_metrics.py: identical → 1, a reversed transposed
+    # range → strictly between 0 and 1, orthogonal halves of the identity → 0
+    range_up = np.arange(2500, dtype=np.float64).reshape(50, 50)
+    range_down_t = np.arange(2500, 0, -1, dtype=np.float64).reshape(50, 50).T
+    eye = np.eye(50)
+
+    def score(first, second):
+        return dictionary_stability([first, second], sign_invariant=False, matching=matching).score
+
+    assert score(range_up, range_up) == pytest.approx(1.0, abs=1e-4)
+    assert 0 < score(range_up, range_down_t) < 1
+    assert score(eye[:25], eye[25:]) < 1e-4
