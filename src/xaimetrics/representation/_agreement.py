@@ -11,7 +11,7 @@ The circular and bipolar levels and user-given difference functions are passed t
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -202,17 +202,23 @@ def krippendorff_alpha(
             **common,
         )
     krippendorff = import_optional("krippendorff", extra="agreement", caller="krippendorff_alpha")
-    metric: object = level
+    metric: object = level  # the package's own difference for its four levels
     if callable(level) or level in ("circular", "bipolar"):
-        delta = difference_matrix(level, domain, np.zeros(len(domain)), period, owner)
-
-        def metric(
-            v1: object, v2: object, i1: np.ndarray, i2: np.ndarray, n_v: object, dtype: object = None
-        ) -> np.ndarray:
-            return delta[i1, i2]
-
+        metric = _table_metric(difference_matrix(level, domain, np.zeros(len(domain)), period, owner))
     alpha = krippendorff.alpha(value_counts=counts, value_domain=domain, level_of_measurement=metric)
     return AlphaResult(float(alpha), **common)
+
+
+def _table_metric(delta: np.ndarray) -> Callable[..., np.ndarray]:
+    """The package's difference-function protocol ``(v1, v2, i1, i2, n_v, dtype)`` over a precomputed δ²
+    table of the value domain (the package calls it with the domain's indices)."""
+
+    def metric(
+        v1: object, v2: object, i1: np.ndarray, i2: np.ndarray, n_v: object, dtype: object = None
+    ) -> np.ndarray:
+        return delta[i1, i2]
+
+    return metric
 
 
 def _reliability_data(ratings: object, orientation: str, owner: str, name: str) -> np.ndarray:
