@@ -98,6 +98,7 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=20)
     parser.add_argument("--window-size", type=int, default=10)
     parser.add_argument("--memory-only", action="store_true", help="only the peak-memory comparison")
+    parser.add_argument("--measures-only", action="store_true", help="only gensim's other measures")
     parser.add_argument("--keep-inputs", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--memory-worker", choices=["ours", "gensim"], help=argparse.SUPPRESS)
     parser.add_argument("--inputs", type=Path, help=argparse.SUPPRESS)
@@ -139,9 +140,12 @@ def main() -> None:
           f"× top-{args.k} ({distinct} distinct words), window {args.window_size}", flush=True)  # fmt: skip
 
     ws = args.window_size
-    if not args.memory_only:
+    if not (args.memory_only or args.measures_only):
         speed(report, documents, topics, word_vectors, vocabulary, corpus, args)
-    memory(report, documents, topics, ws, args.keep_inputs)
+    if not args.memory_only:
+        other_measures(report, documents, topics, corpus, args)
+    if not args.measures_only:
+        memory(report, documents, topics, ws, args.keep_inputs)
     report.finish(args.json)
 
 
@@ -196,6 +200,36 @@ def speed(report: Report, documents: Any, topics: Any, word_vectors: Any, vocabu
         bool(speedup.median >= 20 and equal),
         "" if equal else "values differ",
     )
+
+
+def other_measures(
+    report: Report, documents: Any, topics: Any, corpus: Any, args: argparse.Namespace
+) -> None:
+    """gensim's c_uci, u_mass and c_v at their default windows, coherence only (each side's index is built once
+    outside the timer: gensim's Dictionary, our ReferenceCorpus), both sides alternated in the same run."""
+    from gensim.corpora import Dictionary
+    from gensim.models.coherencemodel import CoherenceModel
+
+    from xaimetrics.representation import topic_coherence
+
+    dictionary = Dictionary(documents)
+    for name in ("c_uci", "u_mass", "c_v"):
+
+        def gensim_measure(name: str = name) -> Any:
+            return CoherenceModel(topics=topics, texts=documents, dictionary=dictionary, coherence=name,
+                                  processes=1, topn=args.k).get_coherence_per_topic()  # fmt: skip
+
+        def ours_measure(name: str = name) -> Any:
+            return topic_coherence(topics, corpus, measure=name, mode="gensim")
+
+        timings, results = measure(
+            {"gensim": gensim_measure, "ours": ours_measure}, repeats=args.repeats, warmup=args.warmup
+        )
+        difference = float(np.nanmax(np.abs(np.asarray(results["gensim"]) - np.asarray(results["ours"]))))
+        report.row(f"{name}: gensim CoherenceModel (processes=1)", timings["gensim"])
+        report.row(f"{name}: xaimetrics topic_coherence (gensim mode)", timings["ours"])
+        report.row(f"{name}: speed-up (per-round ratio)", ratio(timings["gensim"], timings["ours"]), "×", 1)
+        report.row(f"{name}: max |xaimetrics − gensim| over the dimensions", f"{difference:.1e}")
 
 
 def memory(report: Report, documents: Any, topics: Any, ws: int, keep: Path | None) -> None:

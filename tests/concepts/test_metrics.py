@@ -21,6 +21,7 @@ from xaimetrics.concepts import (
     global_importance,
     important_concept_ratio,
     latent_l2,
+    latent_wasserstein,
     local_importance,
     logits_kl,
     logits_l2,
@@ -266,3 +267,20 @@ def test_concept_metrics_errors(classifier) -> None:
         concept_metrics(classifier, extractor, [])
     with pytest.raises(InvalidParameterError, match=r"'inputs' parameter of concept_metrics .* 2-D"):
         concept_metrics(classifier, extractor, np.ones(10))
+
+
+def test_latent_wasserstein_equals_scipy_per_feature_mean() -> None:
+    from scipy.stats import wasserstein_distance
+
+    A = RNG.normal(size=(40, 5))
+    A[:10, 0] = 0.0  # ties
+    A_hat = np.round(A * 0.8 + RNG.normal(scale=0.3, size=(40, 5)), 1)  # ties in the reconstruction too
+    expected = np.mean([wasserstein_distance(A[:, d], A_hat[:, d]) for d in range(5)])
+    assert latent_wasserstein(A, A_hat) == pytest.approx(expected, abs=1e-12)
+    assert latent_wasserstein(torch.as_tensor(A), torch.as_tensor(A_hat)) == pytest.approx(
+        expected, abs=1e-12
+    )
+    assert latent_wasserstein(A, A[::-1]) == 0.0  # a distribution metric: the order of samples is irrelevant
+    assert latent_wasserstein(A, A + 2.0) == pytest.approx(2.0)
+    with pytest.raises(InvalidParameterError, match=r"'reconstructed' parameter of latent_wasserstein"):
+        latent_wasserstein(np.ones((3, 2)), np.ones((2, 2)))

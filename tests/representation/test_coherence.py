@@ -63,8 +63,15 @@ def test_absent_word_pairs_are_left_out_and_reported():
     assert result.scores[0] == pytest.approx(hand_npmi(2, 2, 3, 4))
     only_absent = dim_coherence(np.array([[1.0], [0.9]]), ["yyy", "zzz"], corpus, k=2)
     assert math.isnan(only_absent.scores[0]) and math.isnan(only_absent.mean)
-    with pytest.raises(InvalidParameterError, match="words that all occur in the corpus in gensim mode"):
-        topic_coherence([["a", "zzz"]], corpus, mode="gensim")
+    # gensim's rule: an unknown word leaves its topic; only a topic without a known word is an error
+    dropped = topic_coherence([["a", "zzz", "b"]], corpus, window_size=3, mode="gensim")
+    assert dropped[0] == topic_coherence([["a", "b"]], corpus, window_size=3, mode="gensim")[0]
+    with pytest.raises(InvalidParameterError, match="at least one word of the corpus in gensim mode"):
+        topic_coherence([["a", "b"], ["yyy", "zzz"]], corpus, mode="gensim")
+    with pytest.raises(
+        InvalidParameterError, match=r"with unknown_words='raise'. Got absent words \['zzz'\]"
+    ):
+        topic_coherence([["a", "zzz"]], corpus, unknown_words="raise")
 
 
 def test_words_in_every_window_score_one():

@@ -18,7 +18,13 @@ from xaimetrics.concepts._complexity import (
     n_important_concepts,
 )
 from xaimetrics.concepts._concept_model import ConceptModel
-from xaimetrics.concepts._faithfulness import completeness, latent_l2, logits_kl, logits_l2
+from xaimetrics.concepts._faithfulness import (
+    completeness,
+    latent_l2,
+    latent_wasserstein,
+    logits_kl,
+    logits_l2,
+)
 from xaimetrics.concepts._ica import ICA
 from xaimetrics.concepts._importance import (
     IMPORTANCE_THRESHOLD,
@@ -64,6 +70,7 @@ __all__ = [
     "important_concept_ratio",
     "important_concepts",
     "latent_l2",
+    "latent_wasserstein",
     "local_importance",
     "logits_kl",
     "logits_l2",

@@ -4,7 +4,8 @@ Works on the dimensions of any text encoder: concept spaces (NMF, ICA, SAE conce
 or a small semantic vector model.
 
 - Dim-Coherence@k: :func:`dim_coherence` (NPMI of each dimension's top words over a :class:`ReferenceCorpus`,
-  vectorised; :func:`topic_coherence` with ``mode="gensim"`` reproduces gensim's ``c_npmi``).
+  vectorised; :func:`topic_coherence` computes gensim's ``c_npmi``, ``c_uci``, ``u_mass`` and ``c_v``, equal to
+  gensim with ``mode="gensim"``; :func:`confirmation_matrix` the NPMI / PMI / log-conditional of word pairs).
 - Counterfactual consistency: :func:`counterfactual_consistency` (generic) and
   :func:`concept_counterfactual_consistency` (concept space, with the classifier head as scorer).
 - Stability: :func:`clustering_stability`, :func:`representation_stability` (ARI / NMI) and
@@ -30,6 +31,7 @@ from xaimetrics.representation._agreement import (
 from xaimetrics.representation._bands import BANDS, DEFAULT_TARGETS, Target, TargetCheck, band, check_targets
 from xaimetrics.representation._coherence import (
     CoherenceResult,
+    confirmation_matrix,
     dim_coherence,
     encode_words,
     npmi_matrix,
@@ -93,6 +95,7 @@ __all__ = [
     "clustering_stability",
     "composite_score",
     "concept_counterfactual_consistency",
+    "confirmation_matrix",
     "count_windows",
     "counterfactual_consistency",
     "dictionary_stability",

@@ -15,7 +15,15 @@ Zero-count policy (``mode="xaimetrics"``, the default):
 
 ``mode="gensim"`` reproduces gensim 4's ``CoherenceModel(coherence="c_npmi", processes=1)``: its counting
 (see :mod:`._cooccurrence`) and its ε = 1e-12 inside both logarithms, so a pair that never co-occurs
-scores ``log(ε / (p(a) p(b))) / -log ε``, not -1; words absent from the corpus are an error (as in gensim).
+scores ``log(ε / (p(a) p(b))) / -log ε``, not -1.
+
+Words absent from the corpus (``unknown_words="drop"``, the default, gensim's rule): they are dropped from
+their topic before scoring; gensim raises only when no word of a topic is known, and so does ``mode="gensim"``
+(the default mode scores such a topic NaN). ``unknown_words="raise"`` refuses any absent word.
+
+:func:`topic_coherence` also computes gensim's other measures (``c_uci``, ``u_mass``, ``c_v``) on the same
+corpus index, and :func:`confirmation_matrix` the direct confirmation measures (NPMI, PMI, log-conditional)
+of every word pair; see :mod:`._confirmation`.
 """
 
 from __future__ import annotations
@@ -29,6 +37,18 @@ import numpy as np
 from xaimetrics._validation import check_choice, check_positive_int, invalid
 from xaimetrics._words import POLES, Pole, encode_words, top_word_indices
 from xaimetrics.representation._bands import DimensionScores, none_if_nan
+from xaimetrics.representation._confirmation import (
+    CoherenceMeasure,
+    DirectMeasure,
+    UnknownWords,
+    check_direct_measure,
+    check_gamma,
+    check_measure,
+    check_unknown_words,
+    check_window,
+    direct_confirmation,
+    topic_scores,
+)
 from xaimetrics.representation._cooccurrence import COUNTING_MODES, WindowCounts, count_windows
 from xaimetrics.representation._corpus import ReferenceCorpus
 
@@ -38,14 +58,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CoherenceResult",
+    "confirmation_matrix",
     "dim_coherence",
     "encode_words",
     "npmi_matrix",
     "top_words",
     "topic_coherence",
 ]
-
-GENSIM_EPSILON = 1e-12
 
 
 def _as_numpy_2d(values: object, name: str, owner: str) -> np.ndarray:
@@ -105,23 +124,15 @@ def top_words(
     return [[vocabulary[i] for i in order[:, d]] for d in range(values.shape[1])]
 
 
-def _npmi(joint: np.ndarray, first: np.ndarray, second: np.ndarray, n_windows: int, mode: str) -> np.ndarray:
-    """Elementwise NPMI from window counts (float64), with the zero policy of ``mode``."""
-    joint, first, second = (np.asarray(x, dtype=np.float64) for x in (joint, first, second))
-    n = float(n_windows)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if mode == "gensim":  # the same operations, in the same order, as gensim's log_ratio_measure
-            ratio = np.log(((joint / n) + GENSIM_EPSILON) / ((first / n) * (second / n)))
-            return ratio / (-np.log((joint / n) + GENSIM_EPSILON))
-        p_joint = joint / n
-        score = np.log(p_joint / ((first / n) * (second / n))) / -np.log(p_joint)
-    score = np.where(joint == 0, -1.0, score)
-    score = np.where(joint == n, 1.0, score)
-    return np.where((first == 0) | (second == 0), np.nan, score)
-
-
 def _checked_counts(
-    corpus: ReferenceCorpus, words: Sequence[str], window_size: int, mode: str, owner: str
+    corpus: ReferenceCorpus,
+    words: Sequence[str],
+    window_size: int | None,
+    mode: str,
+    owner: str,
+    *,
+    topics: Sequence[Sequence[str]] = (),
+    unknown_words: str = "drop",
 ) -> WindowCounts:
     if not isinstance(corpus, ReferenceCorpus):
         raise invalid(
@@ -132,17 +143,67 @@ def _checked_counts(
             "Build one with ReferenceCorpus.from_texts(texts) or ReferenceCorpus.from_dataset(name).",
         )
     counting = check_choice(mode, "mode", owner, COUNTING_MODES)
+    unknown_words = check_unknown_words(unknown_words, owner)
+    absent = {w for w, i in zip(words, corpus.ids(words), strict=True) if i < 0}
+    if absent and unknown_words == "raise":
+        raise invalid(
+            "topics",
+            owner,
+            "words that all occur in the corpus with unknown_words='raise'",
+            f"absent words {sorted(absent)[:10]}",
+            "Use unknown_words='drop' (gensim's rule) to drop them from their topics.",
+        )
     if counting == "gensim":
-        absent = [w for w, i in zip(words, corpus.ids(words), strict=True) if i < 0]
-        if absent:
-            raise invalid(
-                "topics",
-                owner,
-                "words that all occur in the corpus in gensim mode",
-                f"absent words {absent[:10]}",
-                "gensim raises on them too; use mode='xaimetrics', which leaves their pairs out.",
-            )
+        for d, topic in enumerate(topics):
+            if all(w in absent for w in topic):
+                raise invalid(
+                    "topics",
+                    owner,
+                    "topics with at least one word of the corpus in gensim mode",
+                    f"no known word in topic {d} {list(topic)[:10]}",
+                    "gensim drops unknown words and raises only on such a topic; remove it, or use "
+                    "mode='xaimetrics', which scores it NaN.",
+                )
     return count_windows(corpus, words, window_size=window_size, mode=counting)
+
+
+def confirmation_matrix(
+    words: Sequence[str],
+    corpus: ReferenceCorpus,
+    *,
+    measure: DirectMeasure = "npmi",
+    window_size: int | None = 10,
+    mode: str = "xaimetrics",
+) -> np.ndarray:
+    """Direct confirmation ``m(W', W*)`` of every pair of ``words`` over ``corpus`` (Röder et al. 2015).
+
+    Args:
+        words: distinct words; row ``i`` is ``W' = words[i]``, column ``j`` is ``W* = words[j]``.
+        corpus: the reference corpus.
+        measure: ``"npmi"`` (gensim's ``nlr``), ``"pmi"`` (``c_uci``'s log ratio,
+            ``log((p(W', W*) + ε) / (p(W') p(W*)))``) or ``"log_conditional"`` (``u_mass``'s
+            ``log((p(W', W*) + ε) / p(W*))``, not symmetric); ε = 1e-12.
+        window_size: sliding-window size; ``None`` counts documents (``u_mass``'s estimate).
+        mode: ``"xaimetrics"`` or ``"gensim"`` (counting and NPMI zero policy, see the module docstring).
+
+    Returns:
+        Array of shape ``(len(words), len(words))``; NaN on the rows and columns of words absent from the
+        corpus in ``"xaimetrics"`` mode.
+
+    Example:
+        >>> corpus = ReferenceCorpus.from_tokens([["a", "b"], ["a", "c"], ["b", "d"]])
+        >>> confirmation_matrix(["a", "b"], corpus, measure="log_conditional", window_size=None).round(3).tolist()
+        [[0.0, -0.693], [-0.693, 0.0]]
+    """
+    words = list(words)
+    measure = check_direct_measure(measure, "confirmation_matrix")
+    if window_size is not None:
+        window_size = check_positive_int(window_size, "window_size", "confirmation_matrix")
+    counts = _checked_counts(corpus, words, window_size, mode, "confirmation_matrix")
+    marginal = counts.marginals
+    return direct_confirmation(
+        counts.joint.toarray(), marginal[:, None], marginal[None, :], counts.n_windows, measure, mode
+    )
 
 
 def npmi_matrix(
@@ -158,11 +219,12 @@ def npmi_matrix(
         >>> npmi_matrix(["a", "b", "c"], corpus, window_size=2).round(3).tolist()
         [[1.0, -0.262, 0.369], [-0.262, 1.0, -1.0], [0.369, -1.0, 1.0]]
     """
-    words = list(words)
-    counts = _checked_counts(corpus, words, window_size, mode, "npmi_matrix")
-    joint = counts.joint.toarray()
+    window_size = check_positive_int(window_size, "window_size", "npmi_matrix")
+    counts = _checked_counts(corpus, list(words), window_size, mode, "npmi_matrix")
     marginal = counts.marginals
-    return _npmi(joint, marginal[:, None], marginal[None, :], counts.n_windows, mode)
+    return direct_confirmation(
+        counts.joint.toarray(), marginal[:, None], marginal[None, :], counts.n_windows, "npmi", mode
+    )
 
 
 def _validate_topics(topics: Sequence[Sequence[str]], owner: str) -> list[list[str]]:
@@ -186,37 +248,40 @@ def _validate_topics(topics: Sequence[Sequence[str]], owner: str) -> list[list[s
     return checked
 
 
-def _topic_scores(topics: list[list[str]], counts: WindowCounts, mode: str) -> tuple[np.ndarray, np.ndarray]:
-    index = {w: i for i, w in enumerate(counts.words)}
-    marginal = counts.marginals
-    scores, defined = [], []
-    for topic in topics:
-        t = np.array([index[w] for w in topic])
-        k = len(t)
-        rows, cols = np.repeat(t, k), np.tile(t, k)
-        off_diagonal = rows != cols  # ordered pairs (i, j), i ≠ j, in gensim's s_one_one order
-        rows, cols = rows[off_diagonal], cols[off_diagonal]
-        values = _npmi(counts.pair_counts(rows, cols), marginal[rows], marginal[cols], counts.n_windows, mode)
-        ok = ~np.isnan(values)
-        defined.append(int(ok.sum()) // 2)
-        if mode == "gensim":
-            scores.append(float(np.mean(values)))
-        else:
-            scores.append(float(np.mean(values[ok])) if ok.any() else float("nan"))
-    return np.asarray(scores), np.asarray(defined)
-
-
 def topic_coherence(
     topics: Sequence[Sequence[str]],
     corpus: ReferenceCorpus,
     *,
-    window_size: int = 10,
+    measure: CoherenceMeasure = "c_npmi",
+    window_size: int | None = None,
     mode: str = "xaimetrics",
+    unknown_words: UnknownWords = "drop",
+    gamma: float = 1.0,
+    context_measure: DirectMeasure = "npmi",
 ) -> np.ndarray:
-    """Mean pairwise NPMI of each word list (topic) over the sliding windows of ``corpus``.
+    """Coherence of each word list (topic) over ``corpus``: gensim's ``c_npmi`` (default), ``c_uci``,
+    ``u_mass`` or ``c_v`` (Röder et al. 2015; definitions in :mod:`._confirmation`).
 
-    With ``mode="gensim"`` this equals gensim's ``CoherenceModel(topics=topics, texts=corpus.documents(),
-    dictionary=..., coherence="c_npmi", window_size=window_size, processes=1).get_coherence_per_topic()``.
+    With ``mode="gensim"`` this equals gensim 4's ``CoherenceModel(topics=topics, texts=corpus.documents(),
+    dictionary=Dictionary(corpus.documents()), coherence=measure, window_size=window_size, processes=1,
+    topn=max topic length).get_coherence_per_topic()``, unknown words included (dropped from their topic).
+
+    Args:
+        topics: word lists, at least two distinct words each.
+        corpus: the reference corpus.
+        measure: ``"c_npmi"`` (mean NPMI of the word pairs, in [-1, 1]), ``"c_uci"`` (mean PMI),
+            ``"u_mass"`` (mean log-conditional probability of each word given each earlier word, ≤ 0 up to
+            ε), ``"c_v"`` (mean cosine of each word's NPMI context vector with the topic's, in [-1, 1]).
+            Higher is more coherent for all four.
+        window_size: sliding-window size; default the measure's gensim default (``c_npmi`` / ``c_uci`` 10,
+            ``c_v`` 110); ``u_mass`` counts documents and takes no window.
+        mode: ``"xaimetrics"`` or ``"gensim"`` (counting convention and NPMI's zero policy).
+        unknown_words: ``"drop"`` (gensim's rule: words absent from the corpus leave their topic; a topic
+            left with fewer than two words is NaN, or an error in gensim mode when none is known) or
+            ``"raise"``.
+        gamma: exponent of the context vectors' entries (``c_v`` only; gensim uses 1).
+        context_measure: confirmation measure of the context vectors (``c_v`` only): ``"npmi"`` (gensim) or
+            ``"pmi"``.
 
     Returns:
         Array of shape ``(len(topics),)``.
@@ -225,11 +290,26 @@ def topic_coherence(
         >>> corpus = ReferenceCorpus.from_tokens([["a", "b", "x"], ["a", "c"], ["b", "d", "c"]])
         >>> topic_coherence([["a", "b"], ["c", "d"]], corpus, window_size=2).round(4).tolist()
         [-0.1133, 0.1386]
+        >>> topic_coherence([["a", "b", "zzz"], ["c", "d"]], corpus, measure="u_mass").round(4).tolist()
+        [-0.6931, -0.6931]
     """
-    topics = _validate_topics(topics, "topic_coherence")
+    owner = "topic_coherence"
+    topics = _validate_topics(topics, owner)
+    measure = check_measure(measure, owner)
+    window = check_window(window_size, measure, owner)
+    gamma = check_gamma(gamma, owner)
+    context_measure = check_direct_measure(context_measure, owner)
+    if context_measure == "log_conditional":
+        raise invalid(
+            "context_measure",
+            owner,
+            "a symmetric measure, 'npmi' or 'pmi'",
+            context_measure,
+            "Context vectors need a symmetric confirmation measure.",
+        )
     words = list(dict.fromkeys(w for topic in topics for w in topic))
-    counts = _checked_counts(corpus, words, window_size, mode, "topic_coherence")
-    return _topic_scores(topics, counts, mode)[0]
+    counts = _checked_counts(corpus, words, window, mode, owner, topics=topics, unknown_words=unknown_words)
+    return topic_scores(topics, counts, measure, counts.mode, gamma=gamma, direct=context_measure)[0]
 
 
 @dataclass
@@ -347,12 +427,12 @@ def dim_coherence(
             topics[pole] = top_words(values, vocabulary, k, pole=pole)  # type: ignore[arg-type]
             signed_ok[pole] = ((sign * values) > 0).sum(axis=0) >= k
     all_words = list(dict.fromkeys(w for lists in topics.values() for topic in lists for w in topic))
-    counts = _checked_counts(corpus, all_words, window_size, mode, "dim_coherence")
-    scores, n_pairs = _topic_scores(topics["abs"], counts, mode)
+    counts = _checked_counts(corpus, all_words, window_size, mode, "dim_coherence", topics=topics["abs"])
+    scores, n_pairs = topic_scores(topics["abs"], counts, "c_npmi", mode)
     absent = {w for w, i in zip(all_words, corpus.ids(all_words), strict=True) if i < 0}
     pole_scores = {}
     for pole, ok in signed_ok.items():
-        pole_scores[pole] = np.where(ok, _topic_scores(topics[pole], counts, mode)[0], np.nan)
+        pole_scores[pole] = np.where(ok, topic_scores(topics[pole], counts, "c_npmi", mode)[0], np.nan)
     return CoherenceResult(
         scores=scores,
         top_words=topics["abs"],

@@ -20,6 +20,10 @@ Two conventions (see :data:`COUNTING_MODES`):
   inside the window (so ``a x a y`` with window 3 counts ``a`` in the first window only). The gensim marks
   reduce to: occurrence ``q`` makes its word present from window ``max(0, q - window_size + 1)`` up to the
   position of the first occurrence of the same word at or after that window start.
+
+``window_size=None`` counts whole documents instead of windows (the boolean-document estimate of gensim's
+``u_mass``): ``W`` is then the sparse document × word incidence matrix, one row per document (an empty
+document is a row of zeros in ``"gensim"`` mode and is not counted in ``"xaimetrics"`` mode).
 """
 
 from __future__ import annotations
@@ -49,14 +53,14 @@ class WindowCounts:
         words: the counted words, in the order of the matrix rows.
         joint: sparse matrix of shape ``(m, m)``: windows containing both words (diagonal: the word alone).
         n_windows: number of windows (virtual documents) in the corpus.
-        window_size: tokens per window.
+        window_size: tokens per window (``None``: whole documents).
         mode: the counting convention.
     """
 
     words: tuple[str, ...]
     joint: sp.csr_matrix
     n_windows: int
-    window_size: int
+    window_size: int | None
     mode: str
 
     @property
@@ -73,7 +77,7 @@ def count_windows(
     corpus: ReferenceCorpus,
     words: Sequence[str],
     *,
-    window_size: int = 10,
+    window_size: int | None = 10,
     mode: CountingMode = "xaimetrics",
     max_entries: int = 1_000_000,
 ) -> WindowCounts:
@@ -82,7 +86,7 @@ def count_windows(
     Args:
         corpus: the reference corpus.
         words: distinct words to count (absent words get zero counts).
-        window_size: tokens per window (gensim's ``c_npmi`` default is 10).
+        window_size: tokens per window (gensim's ``c_npmi`` default is 10); ``None`` counts documents.
         mode: ``"xaimetrics"`` or ``"gensim"`` (module docstring).
         max_entries: bound on the (token, window) entries handled at once: documents are processed in
             chunks of ``max_entries / window_size`` tokens and the pairs of overlapping intervals are expanded
@@ -97,12 +101,14 @@ def count_windows(
         >>> counts.n_windows, counts.marginals.tolist(), counts.joint.toarray()[0].tolist()
         (4, [3, 3, 1], [3, 2, 1])
     """
-    window_size = check_positive_int(window_size, "window_size", "count_windows")
     mode = check_choice(mode, "mode", "count_windows", COUNTING_MODES)
     words = tuple(words)
     if len(set(words)) != len(words):
         duplicates = sorted({w for w in words if words.count(w) > 1})
         raise invalid("words", "count_windows", "distinct words", f"duplicates {duplicates}")
+    if window_size is None:
+        return _count_documents(corpus, words, mode)
+    window_size = check_positive_int(window_size, "window_size", "count_windows")
     m = len(words)
 
     lengths = corpus.lengths
@@ -142,6 +148,33 @@ def count_windows(
         first_doc = end_doc
     joint = accumulator.result()
     return WindowCounts(words, joint, n_windows, window_size, mode)
+
+
+def _count_documents(
+    corpus: ReferenceCorpus, words: tuple[str, ...], mode: CountingMode, chunk: int = 1_000_000
+) -> WindowCounts:
+    """Documents holding each word and each pair: ``B.T @ B`` of the binary document × word matrix ``B``,
+    built from the corpus ``chunk`` tokens at a time (no array over every token)."""
+    ids = corpus.ids(words)
+    lookup = np.full(len(corpus.vocabulary), -1, dtype=np.int64)
+    known = ids >= 0
+    lookup[ids[known]] = np.flatnonzero(known)
+    docs, columns = [], []
+    for start in range(0, corpus.n_tokens, chunk):
+        block = lookup[corpus.token_ids[start : start + chunk]]
+        hits = np.flatnonzero(block >= 0)
+        docs.append(np.searchsorted(corpus.offsets, hits + start, side="right") - 1)
+        columns.append(block[hits])
+    rows, cols = np.concatenate(docs), np.concatenate(columns)
+    lengths = corpus.lengths
+    incidence = sp.coo_matrix(
+        (np.ones(len(rows), dtype=np.int64), (rows, cols)), shape=(len(lengths), len(words))
+    ).tocsr()
+    incidence.sum_duplicates()
+    incidence.data[:] = 1  # a word counts once per document
+    n_documents = len(lengths) if mode == "gensim" else int((lengths > 0).sum())
+    joint = (incidence.T @ incidence).tocsr()
+    return WindowCounts(words, joint, n_documents, None, mode)
 
 
 class _Accumulator:
