@@ -54,7 +54,8 @@ def resolve_text_model(
     model: FidelityModel | TokenizedModel, tokenizer: PreTrainedTokenizerBase | None, owner: str
 ) -> tuple[FidelityModel, PreTrainedTokenizerBase, int | None]:
     """Return ``(hf_model, tokenizer, max_length)`` from a HF model + tokenizer or a ``SplitClassifier``."""
-    if hasattr(model, "tokenizer") and hasattr(model, "model"):  # a SplitClassifier: its own length and tokenizer
+    # a SplitClassifier: its own tokenizer (unless one is given) and its own max_length
+    if hasattr(model, "tokenizer") and hasattr(model, "model"):
         return model.model, tokenizer or model.tokenizer, getattr(model, "max_length", None)
     if tokenizer is None:
         raise invalid(
