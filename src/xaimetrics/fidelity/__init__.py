@@ -17,17 +17,42 @@ from __future__ import annotations
 
 from xaimetrics.fidelity._aopc import AOPCComprehensiveness, AOPCSufficiency
 from xaimetrics.fidelity._captum import attribute
+from xaimetrics.fidelity._complexity import Complexity, Sparseness, complexity, sparseness
 from xaimetrics.fidelity._insertion_deletion import Curves, Deletion, Insertion
 from xaimetrics.fidelity._mufidelity import MuFidelity
 from xaimetrics.fidelity._plot import plot_curves
+from xaimetrics.fidelity._similarity import (
+    correlation_kendall_tau,
+    correlation_pearson,
+    correlation_spearman,
+    distance_chebyshev,
+    distance_euclidean,
+    distance_manhattan,
+    lipschitz_constant,
+    mse,
+    ssim,
+)
 
 __all__ = [
     "AOPCComprehensiveness",
     "AOPCSufficiency",
+    "Complexity",
     "Curves",
     "Deletion",
     "Insertion",
     "MuFidelity",
+    "Sparseness",
     "attribute",
+    "complexity",
+    "correlation_kendall_tau",
+    "correlation_pearson",
+    "correlation_spearman",
+    "distance_chebyshev",
+    "distance_euclidean",
+    "distance_manhattan",
+    "lipschitz_constant",
+    "mse",
     "plot_curves",
+    "sparseness",
+    "ssim",
 ]
