@@ -225,6 +225,7 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "Complexity",
         "Curves",
         "Deletion",
+        "Infidelity",
         "Insertion",
         "MuFidelity",
         "Sparseness",

@@ -18,6 +18,7 @@ from __future__ import annotations
 from xaimetrics.fidelity._aopc import AOPCComprehensiveness, AOPCSufficiency
 from xaimetrics.fidelity._captum import attribute
 from xaimetrics.fidelity._complexity import Complexity, Sparseness, complexity, sparseness
+from xaimetrics.fidelity._infidelity import Infidelity
 from xaimetrics.fidelity._insertion_deletion import Curves, Deletion, Insertion
 from xaimetrics.fidelity._mufidelity import MuFidelity
 from xaimetrics.fidelity._plot import plot_curves
@@ -39,6 +40,7 @@ __all__ = [
     "Complexity",
     "Curves",
     "Deletion",
+    "Infidelity",
     "Insertion",
     "MuFidelity",
     "Sparseness",
