@@ -240,6 +240,7 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "lipschitz_constant",
         "mse",
         "plot_curves",
+        "sensitivity_max",
         "sparseness",
         "ssim",
     ),

@@ -8,8 +8,9 @@ import pytest
 import torch
 
 from xaimetrics.exceptions import InvalidParameterError
-from xaimetrics.fidelity import Infidelity, attribute
+from xaimetrics.fidelity import Infidelity, attribute, sensitivity_max
 from xaimetrics.fidelity._infidelity import gaussian_perturbations
+from xaimetrics.fidelity._sensitivity import uniform_perturbations
 
 captum_metrics = pytest.importorskip("captum.metrics")
 
@@ -142,3 +143,78 @@ def test_errors_name_the_argument(tabular_task):
     metric = Infidelity(model, x, perturbation=lambda inputs: inputs)
     with pytest.raises(InvalidParameterError, match="returning \\(perturbations, perturbed_inputs\\)"):
         metric.evaluate(torch.zeros_like(x))
+
+
+def _captum_sensitivity(explain, x, target, radius, runs, seed, **kwargs):
+    samples = torch.arange(x.shape[0]).repeat_interleave(runs)
+    noise = uniform_perturbations(
+        tuple(x.shape[1:]), samples.tolist(), torch.arange(runs).repeat(x.shape[0]).tolist(), radius, seed
+    )
+
+    def perturb_func(inputs, perturb_radius):
+        assert inputs.shape[0] == noise.shape[0]
+        return inputs + noise.to(inputs.dtype)
+
+    return captum_metrics.sensitivity_max(
+        explain,
+        x,
+        perturb_func=perturb_func,
+        perturb_radius=radius,
+        n_perturb_samples=runs,
+        target=target,
+        **kwargs,
+    ).numpy()
+
+
+@pytest.mark.parametrize("norm_ord", ["fro", 1])
+def test_sensitivity_max_equals_captum_on_a_trained_mlp(tabular_task, norm_ord):
+    from captum.attr import InputXGradient
+
+    model, x = tabular_task
+    x = x[:8]
+    target = model(x).argmax(1)
+    explain = InputXGradient(model).attribute
+    ours = sensitivity_max(
+        explain, x, target, perturb_radius=0.2, n_perturb_samples=5, norm_ord=norm_ord, batch_size=6
+    )
+    reference = _captum_sensitivity(explain, x, target, 0.2, 5, 0, norm_ord=norm_ord)
+    np.testing.assert_allclose(ours, reference, rtol=1e-5, atol=1e-7)
+    assert ours.std() > 0
+    # batch-size invariant and seeded per sample
+    np.testing.assert_allclose(
+        sensitivity_max(
+            explain, x[:3], target[:3], perturb_radius=0.2, n_perturb_samples=5, norm_ord=norm_ord
+        ),
+        ours[:3],
+        rtol=1e-6,
+    )
+
+
+def test_sensitivity_max_on_word_embeddings_is_embedding_noise(tiny_bert, tokenizer):
+    from captum.attr import Saliency
+
+    encoded = tokenizer(["a quiet film", "the plot never moves"], padding=True, return_tensors="pt")
+    with torch.no_grad():
+        embeddings = tiny_bert.get_input_embeddings()(encoded["input_ids"])
+
+    def forward(e):
+        return tiny_bert(
+            inputs_embeds=e, attention_mask=encoded["attention_mask"].repeat_interleave(e.shape[0] // 2, 0)
+        ).logits
+
+    explain = Saliency(forward).attribute
+    target = forward(embeddings).argmax(1)
+    ours = sensitivity_max(explain, embeddings, target, perturb_radius=0.01, n_perturb_samples=3)
+    reference = _captum_sensitivity(explain, embeddings, target, 0.01, 3, 0)
+    np.testing.assert_allclose(ours, reference, rtol=1e-4, atol=1e-6)
+
+
+def test_sensitivity_max_errors():
+    with pytest.raises(InvalidParameterError, match="'perturb_radius' parameter of sensitivity_max"):
+        sensitivity_max(lambda x: x, torch.ones(2, 3), perturb_radius=0)
+    with pytest.raises(
+        InvalidParameterError, match="'explain' parameter of sensitivity_max must be a callable returning one"
+    ):
+        sensitivity_max(lambda x: x[:1], torch.ones(2, 3))
+    with pytest.raises(InvalidParameterError, match="'norm_ord' parameter of sensitivity_max"):
+        sensitivity_max(lambda x: x, torch.ones(2, 3), norm_ord="nuc")

@@ -22,6 +22,7 @@ from xaimetrics.fidelity._infidelity import Infidelity
 from xaimetrics.fidelity._insertion_deletion import Curves, Deletion, Insertion
 from xaimetrics.fidelity._mufidelity import MuFidelity
 from xaimetrics.fidelity._plot import plot_curves
+from xaimetrics.fidelity._sensitivity import sensitivity_max
 from xaimetrics.fidelity._similarity import (
     correlation_kendall_tau,
     correlation_pearson,
@@ -55,6 +56,7 @@ __all__ = [
     "lipschitz_constant",
     "mse",
     "plot_curves",
+    "sensitivity_max",
     "sparseness",
     "ssim",
 ]
