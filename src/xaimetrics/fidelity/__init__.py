@@ -22,6 +22,12 @@ from xaimetrics.fidelity._infidelity import Infidelity
 from xaimetrics.fidelity._insertion_deletion import Curves, Deletion, Insertion
 from xaimetrics.fidelity._mufidelity import MuFidelity
 from xaimetrics.fidelity._plot import plot_curves
+from xaimetrics.fidelity._randomization import (
+    CascadingRandomization,
+    ModelRandomization,
+    RandomLogit,
+    randomizable_layers,
+)
 from xaimetrics.fidelity._sensitivity import sensitivity_max
 from xaimetrics.fidelity._similarity import (
     correlation_kendall_tau,
@@ -38,12 +44,15 @@ from xaimetrics.fidelity._similarity import (
 __all__ = [
     "AOPCComprehensiveness",
     "AOPCSufficiency",
+    "CascadingRandomization",
     "Complexity",
     "Curves",
     "Deletion",
     "Infidelity",
     "Insertion",
+    "ModelRandomization",
     "MuFidelity",
+    "RandomLogit",
     "Sparseness",
     "attribute",
     "complexity",
@@ -56,6 +65,7 @@ __all__ = [
     "lipschitz_constant",
     "mse",
     "plot_curves",
+    "randomizable_layers",
     "sensitivity_max",
     "sparseness",
     "ssim",
