@@ -222,6 +222,9 @@ PUBLIC: dict[str, tuple[str, ...]] = {
     "xaimetrics.fidelity": (
         "AOPCComprehensiveness",
         "AOPCSufficiency",
+        "AverageDrop",
+        "AverageGain",
+        "AverageIncrease",
         "CascadingRandomization",
         "Complexity",
         "Curves",

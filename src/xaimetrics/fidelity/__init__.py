@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 from xaimetrics.fidelity._aopc import AOPCComprehensiveness, AOPCSufficiency
+from xaimetrics.fidelity._average import AverageDrop, AverageGain, AverageIncrease
 from xaimetrics.fidelity._captum import attribute
 from xaimetrics.fidelity._complexity import Complexity, Sparseness, complexity, sparseness
 from xaimetrics.fidelity._infidelity import Infidelity
@@ -44,6 +45,9 @@ from xaimetrics.fidelity._similarity import (
 __all__ = [
     "AOPCComprehensiveness",
     "AOPCSufficiency",
+    "AverageDrop",
+    "AverageGain",
+    "AverageIncrease",
     "CascadingRandomization",
     "Complexity",
     "Curves",
