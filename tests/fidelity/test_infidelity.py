@@ -37,9 +37,7 @@ def test_gaussian_equals_captum_on_a_trained_mlp(tabular_task, normalize):
     explanations = attribute(model, x, "saliency")
     metric = Infidelity(model, x, perturbation="gaussian", n_perturb_samples=6, noise_std=0.3, random_state=4)
     ours = metric.evaluate_samples(explanations, normalize=normalize)
-    samples = torch.arange(9).repeat_interleave(6)
-    runs = torch.arange(6).repeat(9)
-    noise = gaussian_perturbations((12,), samples.tolist(), runs.tolist(), 0.3, 4)
+    noise = gaussian_perturbations((12,), range(9), 6, 0.3, 4)
     reference = _captum(model, x, explanations, target, noise, normalize)
     np.testing.assert_allclose(ours, reference, rtol=1e-4, atol=1e-6)
     assert ours.std() > 0  # a non-trivial case: the samples differ

@@ -9,7 +9,7 @@ metric). ``normalize=True`` scales ``Φ`` by the least-squares factor ``β = Σ_
 first (``Δ_r = g(x) − g(x − I_r)``), so the value no longer depends on the explanation's scale (Captum's
 ``normalize``; ``β = 0`` when every ``I_rᵀΦ`` is 0). Lower is better; range ``[0, ∞)``.
 
-Perturbations (seeded per ``(random_state, sample, run)`` or ``(random_state, sample)``: a sample's
+Perturbations (seeded per ``(random_state, sample)``: a sample's
 perturbations never depend on the batch size, on the other samples nor on the explanation):
 
 - ``"gaussian"`` (tensors): ``I ~ N(0, noise_std²)`` on every input element — the noisy-baseline perturbation
@@ -48,21 +48,26 @@ if TYPE_CHECKING:
 
 __all__ = ["Infidelity", "gaussian_perturbations"]
 
+#: Perturbations kept between calls up to this many elements (float64: 128 MiB); beyond, Gaussian noise is
+#: drawn again from its seeds for each explanation.
+_MAX_KEPT = 2**24
+
 PerturbFunc = Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
 Perturbation = Literal["gaussian", "subset"] | PerturbFunc
 
 
 def gaussian_perturbations(
-    shape: tuple[int, ...], samples: Sequence[int], runs: Sequence[int], std: float, random_state: int
+    shape: tuple[int, ...], samples: Sequence[int], runs: int, std: float, random_state: int
 ) -> torch.Tensor:
-    """The Gaussian perturbations ``I`` of rows ``(samples[k], runs[k])``, float64 ``(len(samples), *shape)``.
+    """The Gaussian perturbations ``I`` of ``samples``, float64 ``(len(samples) · runs, *shape)``, sample-major.
 
-    Row ``(i, r)`` is drawn from a generator seeded with ``(random_state, i, r)``, whatever else is drawn.
+    Sample ``i``'s ``runs`` perturbations come from a generator seeded with ``(random_state, i)``, whatever else
+    is drawn (so they depend neither on the batch size nor on the other samples).
     """
-    out = np.empty((len(samples), *shape))
-    for k, (i, r) in enumerate(zip(samples, runs, strict=True)):
-        out[k] = np.random.default_rng([random_state, int(i), int(r)]).standard_normal(shape) * std
-    return torch.from_numpy(out)
+    out = np.empty((len(samples), runs, *shape))
+    for k, i in enumerate(samples):
+        out[k] = np.random.default_rng([random_state, int(i)]).standard_normal((runs, *shape)) * std
+    return torch.from_numpy(out.reshape(len(samples) * runs, *shape))
 
 
 class Infidelity(FidelityBase):
@@ -151,15 +156,11 @@ class Infidelity(FidelityBase):
         self._cache: dict[object, tuple[torch.Tensor, torch.Tensor | None]] = {}
 
     # ------------------------------------------------------------------ perturbations and output drops
-    def _rows(self) -> tuple[torch.Tensor, torch.Tensor]:
-        n, runs = self.n_samples, self.n_perturb_samples
-        return torch.arange(n).repeat_interleave(runs), torch.arange(runs).repeat(n)
-
     def _drops_and_perturbations(self, n_features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """Output drops ``Δ`` ``(n, R)`` and, for a callable, the perturbations ``(n, R, *input shape)``.
+        """Output drops ``Δ`` ``(n, R)`` and the perturbations ``(n·R, *input shape)`` (``None`` for subsets).
 
-        Computed once per feature layout (explanation-independent); ``"gaussian"`` perturbations are drawn
-        again from their seeds when the products ``I ᵀΦ`` need them.
+        Computed once per feature layout (explanation-independent); ``"gaussian"`` perturbations too large to
+        keep (over ``_MAX_KEPT`` elements) are ``None`` and drawn again from their seeds for the products.
         """
         perturber = self._perturber
         key = (tuple(n_features.tolist()), getattr(perturber, "_mask_shape", None))
@@ -167,7 +168,7 @@ class Infidelity(FidelityBase):
             return self._cache[key]
         n, runs = self.n_samples, self.n_perturb_samples
         clean = self._clean_scores()
-        samples, run_index = self._rows()
+        samples = torch.arange(n).repeat_interleave(runs)
         stored: torch.Tensor | None = None
         if self.perturbation == "subset":
             subsets = draw_subsets(
@@ -185,40 +186,42 @@ class Infidelity(FidelityBase):
 
             perturbed = run_rows(perturber, samples, mask_fn, self.batch_size)
         else:
-            perturbed, stored = self._tensor_scores(samples, run_index)
+            perturbed, stored = self._tensor_scores()
         drops = clean.repeat_interleave(runs) - perturbed
         result = (drops.view(n, runs), stored)
         self._cache[key] = result
         return result
 
-    def _tensor_scores(
-        self, samples: torch.Tensor, run_index: torch.Tensor
-    ) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """Scores of ``x − I`` for every row (Gaussian or callable perturbations), in full batches."""
+    def _tensor_scores(self) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Scores of ``x − I`` for every row (Gaussian or callable perturbations) and the perturbations kept.
+
+        Batches hold whole inputs: ``max(1, batch_size // R)`` inputs, ``R`` rows each.
+        """
         perturber = cast("TensorPerturber", self._perturber)
         x = perturber.inputs
         targets = perturber._targets()
-        n_rows = int(samples.shape[0])
-        size = n_rows if self.batch_size is None else self.batch_size
-        scores = torch.empty(n_rows, dtype=torch.float64)
+        n, runs = self.n_samples, self.n_perturb_samples
+        per_batch = n if self.batch_size is None else max(1, self.batch_size // runs)
+        scores = torch.empty(n * runs, dtype=torch.float64)
         kept: list[torch.Tensor] = []
+        keep_noise = n * runs * int(np.prod(x.shape[1:])) <= _MAX_KEPT
         with torch.inference_mode():
-            for start in range(0, n_rows, size):
-                rows = torch.arange(start, min(start + size, n_rows))
-                batch = x[samples[rows]]
+            for start in range(0, n, per_batch):
+                chosen = torch.arange(start, min(start + per_batch, n))
+                rows = torch.arange(start * runs, (start + len(chosen)) * runs)
+                index = chosen.repeat_interleave(runs).to(x.device)
+                batch = x[index]
                 if callable(self.perturbation):
                     perturbations, perturbed = _call_perturb_func(self.perturbation, batch, self._owner)
                     kept.append(perturbations.to(device="cpu", dtype=torch.float64))
                 else:
                     noise = gaussian_perturbations(
-                        tuple(x.shape[1:]),
-                        samples[rows].tolist(),
-                        run_index[rows].tolist(),
-                        self.noise_std,
-                        self.random_state,
+                        tuple(x.shape[1:]), chosen.tolist(), runs, self.noise_std, self.random_state
                     )
+                    if keep_noise:
+                        kept.append(noise)
                     perturbed = batch - noise.to(device=x.device, dtype=x.dtype)
-                scores[rows] = perturber.scorer(perturbed, targets[samples[rows]]).to("cpu", torch.float64)
+                scores[rows] = perturber.scorer(perturbed, targets[index]).to("cpu", torch.float64)
         stored = torch.cat(kept) if kept else None
         return check_finite_scores(scores, self._owner, "the perturbed inputs"), stored
 
@@ -243,16 +246,15 @@ class Infidelity(FidelityBase):
             subsets = self._subsets
             return padded.gather(1, subsets.view(n, -1)).view(subsets.shape).sum(dim=-1)
         if stored is not None:
-            return (phi.repeat_interleave(runs, dim=0) * stored).reshape(n, runs, -1).sum(dim=-1)
-        samples, run_index = self._rows()
-        products = torch.empty(n * runs, dtype=torch.float64)
-        size = n * runs if self.batch_size is None else max(self.batch_size, runs)
-        for start in range(0, n * runs, size):
-            rows = torch.arange(start, min(start + size, n * runs))
-            noise = gaussian_perturbations(
-                shape, samples[rows].tolist(), run_index[rows].tolist(), self.noise_std, self.random_state
+            return torch.einsum("nrf,nf->nr", stored.reshape(n, runs, -1), phi.reshape(n, -1))
+        products = torch.empty(n, runs, dtype=torch.float64)
+        per_batch = n if self.batch_size is None else max(1, self.batch_size // runs)
+        for start in range(0, n, per_batch):
+            chosen = torch.arange(start, min(start + per_batch, n))
+            noise = gaussian_perturbations(shape, chosen.tolist(), runs, self.noise_std, self.random_state)
+            products[chosen] = torch.einsum(
+                "nrf,nf->nr", noise.view(len(chosen), runs, -1), phi[chosen].reshape(len(chosen), -1)
             )
-            products[rows] = (phi[samples[rows]] * noise).reshape(len(rows), -1).sum(dim=1)
         return products.view(n, runs)
 
     # ------------------------------------------------------------------ evaluation
