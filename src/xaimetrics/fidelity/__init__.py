@@ -1,5 +1,8 @@
 """Attribution fidelity: Insertion, Deletion, AOPC comprehensiveness/sufficiency and MuFidelity.
 
+Also the attribution metrics of Captum (``Infidelity``, ``sensitivity_max``), Xplique (Average Drop / Increase /
+Gain, ``Complexity``, ``Sparseness``, the randomisation sanity checks) and Quantus' similarity functions.
+
 One perturbation engine serves tensors (images, tabular rows, time series) and texts (Hugging Face
 classifiers or ``xaimetrics.models.SplitClassifier``). ``attribute`` produces Captum attributions to compare,
 and ``plot_curves`` draws insertion/deletion curves.
