@@ -13,6 +13,8 @@ from xaimetrics.fidelity._infidelity import gaussian_perturbations
 from xaimetrics.fidelity._sensitivity import uniform_perturbations
 
 captum_metrics = pytest.importorskip("captum.metrics")
+#: Captum warns that it turns on requires_grad of the perturbed inputs itself, which is what we want
+pytestmark = pytest.mark.filterwarnings("ignore:Input Tensor 0 did not already require gradients")
 
 
 def _captum(model, x, explanations, target, perturbations, normalize):
@@ -216,3 +218,34 @@ def test_sensitivity_max_errors():
         sensitivity_max(lambda x: x[:1], torch.ones(2, 3))
     with pytest.raises(InvalidParameterError, match="'norm_ord' parameter of sensitivity_max"):
         sensitivity_max(lambda x: x, torch.ones(2, 3), norm_ord="nuc")
+
+
+def test_subset_layouts_do_not_mix(small_cnn):
+    x = torch.rand(3, 3, 6, 5, generator=torch.Generator().manual_seed(8))
+    pixels = torch.randn(3, 6, 5, generator=torch.Generator().manual_seed(9))
+    elements = torch.randn(3, 3, 6, 5, generator=torch.Generator().manual_seed(10))
+    shared = Infidelity(small_cnn, x, n_perturb_samples=4)
+    first = shared.evaluate_samples(pixels)
+    shared.evaluate_samples(elements)
+    np.testing.assert_allclose(shared.evaluate_samples(pixels), first, rtol=1e-12)
+    np.testing.assert_allclose(
+        shared.evaluate_samples(elements),
+        Infidelity(small_cnn, x, n_perturb_samples=4).evaluate_samples(elements),
+    )
+
+
+def test_gaussian_on_word_embeddings_is_embedding_noise(tiny_bert, tokenizer):
+    encoded = tokenizer(["a quiet film", "the plot never moves"], padding=True, return_tensors="pt")
+    with torch.no_grad():
+        embeddings = tiny_bert.get_input_embeddings()(encoded["input_ids"])
+    mask = encoded["attention_mask"]
+
+    def forward(e):
+        return tiny_bert(inputs_embeds=e, attention_mask=mask.repeat_interleave(e.shape[0] // 2, 0)).logits
+
+    explanations = attribute(forward, embeddings, "input_x_gradient")
+    metric = Infidelity(forward, embeddings, perturbation="gaussian", n_perturb_samples=3, noise_std=0.05)
+    ours = metric.evaluate_samples(explanations)
+    noise = gaussian_perturbations(tuple(embeddings.shape[1:]), range(2), 3, 0.05, 0)
+    reference = _captum(forward, embeddings, explanations, forward(embeddings).argmax(1), noise, False)
+    np.testing.assert_allclose(ours, reference, rtol=1e-4, atol=1e-7)

@@ -48,9 +48,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Infidelity", "gaussian_perturbations"]
 
-#: Perturbations kept between calls up to this many elements (float64: 128 MiB); beyond, Gaussian noise is
+#: Perturbations kept between calls up to this many elements (float32: 128 MiB); beyond, Gaussian noise is
 #: drawn again from its seeds for each explanation.
-_MAX_KEPT = 2**24
+_MAX_KEPT = 2**25
 
 PerturbFunc = Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]]
 Perturbation = Literal["gaussian", "subset"] | PerturbFunc
@@ -59,14 +59,17 @@ Perturbation = Literal["gaussian", "subset"] | PerturbFunc
 def gaussian_perturbations(
     shape: tuple[int, ...], samples: Sequence[int], runs: int, std: float, random_state: int
 ) -> torch.Tensor:
-    """The Gaussian perturbations ``I`` of ``samples``, float64 ``(len(samples) · runs, *shape)``, sample-major.
+    """The Gaussian perturbations ``I`` of ``samples``, float32 ``(len(samples) · runs, *shape)``, sample-major.
 
     Sample ``i``'s ``runs`` perturbations come from a generator seeded with ``(random_state, i)``, whatever else
     is drawn (so they depend neither on the batch size nor on the other samples).
     """
-    out = np.empty((len(samples), runs, *shape))
+    out = np.empty((len(samples), runs, *shape), dtype=np.float32)
     for k, i in enumerate(samples):
-        out[k] = np.random.default_rng([random_state, int(i)]).standard_normal((runs, *shape)) * std
+        out[k] = np.random.default_rng([random_state, int(i)]).standard_normal(
+            (runs, *shape), dtype=np.float32
+        )
+    out *= np.float32(std)
     return torch.from_numpy(out.reshape(len(samples) * runs, *shape))
 
 
@@ -157,7 +160,7 @@ class Infidelity(FidelityBase):
 
     # ------------------------------------------------------------------ perturbations and output drops
     def _drops_and_perturbations(self, n_features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """Output drops ``Δ`` ``(n, R)`` and the perturbations ``(n·R, *input shape)`` (``None`` for subsets).
+        """Output drops ``Δ`` ``(n, R)`` and the perturbations: ``(n·R, *input shape)``, or the subsets drawn.
 
         Computed once per feature layout (explanation-independent); ``"gaussian"`` perturbations too large to
         keep (over ``_MAX_KEPT`` elements) are ``None`` and drawn again from their seeds for the products.
@@ -174,7 +177,7 @@ class Infidelity(FidelityBase):
             subsets = draw_subsets(
                 n_features.numpy(), runs, self.subset_percent, self.random_state, self._owner
             )
-            self._subsets = subsets
+            self._subsets = stored = subsets  # the latest layout's subsets (tests read them)
             width = int(n_features.max())
             device = perturber.device
             subsets_device = subsets.to(device)
@@ -213,7 +216,7 @@ class Infidelity(FidelityBase):
                 batch = x[index]
                 if callable(self.perturbation):
                     perturbations, perturbed = _call_perturb_func(self.perturbation, batch, self._owner)
-                    kept.append(perturbations.to(device="cpu", dtype=torch.float64))
+                    kept.append(perturbations.detach().to(device="cpu", dtype=torch.float32))
                 else:
                     noise = gaussian_perturbations(
                         tuple(x.shape[1:]), chosen.tolist(), runs, self.noise_std, self.random_state
@@ -232,7 +235,7 @@ class Infidelity(FidelityBase):
         n, runs = self.n_samples, self.n_perturb_samples
         if self.perturbation == "subset" and self._text:
             padded = torch.cat([torch.where(torch.isfinite(scores), scores, 0.0), torch.zeros(n, 1)], dim=1)
-            subsets = self._subsets
+            subsets = cast("torch.Tensor", stored)
             return padded.gather(1, subsets.view(n, -1)).view(subsets.shape).sum(dim=-1)
         perturber = cast("TensorPerturber", self._perturber)
         shape = tuple(perturber.inputs.shape[1:])
@@ -243,17 +246,17 @@ class Infidelity(FidelityBase):
             # a removed feature contributes its attribution times x − baseline over the elements it covers
             per_feature = _per_feature(phi * difference, perturber._mask_shape)
             padded = torch.cat([per_feature, torch.zeros(n, 1, dtype=torch.float64)], dim=1)
-            subsets = self._subsets
+            subsets = cast("torch.Tensor", stored)
             return padded.gather(1, subsets.view(n, -1)).view(subsets.shape).sum(dim=-1)
         if stored is not None:
-            return torch.einsum("nrf,nf->nr", stored.reshape(n, runs, -1), phi.reshape(n, -1))
+            return torch.einsum("nrf,nf->nr", stored.reshape(n, runs, -1).double(), phi.reshape(n, -1))
         products = torch.empty(n, runs, dtype=torch.float64)
         per_batch = n if self.batch_size is None else max(1, self.batch_size // runs)
         for start in range(0, n, per_batch):
             chosen = torch.arange(start, min(start + per_batch, n))
             noise = gaussian_perturbations(shape, chosen.tolist(), runs, self.noise_std, self.random_state)
             products[chosen] = torch.einsum(
-                "nrf,nf->nr", noise.view(len(chosen), runs, -1), phi[chosen].reshape(len(chosen), -1)
+                "nrf,nf->nr", noise.view(len(chosen), runs, -1).double(), phi[chosen].reshape(len(chosen), -1)
             )
         return products.view(n, runs)
 
