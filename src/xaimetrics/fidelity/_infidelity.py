@@ -162,11 +162,14 @@ class Infidelity(FidelityBase):
     def _drops_and_perturbations(self, n_features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Output drops ``Δ`` ``(n, R)`` and the perturbations: ``(n·R, *input shape)``, or the subsets drawn.
 
-        Computed once per feature layout (explanation-independent); ``"gaussian"`` perturbations too large to
-        keep (over ``_MAX_KEPT`` elements) are ``None`` and drawn again from their seeds for the products.
+        Computed once per metric (subsets: per feature layout), never per explanation; ``"gaussian"``
+        perturbations too large to keep (over ``_MAX_KEPT`` elements) are ``None`` and drawn again from their
+        seeds for the products.
         """
         perturber = self._perturber
-        key = (tuple(n_features.tolist()), getattr(perturber, "_mask_shape", None))
+        key: object = "noise"
+        if self.perturbation == "subset":
+            key = (tuple(n_features.tolist()), getattr(perturber, "_mask_shape", None))
         if key in self._cache:
             return self._cache[key]
         n, runs = self.n_samples, self.n_perturb_samples
