@@ -146,10 +146,7 @@ def test_errors_name_the_argument(tabular_task):
 
 
 def _captum_sensitivity(explain, x, target, radius, runs, seed, **kwargs):
-    samples = torch.arange(x.shape[0]).repeat_interleave(runs)
-    noise = uniform_perturbations(
-        tuple(x.shape[1:]), samples.tolist(), torch.arange(runs).repeat(x.shape[0]).tolist(), radius, seed
-    )
+    noise = uniform_perturbations(tuple(x.shape[1:]), range(x.shape[0]), runs, radius, seed)
 
     def perturb_func(inputs, perturb_radius):
         assert inputs.shape[0] == noise.shape[0]

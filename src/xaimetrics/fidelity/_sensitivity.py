@@ -1,7 +1,7 @@
 """Max-sensitivity (Yeh et al., 2019), Captum's ``sensitivity_max``: how much an explanation moves under tiny noise.
 
 For an input ``x``, ``R`` perturbations ``δ_r`` drawn uniformly from the L∞ ball of radius ``perturb_radius``
-(seeded per ``(random_state, sample, run)``: independent of the batch size and of the other samples):
+(seeded per ``(random_state, sample)``: independent of the batch size and of the other samples):
 
     SENS_MAX(Φ, x) = max_r ‖Φ(x + δ_r) − Φ(x)‖ / ‖Φ(x)‖
 
@@ -32,13 +32,16 @@ Explain = Callable[..., "torch.Tensor | np.ndarray"]
 
 
 def uniform_perturbations(
-    shape: tuple[int, ...], samples: Sequence[int], runs: Sequence[int], radius: float, random_state: int
+    shape: tuple[int, ...], samples: Sequence[int], runs: int, radius: float, random_state: int
 ) -> torch.Tensor:
-    """Noise ``δ`` of rows ``(samples[k], runs[k])``, uniform in ``[−radius, radius]``, float64 ``(rows, *shape)``."""
-    out = np.empty((len(samples), *shape))
-    for k, (i, r) in enumerate(zip(samples, runs, strict=True)):
-        out[k] = np.random.default_rng([random_state, int(i), int(r)]).uniform(-radius, radius, shape)
-    return torch.from_numpy(out)
+    """Noise ``δ`` of ``samples``, uniform in ``[−radius, radius]``, float32 ``(len(samples) · runs, *shape)``.
+
+    Sample ``i``'s ``runs`` draws come from a generator seeded with ``(random_state, i)`` (sample-major rows).
+    """
+    out = np.empty((len(samples), runs, *shape), dtype=np.float32)
+    for k, i in enumerate(samples):
+        out[k] = np.random.default_rng([random_state, int(i)]).uniform(-radius, radius, (runs, *shape))
+    return torch.from_numpy(out.reshape(len(samples) * runs, *shape))
 
 
 def _explain(explain: Explain, inputs: torch.Tensor, targets: torch.Tensor | None) -> torch.Tensor:
@@ -76,7 +79,8 @@ def sensitivity_max(
         perturb_radius: radius of the L∞ ball the noise is drawn from (> 0).
         n_perturb_samples: perturbations per input (≥ 1).
         norm_ord: ``"fro"`` (L2 of the flattened explanation) or the order ``p`` of a vector norm.
-        batch_size: perturbed rows per call of ``explain`` (``None``: all at once).
+        batch_size: perturbed rows per call of ``explain``, rounded down to whole inputs (at least one input's
+            ``n_perturb_samples`` rows; ``None``: all at once).
         random_state: seed of the noise.
 
     Example:
@@ -142,16 +146,15 @@ def sensitivity_max(
     ).cpu()
     reference = norm(original)
     reference = torch.where(reference == 0, torch.ones_like(reference), reference)
-    samples = torch.arange(n).repeat_interleave(runs)
-    run_index = torch.arange(runs).repeat(n)
-    ratios = torch.empty(n * runs, dtype=torch.float64)
-    for start in range(0, n * runs, size):
-        rows = torch.arange(start, min(start + size, n * runs))
-        chosen = samples[rows]
+    per_batch = max(1, size // runs)  # whole inputs per call of explain
+    ratios = torch.empty(n, runs, dtype=torch.float64)
+    for start in range(0, n, per_batch):
+        chosen = torch.arange(start, min(start + per_batch, n))
         noise = uniform_perturbations(
-            tuple(x.shape[1:]), chosen.tolist(), run_index[rows].tolist(), float(perturb_radius), random_state
+            tuple(x.shape[1:]), chosen.tolist(), runs, float(perturb_radius), random_state
         )
-        perturbed = x[chosen.to(x.device)] + noise.to(device=x.device, dtype=x.dtype)
-        explained = _explain(explain, perturbed, None if y is None else y[chosen.to(y.device)]).cpu()
-        ratios[rows] = norm(explained - original[chosen]) / reference[chosen]
+        index = chosen.repeat_interleave(runs)
+        perturbed = x[index.to(x.device)] + noise.to(device=x.device, dtype=x.dtype)
+        explained = _explain(explain, perturbed, None if y is None else y[index.to(y.device)]).cpu()
+        ratios[chosen] = (norm(explained - original[index]) / reference[index]).view(len(chosen), runs)
     return ratios.view(n, runs).max(dim=1).values.numpy()
