@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from xaimetrics.fidelity._tensor import TensorPerturber
     from xaimetrics.fidelity._text import TokenizedModel
 
-__all__ = ["MuFidelity"]
+__all__ = ["MuFidelity", "draw_subsets"]
 
 #: Largest number of subset indices kept (int64): 2**27 is 1 GiB.
 _MAX_SUBSET_ENTRIES = 2**27
@@ -133,22 +133,7 @@ class MuFidelity(FidelityBase):
         cached = self._subset_cache.get(key)
         if cached is not None:
             return cached
-        sizes = [max(1, round(self.subset_percent * int(g))) for g in n_groups]
-        shape = (self.n_samples, self.nb_samples, max(sizes))
-        if math.prod(shape) > _MAX_SUBSET_ENTRIES:
-            raise invalid(
-                "nb_samples",
-                self._owner,
-                f"small enough that the subsets fit in memory ({_MAX_SUBSET_ENTRIES:,} indices)",
-                f"{math.prod(shape):,} indices",
-                "Pass grid_size (images), fewer nb_samples, a smaller subset_percent or fewer inputs per metric.",
-            )
-        drawn = np.full(shape, int(max(n_groups)), dtype=np.int64)
-        for i, (n_i, m_i) in enumerate(zip(n_groups, sizes, strict=True)):
-            rng = np.random.default_rng([self.random_state, i])
-            for run in range(self.nb_samples):
-                drawn[i, run, :m_i] = rng.choice(int(n_i), m_i, replace=False)
-        subsets = torch.from_numpy(drawn)
+        subsets = draw_subsets(n_groups, self.nb_samples, self.subset_percent, self.random_state, self._owner)
         self._subset_cache = {key: subsets}
         return subsets
 
@@ -222,3 +207,30 @@ def _pearson_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         r = (a * b).sum(axis=1) / denominator
     return np.where(denominator > 1e-12 * scale * a.shape[1], np.clip(r, -1.0, 1.0), np.nan)
+
+
+def draw_subsets(
+    n_groups: np.ndarray, runs: int, subset_percent: float, random_state: int, owner: str
+) -> torch.Tensor:
+    """Random feature subsets, int64 ``(n_samples, runs, m_max)``, padded with ``max(n_groups)``.
+
+    Sample ``i`` draws ``m_i = max(1, round(subset_percent * n_groups[i]))`` distinct groups per run from a
+    generator seeded with ``(random_state, i)``: a sample's subsets depend on nothing else (not on the other
+    samples, the batch size nor the explanation).
+    """
+    sizes = [max(1, round(subset_percent * int(g))) for g in n_groups]
+    shape = (len(sizes), runs, max(sizes))
+    if math.prod(shape) > _MAX_SUBSET_ENTRIES:
+        raise invalid(
+            "nb_samples",
+            owner,
+            f"small enough that the subsets fit in memory ({_MAX_SUBSET_ENTRIES:,} indices)",
+            f"{math.prod(shape):,} indices",
+            "Pass grid_size (images), fewer nb_samples, a smaller subset_percent or fewer inputs per metric.",
+        )
+    drawn = np.full(shape, int(max(n_groups)), dtype=np.int64)
+    for i, (n_i, m_i) in enumerate(zip(n_groups, sizes, strict=True)):
+        rng = np.random.default_rng([random_state, i])
+        for run in range(runs):
+            drawn[i, run, :m_i] = rng.choice(int(n_i), m_i, replace=False)
+    return torch.from_numpy(drawn)

@@ -101,6 +101,7 @@ class TextPerturber:
         self.tokenizer = tokenizer
         self.granularity = granularity
         self.device = _text_device(hf_model, model) if device is None else resolve_device(device, owner)
+        self.hf_model = hf_model
         self.accepted = _accepted_inputs(hf_model)
         self._encode_texts(texts, tokenizer, granularity, int(max_length))
         self._resolve_baseline(baseline_mode)
