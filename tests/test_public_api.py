@@ -14,7 +14,7 @@ import pytest
 
 #: every family's ``__all__``, in its order
 PUBLIC: dict[str, tuple[str, ...]] = {
-    "xaimetrics": ("__version__",),
+    "xaimetrics": ("METRICS", "MetricInfo", "__version__", "metrics"),
     "xaimetrics.benchmark": (
         "BASELINE_METHOD",
         "DEFAULT_MARGIN",
