@@ -94,6 +94,7 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "cace_score",
         "completeness_score",
         "concept_alignment_score",
+        "concept_effect",
         "intervention_curve",
         "intervention_score",
         "number_of_contributing_concepts",

@@ -126,7 +126,11 @@ METRICS.register(
         range=(-1, 1),
         data=("concepts",),
         category="causality",
-        callables=("xaimetrics.conceptmetrics.cace_score", "xaimetrics.conceptmetrics.CausalConceptEffect"),
+        callables=(
+            "xaimetrics.conceptmetrics.cace_score",
+            "xaimetrics.conceptmetrics.CausalConceptEffect",
+            "xaimetrics.conceptmetrics.concept_effect",
+        ),
         reference="pytorch-concepts",
     ),
     description="causal concept effect E[f | do(C=1)] − E[f | do(C=0)] per output (range for probabilities)",

@@ -15,6 +15,7 @@ from xaimetrics.conceptmetrics import (
     CausalConceptEffect,
     cace_score,
     completeness_score,
+    concept_effect,
     intervention_curve,
     intervention_score,
     number_of_contributing_concepts,
@@ -75,6 +76,48 @@ def test_residual_effect_equals_pyc_and_is_nan_without_an_effect() -> None:
     assert torch.allclose(ours[defined], theirs[defined])
     assert torch.isnan(ours[~defined]).all()  # PyC: inf and nan
     assert torch.isinf(theirs[2])
+
+
+def test_concept_effect_makes_the_interventions_on_the_annotated_layout() -> None:
+    g = generator(4)
+    ann = Annotations(["wing", "colour", "size"], cardinalities=[1, 3, 1])
+    preds = torch.rand(29, 5, generator=g)
+    head = torch.nn.Sequential(torch.nn.Linear(5, 6), torch.nn.Tanh(), torch.nn.Linear(6, 2))
+    with torch.no_grad():
+        for p in head.parameters():
+            p.copy_(torch.randn(p.shape, generator=g))
+
+    def do(columns, value):
+        out = preds.clone()
+        out[:, columns] = torch.tensor(value)
+        return torch.sigmoid(head(out)).detach()
+
+    ours = concept_effect(head, preds, "size", annotations=ann, activation=torch.sigmoid)
+    assert torch.allclose(ours, F.cace_score(do([4], 0.0), do([4], 1.0)), atol=1e-6)
+    assert torch.allclose(concept_effect(head, preds, 4, activation=torch.sigmoid), ours)
+    colour = concept_effect(
+        head,
+        preds,
+        "colour",
+        annotations=ann,
+        low=[1.0, 0.0, 0.0],
+        high=[0.0, 0.2, 0.8],
+        activation=torch.sigmoid,
+    )
+    expected = F.cace_score(do([1, 2, 3], [1.0, 0.0, 0.0]), do([1, 2, 3], [0.0, 0.2, 0.8]))
+    assert torch.allclose(colour, expected, atol=1e-6) and (colour.abs() > 1e-3).all()
+    with pytest.raises(
+        InvalidParameterError, match=r"'high' parameter of concept_effect must be a number or 3 values"
+    ):
+        concept_effect(head, preds, "colour", annotations=ann, high=[0.0, 1.0])
+    with pytest.raises(
+        InvalidParameterError, match=r"'concept' parameter of concept_effect must be a concept name"
+    ):
+        concept_effect(head, preds, "color", annotations=ann)
+    with pytest.raises(
+        InvalidParameterError, match=r"'concept' parameter of concept_effect must be a column index in 0\.\.4"
+    ):
+        concept_effect(head, preds, "size")
 
 
 # -- interventions ---------------------------------------------------------------------------------------------

@@ -4,20 +4,23 @@
 switched on by intervention. The functional core sums predictions per output, so batches accumulate exactly
 (:class:`CausalConceptEffect` sums the states across processes). Same numbers as PyC's ``cace_score`` and
 ``residual_concept_causal_effect`` (``torch_concepts.nn.functional``), except that a residual whose
-denominator is 0 is ``nan`` here (PyC divides and returns ``±inf``).
+denominator is 0 is ``nan`` here (PyC divides and returns ``±inf``). :func:`concept_effect` makes the two
+interventions on a concept-based head itself (in :class:`Annotations`' layout where given).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
 from torchmetrics import Metric
 
 from xaimetrics._validation import check_positive_int, invalid
-from xaimetrics.conceptmetrics._checks import as_tensor
+from xaimetrics.conceptmetrics._annotations import Annotations
+from xaimetrics.conceptmetrics._checks import as_tensor, check_2d
 
-__all__ = ["CausalConceptEffect", "cace_score", "residual_concept_causal_effect"]
+__all__ = ["CausalConceptEffect", "cace_score", "concept_effect", "residual_concept_causal_effect"]
 
 
 def _cace_update(
@@ -129,3 +132,71 @@ class CausalConceptEffect(Metric):
     def compute(self) -> torch.Tensor:
         """CaCE per output, shape ``(n_outputs,)`` (``nan`` before any sample)."""
         return ((self.sum_high - self.sum_low) / self.total).float()
+
+
+def concept_effect(
+    head: Callable[[torch.Tensor], torch.Tensor],
+    concept_preds: Any,
+    concept: int | str,
+    *,
+    annotations: Annotations | None = None,
+    low: float | Sequence[float] = 0.0,
+    high: float | Sequence[float] = 1.0,
+    activation: Callable[[torch.Tensor], torch.Tensor] | None = None,
+) -> torch.Tensor:
+    """CaCE of one concept on a concept-based head: :func:`cace_score` of ``head`` under ``do(C=low)`` and
+    ``do(C=high)``, the other concepts left as predicted (what PyC's unimplemented ``compute_cace`` describes).
+
+    Args:
+        head: the model on concepts, ``(n, n_columns) → (n, n_outputs)`` or ``(n,)``; run without gradients.
+        concept_preds: the head's inputs (predicted concepts, usually probabilities), ``(n, n_columns)``.
+        concept: a column index, or with ``annotations`` a concept name or index (its whole block is set).
+        annotations: the layout of the columns (:class:`Annotations`, or PyC's).
+        low: the value set for ``do(C=low)``: a number, or for a categorical concept a distribution over its
+            states (e.g. ``[1, 0, 0]``).
+        high: the value for ``do(C=high)``, likewise.
+        activation: applied to the head's output (e.g. ``torch.sigmoid``); ``None``: the raw output.
+
+    Returns:
+        A float tensor of shape ``(n_outputs,)`` (a scalar for a 1-D head).
+
+    Example:
+        >>> head = lambda c: torch.stack([2 * c[:, 0] - c[:, 1], c[:, 1] * c[:, 2]], dim=1)
+        >>> c = torch.tensor([[0.2, 0.9, 0.5], [0.7, 0.1, 1.0], [0.4, 0.6, 0.0]])
+        >>> concept_effect(head, c, 1)  # d/dc1: −1 on output 0, mean c2 = 0.5 on output 1
+        tensor([-1.0000,  0.5000])
+    """
+    owner = "concept_effect"
+    if not callable(head):
+        raise invalid("head", owner, "a callable mapping concepts to outputs", type(head).__name__)
+    preds = check_2d(concept_preds, "concept_preds", owner)
+    if annotations is None:
+        if isinstance(concept, bool) or not isinstance(concept, int) or not 0 <= concept < preds.shape[1]:
+            raise invalid("concept", owner, f"a column index in 0..{preds.shape[1] - 1}", concept,
+                          "Pass annotations to name concepts.")  # fmt: skip
+        columns = slice(concept, concept + 1)
+    else:
+        annotations = Annotations.coerce(annotations, owner)
+        if preds.shape[1] != annotations.size:
+            raise invalid("concept_preds", owner, f"a tensor of shape (n, {annotations.size}) (annotations.size)",
+                          f"shape {tuple(preds.shape)}")  # fmt: skip
+        if isinstance(concept, str) and concept in annotations:
+            columns = annotations.concept(concept).slice
+        elif isinstance(concept, int) and not isinstance(concept, bool) and 0 <= concept < len(annotations):
+            columns = annotations.concepts[concept].slice
+        else:
+            raise invalid(
+                "concept", owner, f"a concept name among {list(annotations.labels)} or an index", concept
+            )
+    width = columns.stop - columns.start
+    outputs = []
+    with torch.no_grad():
+        for name, value in (("low", low), ("high", high)):
+            block = as_tensor(value, name, owner).to(preds).reshape(-1)
+            if block.numel() not in (1, width):
+                raise invalid(name, owner, f"a number or {width} values (the concept's columns)", value)
+            intervened = preds.clone()
+            intervened[:, columns] = block
+            out = head(intervened)
+            outputs.append(activation(out) if activation is not None else out)
+    return cace_score(outputs[0], outputs[1])
