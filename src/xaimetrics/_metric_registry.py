@@ -1,10 +1,11 @@
 """One registry of metric metadata: what every metric xaimetrics ships measures, which way is better, its range.
 
-Quantus attaches a score direction, data applicability and category to each metric as enums; Interpreto's users
-misread Deletion's direction (its issue #147). Here every metric has one :class:`MetricInfo` in :data:`METRICS`
-(a :class:`~xaimetrics._registry.Registry`, defined with its entries in ``_metric_entries.py``); the ``xaimetrics metrics``
-command, ``xaimetrics.metrics()`` (a DataFrame, ``_metric_listing.py``), the docs table (``docs/metrics.md``, checked by a test) and the
-fidelity plots read it. A test fails when a family exports a metric without an entry.
+Quantus attaches a score direction, data applicability and category to each metric as enums; Interpreto's
+users misread Deletion's direction (its issue #147). Here every metric has one :class:`MetricInfo` in
+``METRICS``, a :class:`~xaimetrics._registry.Registry` defined with its entries in ``_metric_entries.py``. The
+``xaimetrics metrics`` command, ``xaimetrics.metrics()`` (a DataFrame, ``_metric_listing.py``), the docs table
+(``docs/metrics.md``, checked by a test) and the fidelity plots read it; a test fails when a family exports a
+metric without an entry.
 
 Callables are stored as dotted paths and imported only by :meth:`MetricInfo.resolve`, so reading the registry
 imports neither torch nor the families.
