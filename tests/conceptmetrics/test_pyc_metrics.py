@@ -239,6 +239,17 @@ def test_tcav_equals_pyc_with_ties_at_zero_sensitivity() -> None:
         theirs = F.tcav_score(x, head, cavs, target=target)
         assert torch.equal(ours, theirs), target
     assert ours[2] == 0 and 0 < ours[0] < 1
+    ann = Annotations(["task", "colour"], cardinalities=[1, 2])  # the head's 3 outputs
+    assert torch.equal(
+        tcav_score(x, head, cavs, target=("colour", 1), annotations=ann), F.tcav_score(x, head, cavs, 2)
+    )
+    assert torch.equal(
+        tcav_score(x, head, cavs, target="task", annotations=ann), F.tcav_score(x, head, cavs, 0)
+    )
+    with pytest.raises(InvalidParameterError, match=r"Name one state: target=\('colour', state index\)"):
+        tcav_score(x, head, cavs, target="colour", annotations=ann)
+    with pytest.raises(InvalidParameterError, match=r"must be a state index in 0\.\.1 of 'colour'"):
+        tcav_score(x, head, cavs, target=("colour", 2), annotations=ann)
     one_output = tcav_score(x, lambda a: head(a)[:, 1], cavs)
     assert torch.equal(one_output, F.tcav_score(x, lambda a: head(a)[:, 1], cavs))
     with pytest.raises(

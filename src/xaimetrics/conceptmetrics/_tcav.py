@@ -15,13 +15,43 @@ from typing import Any
 import torch
 
 from xaimetrics._validation import check_positive_int, invalid
+from xaimetrics.conceptmetrics._annotations import Annotations
 from xaimetrics.conceptmetrics._checks import check_2d
 
 __all__ = ["tcav_score"]
 
 
+def _target_column(target: int | str | tuple[str, int], annotations: Annotations | None, owner: str) -> int:
+    """The output column named by ``target``: an index, a one-column concept, or ``(concept, state index)``."""
+    if annotations is None or (isinstance(target, int) and not isinstance(target, bool)):
+        return check_positive_int(target, "target", owner, minimum=0)
+    annotations = Annotations.coerce(annotations, owner)
+    concept: object = target
+    state: object = None
+    if isinstance(target, tuple) and len(target) == 2:
+        concept, state = target
+    if not isinstance(concept, str) or concept not in annotations:
+        expected = f"an output index, a concept among {list(annotations.labels)}, or (concept, state index)"
+        raise invalid("target", owner, expected, target)
+    block = annotations.concept(concept).slice
+    width = block.stop - block.start
+    if state is None:
+        if width > 1:
+            raise invalid("target", owner, "a one-column concept", f"{concept!r} with {width} states",
+                          f"Name one state: target=({concept!r}, state index).")  # fmt: skip
+        return block.start
+    if isinstance(state, bool) or not isinstance(state, int) or not 0 <= state < width:
+        raise invalid("target", owner, f"a state index in 0..{width - 1} of {concept!r}", state)
+    return block.start + state
+
+
 def tcav_score(
-    embeddings: Any, head: Callable[[torch.Tensor], torch.Tensor], cavs: Any, *, target: int = 0
+    embeddings: Any,
+    head: Callable[[torch.Tensor], torch.Tensor],
+    cavs: Any,
+    *,
+    target: int | str | tuple[str, int] = 0,
+    annotations: Annotations | None = None,
 ) -> torch.Tensor:
     """TCAV score of each concept for output ``target``.
 
@@ -29,7 +59,9 @@ def tcav_score(
         embeddings: activations at the layer where the CAVs were fit, shape ``(n_samples, n_features)``.
         head: the model downstream of that layer, ``(n, n_features) → (n, n_outputs)`` or ``(n,)``.
         cavs: concept activation vectors, shape ``(n_concepts, n_features)``.
-        target: the output column differentiated (ignored for a 1-D output).
+        target: the output column differentiated (ignored for a 1-D output); with ``annotations``, also a
+            one-column concept's name or ``(concept, state index)`` of a categorical one.
+        annotations: the layout of the head's outputs (:class:`Annotations`, or PyC's), to name ``target``.
 
     Returns:
         A tensor of shape ``(n_concepts,)`` in ``[0, 1]``; no better direction: 0.5 means no systematic
@@ -46,7 +78,7 @@ def tcav_score(
     v = check_2d(cavs, "cavs", owner, columns=x.shape[1])
     if not callable(head):
         raise invalid("head", owner, "a callable mapping activations to outputs", type(head).__name__)
-    target = check_positive_int(target, "target", owner, minimum=0)
+    column = _target_column(target, annotations, owner)
     x = x.detach().clone().requires_grad_(True)
     with torch.enable_grad():
         outputs = head(x)
@@ -60,9 +92,9 @@ def tcav_score(
                 "head", owner, f"a callable returning ({x.shape[0]}, n_outputs) or ({x.shape[0]},)", shape
             )
         if outputs.ndim == 2:
-            if target >= outputs.shape[1]:
+            if column >= outputs.shape[1]:
                 raise invalid("target", owner, f"an output index < {outputs.shape[1]}", target)
-            outputs = outputs[:, target]
+            outputs = outputs[:, column]
         (gradients,) = torch.autograd.grad(outputs.sum(), x)
     sensitivity = gradients @ v.to(gradients).T
     return (sensitivity > 0).float().mean(dim=0)
