@@ -75,7 +75,7 @@ def test_every_public_metric_of_a_family_has_an_entry(family: str) -> None:
         for path in info.callables
     }
     missing = public_callables(family) - registered - NOT_METRICS[family]
-    assert not missing, f"add an entry to xaimetrics/_metric_entries.py for: {sorted(missing)}"
+    assert not missing, f"add an Entry to xaimetrics/_metric_entries/{family}.py for: {sorted(missing)}"
     assert not registered & NOT_METRICS[family]
     exported = set(importlib.import_module(f"xaimetrics.{family}").__all__)
     assert not NOT_METRICS[family] - exported, "a name listed as not a metric is no longer exported"

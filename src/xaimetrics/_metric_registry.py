@@ -2,7 +2,7 @@
 
 Quantus attaches a score direction, data applicability and category to each metric as enums; Interpreto's
 users misread Deletion's direction (its issue #147). Here every metric has one :class:`MetricInfo` in
-``METRICS``, a :class:`~xaimetrics._registry.Registry` defined with its entries in ``_metric_entries.py``. The
+``METRICS``, a :class:`~xaimetrics._registry.Registry` filled from the family modules of ``_metric_entries/``. The
 ``xaimetrics metrics`` command, ``xaimetrics.metrics()`` (a DataFrame, ``_metric_listing.py``), the docs table
 (``docs/metrics.md``, checked by a test) and the fidelity plots read it; a test fails when a family exports a
 metric without an entry.
@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib
 import math
 from dataclasses import dataclass, replace
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, get_args
 
 from xaimetrics._registry import Registry
 from xaimetrics._validation import invalid
@@ -26,6 +26,7 @@ __all__ = [
     "DATA_TYPES",
     "DIRECTIONS",
     "FAMILIES",
+    "Entry",
     "MetricInfo",
     "new_registry",
 ]
@@ -156,6 +157,14 @@ class MetricInfo:
             "callables": ", ".join(self.callables),
             "description": description,
         }
+
+
+class Entry(NamedTuple):
+    """One metric of a family's ``ENTRIES`` (``_metric_entries/<family>.py``): its name, metadata and a line."""
+
+    name: str
+    info: MetricInfo
+    description: str
 
 
 def _prepare(name: str, info: MetricInfo) -> MetricInfo:
