@@ -347,6 +347,32 @@ def test_completeness_score_equals_pyc_with_auc_and_f1() -> None:
     ) == pytest.approx(accuracy_score(y3, white3) / accuracy_score(y3, black3))
 
 
+def test_nan_inputs_are_refused_where_they_would_be_read_silently() -> None:
+    W, a = sparse_head()
+    W_nan = W.clone()
+    W_nan[2, 1] = float("nan")  # |nan| > 0 is False: NEC would count it as a zero weight
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"'weight' parameter of number_of_effective_concepts must be finite values\. Got NaN or infinity in row 2",
+    ):
+        number_of_effective_concepts(W_nan)
+    a_nan = a.clone()
+    a_nan[4, 0] = float("inf")
+    with pytest.raises(InvalidParameterError, match=r"'concept_activations' parameter .* row 4"):
+        number_of_contributing_concepts(W, a_nan)
+    x = torch.randn(6, 2)
+    x[3, 1] = float("nan")  # a NaN gradient is "not positive": TCAV would read 0
+    with pytest.raises(InvalidParameterError, match="'embeddings' parameter of tcav_score must be finite"):
+        tcav_score(x, lambda e: e.sum(dim=1), torch.eye(2))
+    with pytest.raises(
+        InvalidParameterError, match="'blackbox_preds' parameter of completeness_score must be finite"
+    ):
+        completeness_score([0, 1, 1], [0.2, float("nan"), 0.9], [0.1, 0.8, 0.7])
+    # CaCE propagates NaN predictions (a visible nan, not a silent number), as PyC does
+    low, high = torch.tensor([[0.2], [float("nan")]]), torch.tensor([[0.5], [0.4]])
+    assert torch.isnan(cace_score(low, high)).all() and torch.isnan(F.cace_score(low, high)).all()
+
+
 def test_completeness_score_is_nan_when_the_black_box_scores_zero() -> None:
     y = [0, 1, 1, 0]
     assert math.isnan(completeness_score(y, [1, 0, 0, 1], [0, 1, 0, 0], scorer=accuracy_score, average=None))

@@ -25,11 +25,19 @@ def as_tensor(value: Any, name: str, owner: str) -> torch.Tensor:
 
 
 def check_2d(value: Any, name: str, owner: str, *, columns: int | None = None) -> torch.Tensor:
-    """A non-empty floating-point tensor of shape ``(rows, columns)``."""
+    """A non-empty, finite, floating-point tensor of shape ``(rows, columns)``.
+
+    NaN is refused: a NaN weight or activation would be read as zero by ``|x| > threshold`` and a NaN gradient
+    as "not positive", silently.
+    """
     tensor = as_tensor(value, name, owner)
     if tensor.ndim != 2 or tensor.shape[0] == 0 or (columns is not None and tensor.shape[1] != columns):
         shape = f"(rows, {columns})" if columns is not None else "(rows, columns)"
         raise invalid(name, owner, f"a non-empty 2-D tensor of shape {shape}", f"shape {tuple(tensor.shape)}")
+    finite = torch.isfinite(tensor)
+    if not bool(finite.all()):
+        row = int((~finite).any(dim=1).nonzero()[0, 0])
+        raise invalid(name, owner, "finite values", f"NaN or infinity in row {row}")
     return tensor
 
 

@@ -42,6 +42,8 @@ def _numpy(value: Any, name: str, owner: str) -> np.ndarray:
         raise invalid(
             name, owner, "a non-empty array of shape (n,) or (n, n_outputs)", f"shape {array.shape}"
         )
+    if array.dtype.kind == "f" and not np.isfinite(array).all():
+        raise invalid(name, owner, "finite values", "NaN or infinity")
     return array
 
 
