@@ -10,7 +10,9 @@ so the install can never replace torch (``_sideenv.side_environment``).
 
 Printed: every result key with both numbers and whether they agree, then the time of one epoch
 (update over batches + compute) for both, warmed up and alternated (``_harness.measure``), as the median
-ratio ours / PyC measured in the same rounds.
+ratio ours / PyC measured in the same rounds. Then PyC's model-level functions (CaCE, residual effect,
+interventions, TCAV, NEC, NCC, completeness) against ours: the largest absolute difference and the time
+ratio ours / PyC of one call on the same inputs.
 """
 
 from __future__ import annotations
@@ -142,6 +144,96 @@ def compare(n: int, batch_size: int, repeats: int, report: Report) -> None:
         raise SystemExit(f"{mismatches} result(s) differ where the definitions agree")
 
 
+def _function_cases(n: int):
+    """``{metric: (ours, pyc)}``: zero-argument calls of both sides on the same asymmetric inputs."""
+    import torch
+    from sklearn.metrics import f1_score
+    from torch_concepts.nn import functional as F
+
+    from xaimetrics import conceptmetrics as ours
+
+    g = torch.Generator().manual_seed(7)
+    low = torch.softmax(torch.randn(n, 10, generator=g), dim=1)
+    high = torch.softmax(torch.randn(n, 10, generator=g) + torch.linspace(-1, 1, 10), dim=1)
+    before, after = high.mean(0) - low.mean(0), (high.mean(0) - low.mean(0)) * torch.rand(10, generator=g)
+    k = 32
+    c_true = (torch.rand(n, k, generator=g) < torch.linspace(0.1, 0.9, k)).float()
+    c_pred = (0.5 * c_true + 0.5 * torch.rand(n, k, generator=g)).round(decimals=2)
+    head = torch.nn.Linear(k, 5)
+    y = (torch.sigmoid(head(c_true)) > torch.rand(n, 5, generator=g)).long().detach()
+    groups = [list(range(i)) for i in range(4, k + 1, 4)]
+    mlp = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.Tanh(), torch.nn.Linear(128, 10))
+    x, cavs = torch.randn(n, 64, generator=g), torch.randn(20, 64, generator=g)
+    W = torch.randn(200, 512, generator=g)
+    W[W.abs() < 1.0] = 0.0
+    cards = [1, 3, 4, 2, 6] * 32
+    W_ncc, a_ncc = W[:20, :256].double(), torch.randn(n // 8, 256, generator=g).double()
+    labels = torch.randint(0, 3, (n,), generator=g)
+    black = torch.where(torch.rand(n, generator=g) < 0.8, labels, (labels + 1) % 3)
+    white = torch.where(torch.rand(n, generator=g) < 0.6, labels, (labels + 2) % 3)
+    score_black, score_white = torch.rand(n, generator=g), torch.rand(n, generator=g)
+    binary = (score_black + 0.3 * torch.rand(n, generator=g) > 0.6).long()
+    return {
+        "cace_score": (lambda: ours.cace_score(low, high), lambda: F.cace_score(low, high)),
+        "residual_concept_causal_effect": (
+            lambda: ours.residual_concept_causal_effect(before, after),
+            lambda: F.residual_concept_causal_effect(before, after),
+        ),
+        "intervention_curve (8 groups, ROC AUC)": (
+            lambda: ours.intervention_curve(head, c_pred, c_true, y, groups),
+            lambda: F.intervention_score(head, c_pred, c_true, y, groups, auc=False),
+        ),
+        "intervention_score": (
+            lambda: ours.intervention_score(head, c_pred, c_true, y, groups),
+            lambda: F.intervention_score(head, c_pred, c_true, y, groups),
+        ),
+        "tcav_score": (
+            lambda: ours.tcav_score(x, mlp, cavs, target=3),
+            lambda: F.tcav_score(x, mlp, cavs, 3),
+        ),
+        "number_of_effective_concepts": (
+            lambda: ours.number_of_effective_concepts(W, threshold=1.5, cardinalities=cards),
+            lambda: F.number_of_effective_concepts(W, 1.5, cards),
+        ),
+        "number_of_contributing_concepts": (
+            lambda: ours.number_of_contributing_concepts(W_ncc, a_ncc, coverage=0.9),
+            lambda: F.number_of_contributing_concepts(W_ncc, a_ncc, 0.9),
+        ),
+        "completeness_score (ROC AUC)": (
+            lambda: ours.completeness_score(binary, score_black, score_white),
+            lambda: F.completeness_score(binary, score_black, score_white),
+        ),
+        "completeness_score (F1 macro)": (
+            lambda: ours.completeness_score(labels, black, white, scorer=f1_score),
+            lambda: F.completeness_score(labels, black, white, scorer=f1_score),
+        ),
+    }
+
+
+def compare_functions(n: int, repeats: int, report: Report) -> None:
+    """PyC's functional metrics against ours: largest absolute difference and time ratio per call."""
+    import numpy as np
+
+    if importlib.util.find_spec("xaimetrics") is None:
+        sys.path.insert(0, str(ROOT / "src"))
+    print(f"\nPyC functional metrics on {n} samples: max |ours − PyC| and time of one call")
+    worst = 0.0
+    for name, (ours, theirs) in _function_cases(n).items():
+        timings, results = measure({"xaimetrics": ours, "pyc": theirs}, repeats=repeats)
+        a = np.asarray(results["xaimetrics"], dtype=np.float64)
+        b = np.asarray(
+            [float(v) for v in results["pyc"]] if isinstance(results["pyc"], list) else results["pyc"],
+            dtype=np.float64,
+        )
+        diff = float(np.max(np.abs(a - b)))
+        worst = max(worst, diff)
+        report.row(f"{name}: max |diff|", f"{diff:.1e}")
+        report.row(f"{name}: xaimetrics", Stats([t * 1e3 for t in timings["xaimetrics"].samples]), "ms", 3)
+        report.row(f"{name}: xaimetrics / PyC", ratio(timings["xaimetrics"], timings["pyc"]), "×")
+    if worst > 1e-5:
+        raise SystemExit(f"a functional metric differs from PyC by {worst:.2e}")
+
+
 def main() -> None:
     parser = common_arguments(
         argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -157,6 +249,7 @@ def main() -> None:
     if args.no_venv or importlib.util.find_spec("torch_concepts") is not None:
         report = Report("conceptmetrics", "ConceptMetrics vs PyC (pytorch-concepts): values and epoch time")
         compare(args.samples // (4 if args.quick else 1), args.batch_size, args.repeats, report)
+        compare_functions(args.samples // (4 if args.quick else 1), args.repeats, report)
         report.finish(args.json)
         return
     python = _ensure_venv(args.venv)

@@ -14,7 +14,7 @@ import pytest
 
 #: every family's ``__all__``, in its order
 PUBLIC: dict[str, tuple[str, ...]] = {
-    "xaimetrics": ("__version__",),
+    "xaimetrics": ("METRICS", "MetricInfo", "__version__", "metrics"),
     "xaimetrics.benchmark": (
         "BASELINE_METHOD",
         "DEFAULT_MARGIN",
@@ -86,11 +86,21 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "CONCEPT_TYPES",
         "INJECTED_ARGUMENTS",
         "Annotations",
+        "CausalConceptEffect",
         "Concept",
         "ConceptAlignmentScore",
         "ConceptMetrics",
         "MetricSpec",
+        "cace_score",
+        "completeness_score",
         "concept_alignment_score",
+        "concept_effect",
+        "intervention_curve",
+        "intervention_score",
+        "number_of_contributing_concepts",
+        "number_of_effective_concepts",
+        "residual_concept_causal_effect",
+        "tcav_score",
     ),
     "xaimetrics.concepts": (
         "EXTRACTORS",

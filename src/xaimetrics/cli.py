@@ -32,6 +32,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "xaimetrics.representation._command",
     "xaimetrics.studies._command",
     "xaimetrics.models._command",
+    "xaimetrics._metrics_command",
 )
 
 

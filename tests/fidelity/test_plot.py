@@ -23,6 +23,7 @@ def test_plot_compares_methods_with_their_auc():
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels == [f"exact (AUC {good.auc.mean():.3f})", f"reversed (AUC {bad.auc.mean():.3f})"]
     assert ax.get_xlabel() == "fraction of features deleted"
+    assert ax.get_title() == "Deletion: lower AUC is better"  # read from the metric registry
     mean_line = ax.get_lines()[0]
     assert list(mean_line.get_ydata()[[0, -1]]) == pytest.approx([6.5, 0.0])
     assert len(ax.get_lines()) == 2 + 2 * 3

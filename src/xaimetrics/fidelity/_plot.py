@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from xaimetrics._metric_entries import METRICS
 from xaimetrics._optional import import_optional
 from xaimetrics._validation import invalid
 from xaimetrics.fidelity._insertion_deletion import Curves
@@ -38,8 +39,8 @@ def plot_curves(
         >>> c = Curves("deletion", [np.array([0, 1, 2])], [np.array([0.0, 0.5, 1.0])],
         ...            [np.array([1.0, 0.4, 0.0])], np.array([0.45]))
         >>> ax = plot_curves({"saliency": c})
-        >>> ax.get_legend().get_texts()[0].get_text()
-        'saliency (AUC 0.450)'
+        >>> ax.get_legend().get_texts()[0].get_text(), ax.get_title()
+        ('saliency (AUC 0.450)', 'Deletion: lower AUC is better')
     """
     import_optional("matplotlib", extra="report", caller="plot_curves")
     import matplotlib.pyplot as plt
@@ -61,6 +62,9 @@ def plot_curves(
     verb = "inserted" if kinds == {"insertion"} else "deleted" if kinds == {"deletion"} else "perturbed"
     ax.set_xlabel(f"fraction of features {verb}")
     ax.set_ylabel("score")
+    if len(kinds) == 1:  # the direction as the metric registry states it
+        info = METRICS.get(next(iter(kinds)))
+        ax.set_title(f"{next(iter(kinds)).capitalize()}: {info.direction} AUC is better")
     ax.set_xlim(left=0.0)
     ax.legend()
     return ax
