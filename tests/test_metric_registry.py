@@ -128,10 +128,10 @@ def test_a_new_entry_reaches_the_listing_and_bad_entries_are_refused() -> None:
         family="fidelity", direction="lower", range=(0, math.inf), data=("tensor",), category="robustness",
         callables=("xaimetrics.fidelity.Deletion",), reference="captum",
     )  # fmt: skip
-    with METRICS.temporarily("sensitivity_max", info, description="largest explanation change"):
-        row = metrics("fidelity").set_index("name").loc["sensitivity_max"]
+    with METRICS.temporarily("made_up_metric", info, description="largest explanation change"):
+        row = metrics("fidelity").set_index("name").loc["made_up_metric"]
         assert (row["direction"], row["range"], row["reference"]) == ("lower", "[0, ∞)", "captum")
-    assert "sensitivity_max" not in METRICS
+    assert "made_up_metric" not in METRICS
     bad = {
         "direction": ("up", r"'direction' parameter of metric 'x' must be one of higher, lower, neither"),
         "category": ("speed", r"'category' parameter of metric 'x' must be one of faithfulness"),

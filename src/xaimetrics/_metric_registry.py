@@ -50,6 +50,7 @@ Category = Literal[
     "agreement",
     "simulatability",
     "composite",
+    "similarity",
 ]
 
 FAMILIES: tuple[str, ...] = get_args(Family)

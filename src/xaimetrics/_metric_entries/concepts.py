@@ -142,4 +142,17 @@ ENTRIES: tuple[Entry, ...] = (
         ),
         description="chance-corrected accuracy of f_c relative to f (1: as good)",
     ),
+    Entry(
+        "latent_wasserstein",
+        MetricInfo(
+            family="concepts",
+            direction="lower",
+            range=(0, inf),
+            data=("activations",),
+            category="faithfulness",
+            reference="interpreto",
+            callables=("xaimetrics.concepts.latent_wasserstein",),
+        ),
+        description="per-feature 1-Wasserstein distance between activations and their reconstruction, averaged",
+    ),
 )

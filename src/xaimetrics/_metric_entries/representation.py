@@ -5,6 +5,8 @@ Add a metric as one more ``Entry`` below (see ``docs/metrics.md``).
 
 from __future__ import annotations
 
+from math import inf
+
 from xaimetrics._metric_registry import Entry, MetricInfo
 
 __all__ = ["ENTRIES"]
@@ -142,5 +144,18 @@ ENTRIES: tuple[Entry, ...] = (
             callables=("xaimetrics.representation.composite_score",),
         ),
         description="weighted combination of coherence, consistency, stability, purity and α",
+    ),
+    Entry(
+        "confirmation_matrix",
+        MetricInfo(
+            family="representation",
+            direction="higher",
+            range=(-inf, 1),
+            data=("words", "text"),
+            category="coherence",
+            reference="gensim",
+            callables=("xaimetrics.representation.confirmation_matrix",),
+        ),
+        description="NPMI, PMI or log-conditional confirmation of every pair of a topic's words over a reference corpus",
     ),
 )
