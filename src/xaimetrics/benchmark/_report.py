@@ -258,7 +258,10 @@ _STATISTICS_NOTE = (
     "interpretations, anonymisation) share its samples, so they are averaged within each seed first; a method is "
     "compared with NoExplanation within the same setting before averaging (like with like), and rankings use "
     "the settings every method has; tests are exact sign-flip tests, intervals t-intervals over seeds, and "
-    "comparisons of several methods are Holm-corrected."
+    "comparisons of several methods are Holm-corrected. Beside each raw difference, the normalised "
+    "simulatability gain NSG = (with − without) / (1 − without) (Mayne et al., 2026): the share of "
+    "NoExplanation's headroom a method wins, per seed then averaged (t-interval over seeds; undefined, and "
+    "left out, for a seed whose NoExplanation score was perfect: nsg_units counts the seeds it is defined on)."
 )
 
 _METRIC_NOTES = {
