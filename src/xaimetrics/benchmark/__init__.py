@@ -9,6 +9,8 @@ HTML/Markdown report.
   :func:`pairwise_differences`, :func:`spearman_with_metrics` — the statistics, for any grid axis
   (``ranking_frame(results, axis="interpretation")``);
 - :func:`normalised_gain`, :func:`unit_normalised_gains` — NSG (Mayne et al., 2026) beside the raw difference;
+- :func:`variance_components`, :func:`top_k_stability` — how much of a score is the pipeline (seed draw,
+  interpretation, prompt type, simulator, method) and how stable the top-k is across draws of seeds;
 - :func:`assess` — what the results support: statistics on independent units (one per seed of a dataset,
   :func:`unit_scores`; each method against the baseline like with like, :func:`unit_differences`), exact sign-flip tests, t-intervals, Holm's correction, the controls' pre-stated tests
   (equivalence for the negative one), a best method only after corrected pairwise tests, and :func:`plan`
@@ -90,6 +92,7 @@ from xaimetrics.benchmark._uncertainty import (
     robust_pvalue,
     sign_flip_test,
 )
+from xaimetrics.benchmark._variance import top_k_stability, variance_components
 
 __all__ = [
     "BASELINE_METHOD",
@@ -153,10 +156,12 @@ __all__ = [
     "simulate_results",
     "spearman_with_metrics",
     "subset_rankings",
+    "top_k_stability",
     "unit_differences",
     "unit_normalised_gains",
     "unit_scores",
     "until_decided",
+    "variance_components",
     "win_matrix",
     "write_report",
 ]
