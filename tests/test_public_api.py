@@ -254,6 +254,7 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "is_positive_model",
         "load_classifier",
         "load_demo_classifier",
+        "randomized_copy",
     ),
     "xaimetrics.representation": (
         "BANDS",
