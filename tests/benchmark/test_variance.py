@@ -131,3 +131,15 @@ def test_top_k_is_stable_for_separated_methods_and_not_for_equal_ones() -> None:
         top_k_stability(equal, k=5)
     with pytest.raises(InvalidParameterError, match="'scheme' parameter of top_k_stability"):
         top_k_stability(equal, scheme="jackknife")
+
+
+def test_report_sections_say_when_the_grid_cannot_be_decomposed() -> None:
+    from xaimetrics.benchmark._variance import pipeline_sections
+
+    rows = simulate_results(n_seeds=6, methods=("NMF", "PCA", "SAE"), controls=(), simulators=("a", "b"),
+                            effects={"NMF": 0.1}, random_state=4)  # fmt: skip
+    units = rows.groupby(["seed", "method"])["score"].mean().unstack().drop(columns="NoExplanation")
+    full = pipeline_sections(rows, units, n_boot=20)
+    assert "seed × method" in full[0]["md"] and "## Is the top 2 stable across seeds?" in full[1]["md"]
+    one = pipeline_sections(rows[rows.seed == 0], units.iloc[:1], n_boot=20)
+    assert len(one) == 1 and "Not computed: The 'results' parameter of variance_components" in one[0]["md"]

@@ -144,6 +144,12 @@ def write_report(
     from xaimetrics.benchmark._grid import CONTROL_METHODS
 
     assessment = assess(results, metric=metric, alpha=alpha)
+    from xaimetrics.benchmark._variance import pipeline_sections
+
+    methods = [
+        m for m in assessment.units.columns if m not in CONTROL_METHODS and m != analysis.BASELINE_METHOD
+    ]
+    pipeline = pipeline_sections(results, assessment.units[methods], metric=assessment.metric)
     long = assessment.long[~assessment.long["method"].isin(CONTROL_METHODS)]
     if long["method"].nunique() < 2:  # only controls and one method: rank them all rather than nothing
         long = assessment.long
@@ -231,7 +237,9 @@ def write_report(
                 for axis, table, pairs in axis_sections
             ],
             # extra sections come rendered to both formats, the HTML escaped by their producer
-            "sections": [{"text": markupsafe.Markup(x["html"]) if markup else x["md"]} for x in sections],
+            "sections": [
+                {"text": markupsafe.Markup(x["html"]) if markup else x["md"]} for x in [*pipeline, *sections]
+            ],
         }
         path = output / name
         path.write_text(
