@@ -137,3 +137,20 @@ def test_intruder_checks_its_arguments() -> None:
         intruder_score([0], [[0.5, 0.5]], n_shown=3)
     with pytest.raises(InvalidParameterError, match="'trials' parameter of build_intruder_prompts"):
         build_intruder_prompts([["only one"]])
+
+
+def test_detection_and_intruder_rows_share_the_holm_table(synthetic: dict) -> None:
+    from xaimetrics.detection import Detection
+
+    detection = Detection(WordOverlapReader(), n_hard=0, shuffled=False).evaluate(
+        synthetic["U"], synthetic["texts"], synthetic["interpretations"]
+    )
+    intruder = Intruder(WordOverlapReader(), n_hard=0).evaluate(synthetic["U"], synthetic["texts"])
+    table = legibility_table([*detection.rows, *intruder.rows], groups=["scorer"])
+    # detection rows carry no scorer column: they keep a group of their own rather than being dropped
+    assert len(table) == 2 * len(synthetic["groups"])
+    assert sorted(table.metric.unique()) == ["accuracy", "auroc"]
+    assert table[table.metric == "auroc"].legible.all()
+    # word overlap without a description: 10 trials per concept at chance 0.2, Holm over the 5 concepts
+    intruders = table[table.metric == "accuracy"]
+    assert (intruders.legible == (intruders.auroc >= 0.8)).all() and intruders.legible.sum() >= 3
