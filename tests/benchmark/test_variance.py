@@ -134,7 +134,7 @@ def test_top_k_is_stable_for_separated_methods_and_not_for_equal_ones() -> None:
 
 
 def test_report_sections_say_when_the_grid_cannot_be_decomposed() -> None:
-    from xaimetrics.benchmark._variance import pipeline_sections
+    from xaimetrics.benchmark._report import pipeline_sections
 
     rows = simulate_results(n_seeds=6, methods=("NMF", "PCA", "SAE"), controls=(), simulators=("a", "b"),
                             effects={"NMF": 0.1}, random_state=4)  # fmt: skip
