@@ -398,8 +398,9 @@ class Intruder:
         >>> U = np.array([[3, 0], [2, 0], [1, 0], [0, 1], [0, 2], [0, 3]], dtype=float)
         >>> intruder = Intruder(WordOverlapReader(), n_shown=3, n_top=2, n_quantile=0, n_random=2, n_hard=0,
         ...                     active_quantile=0.4, inactive_quantile=0.4)
-        >>> intruder.evaluate(U, texts).to_frame()[["concept", "value", "chance"]].round(3).values.tolist()
-        [[0.0, 1.0, 0.333], [1.0, 1.0, 0.333]]
+        >>> frame = intruder.evaluate(U, texts).to_frame()
+        >>> frame.concept.tolist(), frame.value.tolist(), frame.n_trials.tolist(), round(float(frame.chance[0]), 3)
+        ([0, 1], [1.0, 1.0], [2, 2], 0.333)
     """
 
     higher_is_better = True
