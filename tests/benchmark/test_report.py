@@ -70,3 +70,10 @@ def test_table_renderers() -> None:
     assert "&lt;x&gt;" in html_table(frame, index=False) and "<td>0.123</td>" in html_table(
         frame, index=False
     )
+
+
+def test_the_pipeline_shares_and_the_top_k_are_reported(report: tuple[pd.DataFrame, str, str]) -> None:
+    _, html, md = report
+    assert "## How much of the score is the pipeline" in md and "| seed × method |" in md
+    assert "## Is the top 1 stable across seeds?" in md and "top_k_share" in md
+    assert "<h2>How much of the score is the pipeline</h2>" in html

@@ -8,6 +8,9 @@ HTML/Markdown report.
 - :func:`ranking_frame`, :func:`rankings_by`, :func:`rank_methods`, :func:`win_matrix`,
   :func:`pairwise_differences`, :func:`spearman_with_metrics` — the statistics, for any grid axis
   (``ranking_frame(results, axis="interpretation")``);
+- :func:`normalised_gain`, :func:`unit_normalised_gains` — NSG (Mayne et al., 2026) beside the raw difference;
+- :func:`variance_components`, :func:`top_k_stability` — how much of a score is the pipeline (seed draw,
+  interpretation, prompt type, simulator, method) and how stable the top-k is across draws of seeds;
 - :func:`assess` — what the results support: statistics on independent units (one per seed of a dataset,
   :func:`unit_scores`; each method against the baseline like with like, :func:`unit_differences`), exact sign-flip tests, t-intervals, Holm's correction, the controls' pre-stated tests
   (equivalence for the negative one), a best method only after corrected pairwise tests, and :func:`plan`
@@ -43,6 +46,7 @@ from xaimetrics.benchmark._artefacts import Artefacts, ConceptFit, Providers
 from xaimetrics.benchmark._assessment import Assessment, assess
 from xaimetrics.benchmark._budget import budget_table, estimate_tokens
 from xaimetrics.benchmark._design_file import design_from_table, load_design
+from xaimetrics.benchmark._gain import normalised_gain, unit_normalised_gains
 from xaimetrics.benchmark._gated import GatedDesign, GatedResult, plan_gated, replay_gated, run_gated
 from xaimetrics.benchmark._gated_report import gated_sections, print_gated
 from xaimetrics.benchmark._grid import (
@@ -88,6 +92,7 @@ from xaimetrics.benchmark._uncertainty import (
     robust_pvalue,
     sign_flip_test,
 )
+from xaimetrics.benchmark._variance import top_k_stability, variance_components
 
 __all__ = [
     "BASELINE_METHOD",
@@ -128,6 +133,7 @@ __all__ = [
     "load_grid",
     "method_names",
     "minimum_pvalue",
+    "normalised_gain",
     "pairwise_comparison",
     "pairwise_differences",
     "pivot_scores",
@@ -150,9 +156,12 @@ __all__ = [
     "simulate_results",
     "spearman_with_metrics",
     "subset_rankings",
+    "top_k_stability",
     "unit_differences",
+    "unit_normalised_gains",
     "unit_scores",
     "until_decided",
+    "variance_components",
     "win_matrix",
     "write_report",
 ]

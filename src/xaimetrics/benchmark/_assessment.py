@@ -14,7 +14,7 @@ benchmark.plan`). docs/benchmark.md, "Statistics", gives the rules and the calib
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -29,6 +29,7 @@ from xaimetrics.benchmark._analysis import (
     unit_differences,
     unit_scores,
 )
+from xaimetrics.benchmark._gain import NSG_COLUMNS, gain_table, unit_normalised_gains
 from xaimetrics.benchmark._grid import BASELINE_METHOD, CONTROL_METHODS
 from xaimetrics.benchmark._ranking import rank_methods
 from xaimetrics.benchmark._sentences import planning_sentence
@@ -71,7 +72,10 @@ class Assessment:
         controls: each control's pre-stated test, its difference, interval, p-value and verdict
             (``"pass"``, ``"fail"`` or ``"undecided"``).
         comparison: every method and control against NoExplanation (:func:`~xaimetrics.benchmark.
-            baseline_comparison`; Holm over the concept methods, the controls keep their own two-sided p).
+            baseline_comparison`; Holm over the concept methods, the controls keep their own two-sided p),
+            with the normalised simulatability gain beside the raw difference (``nsg``, its t-interval over
+            units ``nsg_low``/``nsg_high``, and ``nsg_units``, the units where it is defined;
+            :func:`~xaimetrics.benchmark.normalised_gain`).
         verdict: :func:`~xaimetrics.benchmark.control_verdict`; ``verdict["detects"]`` is true only when the
             positive control beats the baseline and the negative control is shown equivalent to it.
         best: :func:`~xaimetrics.benchmark.best_method` over the concept methods.
@@ -86,6 +90,8 @@ class Assessment:
         ceiling: the U1 upper bound (mean and t-interval over units) when U1 was run, else ``None``.
         summary: the conclusion in plain sentences.
         long: the ranking frame the numbers were computed on (:func:`ranking_frame`, controls included).
+        gains: units × competitors, each unit's NSG (:func:`~xaimetrics.benchmark.unit_normalised_gains`;
+            NaN where the matched baseline was perfect). Empty without NoExplanation rows.
     """
 
     metric: str
@@ -105,6 +111,7 @@ class Assessment:
     ceiling: dict[str, float] | None
     summary: str
     long: pd.DataFrame
+    gains: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def _evaluation(results: pd.DataFrame) -> pd.DataFrame:
@@ -251,10 +258,13 @@ def assess(
         # the like-with-like differences makes their ``method − baseline`` the matched difference
         paired = differences.assign(**{BASELINE_METHOD: 0.0})
         comparison = baseline_comparison(paired, alpha=alpha, power=power, family=methods)
+        gains = unit_normalised_gains(long, axis="method")
+        comparison = comparison.join(gain_table(gains))
     else:
         differences = pd.DataFrame(index=units.index, columns=pd.Index([], name="method"), dtype=float)
         paired = differences
-        comparison = pd.DataFrame(columns=_COMPARISON_COLUMNS).rename_axis("method")
+        gains = differences
+        comparison = pd.DataFrame(columns=[*_COMPARISON_COLUMNS, *NSG_COLUMNS]).rename_axis("method")
     comparison.insert(
         0, "role", ["method" if m in methods else f"{roles[m]} control" for m in comparison.index]
     )
@@ -314,6 +324,8 @@ def assess(
             summary += " " + _sensitivity_sentence(sensitivity, len(paired), len(flagged & set(paired.index)))
     if unmatched[["without_baseline", "outside_blocks"]].to_numpy().any():
         summary += " " + _unmatched_sentence(unmatched)
+    if has_baseline and len(comparison):
+        summary += _nsg_sentence(comparison)
     empty = _empty_table(results)
     if len(empty) and empty["empty"].sum():
         names = ", ".join(empty.loc[empty["empty"] > 0, "method"])
@@ -324,7 +336,21 @@ def assess(
         metric=metric, units=units, differences=differences, unmatched=unmatched, ranking=ranking, controls=verdict["table"], comparison=comparison,
         verdict=verdict, best=best, stability=stability, planning=planning, degenerate=degenerate,
         sensitivity=sensitivity, empty=empty, ceiling=_ceiling(results, metric), summary=summary, long=long,
+        gains=gains,
     )  # fmt: skip
+
+
+def _nsg_sentence(comparison: pd.DataFrame) -> str:
+    """Say when the NSG rests on fewer units than the raw difference (a perfect baseline has no headroom)."""
+    short = comparison[comparison["nsg_units"] < comparison["n_units"]]
+    if not len(short):
+        return ""
+    worst = short.iloc[int((short["n_units"] - short["nsg_units"]).to_numpy().argmax())]
+    return (
+        f" The normalised gain (NSG) is undefined where NoExplanation was already perfect (no headroom): "
+        f"{int(worst['n_units'] - worst['nsg_units'])} of {int(worst['n_units'])} units at most; its mean and "
+        "interval use the others."
+    )
 
 
 def _no_baseline_summary(

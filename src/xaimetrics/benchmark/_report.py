@@ -99,6 +99,46 @@ def report_section(title: str, text: str, table: pd.DataFrame | None = None) -> 
     }
 
 
+def pipeline_sections(
+    results: pd.DataFrame, units: pd.DataFrame, *, metric: str = "auto", k: int = 3, n_boot: int = 200
+) -> list[dict[str, str]]:
+    """The report's two sections: variance shares with intervals, and top-k stability next to the means.
+
+    ``units`` is units × methods (the concept methods, :attr:`Assessment.units`). A grid that cannot be
+    decomposed (one seed, no residual) gets a sentence saying why instead of a table.
+    """
+    from xaimetrics.benchmark._variance import top_k_stability, variance_components
+
+    sections = []
+    try:
+        table = variance_components(results, metric=metric, n_boot=n_boot)
+    except ValueError as error:
+        sections.append(report_section("How much of the score is the pipeline", f"Not computed: {error}"))
+    else:
+        top = table["share"].idxmax()
+        sections.append(report_section(
+            "How much of the score is the pipeline",
+            "Shares of the variance of the explanation settings' scores (NoExplanation left out) by factor, "
+            "ANOVA moment estimates with 95 % percentile intervals from a bootstrap over seeds (rough with few "
+            f"seeds). The largest share is {top} ({table.loc[top, 'share']:.0%}); a method share small beside "
+            "the seed, prompt and simulator shares means the pipeline moves the score more than the choice of "
+            "method.",
+            table.round(4),
+        ))  # fmt: skip
+    methods = units.dropna(axis=1, how="all")
+    if methods.shape[1] >= 2 and len(methods) >= 2:
+        k = min(k, methods.shape[1] - 1)
+        stability = top_k_stability(methods, k)
+        sections.append(report_section(
+            f"Is the top {k} stable across seeds?",
+            f"On {stability['n_draws']} splits of the {stability['n_units']} seeds into halves, both halves had "
+            f"the same top-{k} set of methods {stability['same_top_k']:.0%} of the time (top {k} on all seeds: "
+            f"{', '.join(stability['top_k'])}). top_k_share: how often each method was in a half's top {k}.",
+            stability["table"].round(4),
+        ))  # fmt: skip
+    return sections
+
+
 def write_report(
     results: pd.DataFrame,
     output: str | Path,
@@ -143,6 +183,12 @@ def write_report(
     from xaimetrics.benchmark._assessment import assess
 
     assessment = assess(results, metric=metric, alpha=alpha)
+    from xaimetrics.benchmark._grid import CONTROL_METHODS
+
+    methods = [
+        m for m in assessment.units.columns if m not in CONTROL_METHODS and m != analysis.BASELINE_METHOD
+    ]
+    pipeline = pipeline_sections(results, assessment.units[methods], metric=assessment.metric)
     long, overall = method_ranking(assessment)
     wins, differences = analysis.overall_statistics(long)
     paths = {
@@ -223,7 +269,9 @@ def write_report(
                 for axis, table, pairs in axis_sections
             ],
             # extra sections come rendered to both formats, the HTML escaped by their producer
-            "sections": [{"text": markupsafe.Markup(x["html"]) if markup else x["md"]} for x in sections],
+            "sections": [
+                {"text": markupsafe.Markup(x["html"]) if markup else x["md"]} for x in [*pipeline, *sections]
+            ],
         }
         path = output / name
         path.write_text(
@@ -274,7 +322,10 @@ _STATISTICS_NOTE = (
     "interpretations, anonymisation) share its samples, so they are averaged within each seed first; a method is "
     "compared with NoExplanation within the same setting before averaging (like with like), and rankings use "
     "the settings every method has; tests are exact sign-flip tests, intervals t-intervals over seeds, and "
-    "comparisons of several methods are Holm-corrected."
+    "comparisons of several methods are Holm-corrected. Beside each raw difference, the normalised "
+    "simulatability gain NSG = (with − without) / (1 − without) (Mayne et al., 2026): the share of "
+    "NoExplanation's headroom a method wins, per seed then averaged (t-interval over seeds; undefined, and "
+    "left out, for a seed whose NoExplanation score was perfect: nsg_units counts the seeds it is defined on)."
 )
 
 _METRIC_NOTES = {

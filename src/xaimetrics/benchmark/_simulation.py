@@ -48,6 +48,8 @@ def simulate_results(
     simulators: Sequence[str] = ("s",),
     prompt_effects: Mapping[str, float] | None = None,
     missing: Mapping[str | tuple[str, str], Sequence[int]] | None = None,
+    simulator_effects: Mapping[str, float] | None = None,
+    interpretation_effects: Mapping[str, float] | None = None,
     random_state: int = 0,
 ) -> pd.DataFrame:
     """Rows of a simulated grid (the columns :func:`~xaimetrics.benchmark.assess` reads).
@@ -67,6 +69,8 @@ def simulate_results(
         missing: ``{method: [seed, ...]}`` drops the method's rows in those seeds, ``{(method, prompt type):
             [seed, ...]}`` only its rows of that prompt type (a failed setting, a prompt type that does not
             apply). The rows are drawn and then dropped, so the other rows do not change.
+        simulator_effects, interpretation_effects: ``{level: shift}`` added to every row of that simulator
+            (baseline included) or interpretation (default 0), e.g. to calibrate a variance decomposition.
         random_state: the generator's seed.
 
     Example:
@@ -81,6 +85,8 @@ def simulate_results(
     rng = np.random.default_rng(random_state)
     effects = dict(effects or {})
     levels = dict(prompt_effects or {})
+    shift_simulator = dict(simulator_effects or {})
+    shift_interpretation = dict(interpretation_effects or {})
     degenerate_seeds = {m: set(s) for m, s in (degenerate or {}).items()}
     from xaimetrics.consim import PROMPT_TYPES
 
@@ -93,7 +99,10 @@ def simulate_results(
         for kind in baselines:
             v = rng.normal(0.0, method_sd)
             for simulator in simulators:
-                value = 0.5 + levels.get(kind, 0.0) + u + v + rng.normal(0.0, setting_sd)
+                value = (
+                    0.5 + levels.get(kind, 0.0) + shift_simulator.get(simulator, 0.0) + u + v
+                    + rng.normal(0.0, setting_sd)
+                )  # fmt: skip
                 rows.append({**base, "simulator": simulator, "seed": seed, "method": BASELINE_METHOD,
                              "interpretation": "", "prompt_type": kind, "score": value, "degenerate": 0})  # fmt: skip
         for method in (*methods, *controls):
@@ -103,6 +112,7 @@ def simulate_results(
                     for simulator in simulators:
                         value = (
                             0.5 + effects.get(method, 0.0) + levels.get(kind, 0.0) + u + v
+                            + shift_simulator.get(simulator, 0.0) + shift_interpretation.get(interpretation, 0.0)
                             + rng.normal(0.0, setting_sd)
                         )  # fmt: skip
                         flag = int(seed in degenerate_seeds.get(method, ()))

@@ -11,6 +11,10 @@ for the concepts of a text classifier (``docs/detection.md``):
 - :func:`score` — AUROC with a BCa interval and a Mann–Whitney p-value, or balanced accuracy of text answers;
 - :class:`Detection` and :func:`detect_concept` — all of it per concept, with a shuffled-description control;
   :func:`fuzz_concept` — the fuzzing scorer;
+- :class:`Intruder` and :func:`intrude_concept` — intruder detection: pick the one non-activating text among
+  activating ones (accuracy, no written explanation needed); :class:`ExampleEmbedding` and
+  :func:`embed_concept` — example-embedding scoring: AUROC of held-out texts' similarity to the top texts
+  under a sentence encoder (the offline MiniLM);
 - :class:`WordOverlapReader` — the reference reader (word overlap, no LLM);
 - :func:`legibility_table`, :func:`compare_groups` — statistics: which concepts are legible (Holm over
   concepts), method or reader comparisons on seeds (Holm over comparisons).
@@ -24,7 +28,21 @@ from xaimetrics.detection._detection import (
     detect_concept,
     shuffled_concept,
 )
+from xaimetrics.detection._embedding import (
+    ExampleEmbedding,
+    embed_concept,
+    example_similarity,
+    sentence_encoder,
+)
 from xaimetrics.detection._fuzzing import fuzz_concept, mark_words
+from xaimetrics.detection._intruder import (
+    Intruder,
+    IntruderScore,
+    build_intruder_prompts,
+    intrude_concept,
+    intruder_score,
+    intruder_trials,
+)
 from xaimetrics.detection._prompts import (
     ANSWERS,
     PROMPTS,
@@ -47,20 +65,30 @@ __all__ = [
     "DetectionResult",
     "DetectionSample",
     "DetectionScore",
+    "ExampleEmbedding",
+    "Intruder",
+    "IntruderScore",
     "WordOverlapReader",
     "ask",
     "auroc",
     "balanced_accuracy",
     "build_detection_prompts",
     "build_fuzzing_prompts",
+    "build_intruder_prompts",
     "compare_groups",
     "describe",
     "detect_concept",
+    "embed_concept",
+    "example_similarity",
     "fuzz_concept",
+    "intrude_concept",
+    "intruder_score",
+    "intruder_trials",
     "legibility_table",
     "mark_words",
     "sample_texts",
     "score",
+    "sentence_encoder",
     "shuffled_concept",
     "summarise",
 ]

@@ -26,7 +26,7 @@ from xaimetrics.detection._prompts import (
 )
 from xaimetrics.detection._sampling import DetectionSample, SamplingOptions, sample_texts
 from xaimetrics.detection._scoring import parse_yes, score
-from xaimetrics.simulators import BatchSimulator, Simulator
+from xaimetrics.simulators import BatchSimulator, Simulator, SimulatorResponse
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -65,18 +65,8 @@ def ask(
         >>> [round(a.p_yes, 3) for a in ask(WordOverlapReader(), build_detection_prompts(["cup"], ["a cup", "a"]))]
         [0.622, 0.378]
     """
-    conversations = [p.messages for p in prompts]
-    schemas = [p.schema for p in prompts]
-    if isinstance(simulator, BatchSimulator):
-        responses = simulator.generate_batch(
-            conversations, answer_schemas=schemas, max_concurrency=concurrency
-        )
-    else:
-        responses = [
-            simulator.generate(m, answer_schema=s) for m, s in zip(conversations, schemas, strict=True)
-        ]
     answers = []
-    for response in responses:
+    for response in generate_all(simulator, prompts, concurrency=concurrency):
         if not response.ok:
             answers.append(Answer(None, None, response.error))
             continue
@@ -86,6 +76,19 @@ def ask(
             p_yes = float(response.probabilities["0"][1])
         answers.append(Answer(p_yes, parse_yes(response.text), None, bool(response.usage.cached)))
     return answers
+
+
+def generate_all(
+    simulator: Simulator, prompts: Sequence[DetectionPrompt], *, concurrency: int | None = None
+) -> list[SimulatorResponse]:
+    """The simulator's responses to ``prompts`` (one batch when it can), in order."""
+    conversations = [p.messages for p in prompts]
+    schemas = [p.schema for p in prompts]
+    if isinstance(simulator, BatchSimulator):
+        return list(
+            simulator.generate_batch(conversations, answer_schemas=schemas, max_concurrency=concurrency)
+        )
+    return [simulator.generate(m, answer_schema=s) for m, s in zip(conversations, schemas, strict=True)]
 
 
 def shuffled_concept(concept: int, candidates: Iterable[int], seed: int) -> int:

@@ -9,6 +9,11 @@
 - **fuzzing**: ``f`` = the share of the marked words that are description words;
   ``P(Yes) = sigmoid((f − 0.5) / temperature)``.
 
+- **intruder** (:func:`~xaimetrics.detection.build_intruder_prompts`): with a description, the intruder is
+  the text holding *fewest* of the description's words; without one, the text sharing fewest content words
+  (English stop words left out) with the other shown texts, ``e_i = mean_{j≠i} |W_i ∩ W_j|``.
+  ``P(position i) = softmax(−e / temperature)``.
+
 It shows what the description's *words alone* carry: a concept whose top words occur in the texts where it
 fires is legible to this reader whatever an LLM makes of it. It is the detection counterpart of the ConSim
 :class:`~xaimetrics.simulators.LexicalSimulator` (which parses ConSim prompts, not these); both use the
@@ -19,7 +24,12 @@ from __future__ import annotations
 
 import math
 import time
+import zlib
 
+import numpy as np
+
+from xaimetrics._words import stop_word_set
+from xaimetrics.detection._intruder import read_intruder_prompt
 from xaimetrics.detection._prompts import ANSWERS, read_detection_prompt
 from xaimetrics.simulators import AnswerSchema, ChatMessage, SimulatorResponse
 from xaimetrics.simulators._lexical import WordReader
@@ -28,7 +38,7 @@ __all__ = ["WordOverlapReader"]
 
 
 class WordOverlapReader(WordReader):
-    """Answer detection and fuzzing prompts by word overlap (see the module docstring for the rule).
+    """Answer detection, fuzzing and intruder prompts by word overlap (see the module docstring for the rule).
 
     Args:
         temperature: scale of the logistic (> 0).
@@ -45,6 +55,37 @@ class WordOverlapReader(WordReader):
 
     def cache_identity(self) -> dict[str, object]:
         return {"simulator": "word-overlap", "rule": 1, "temperature": self.temperature}
+
+    def __init__(self, temperature: float = 1.0) -> None:
+        super().__init__(temperature)
+        self._stop_words = stop_word_set("english", "WordOverlapReader")
+
+    def intruder_probabilities(
+        self, messages: tuple[ChatMessage, ...] | list[ChatMessage]
+    ) -> np.ndarray | None:
+        """``P(position)`` of an intruder prompt (``None`` when it is not one); see the module docstring.
+
+        Example:
+            >>> from xaimetrics.detection import build_intruder_prompts
+            >>> p = build_intruder_prompts([["goal cup", "cup final", "new chip"]])[0]
+            >>> WordOverlapReader().intruder_probabilities(p.messages).round(3).tolist()
+            [0.274, 0.274, 0.452]
+        """
+        read = read_intruder_prompt(messages)
+        if read is None:
+            return None
+        vocabulary = {w for entry in (*read.words, read.label or "") for w in self._tokenizer(entry)}
+        texts = [set(self._tokenizer(t)) for t in read.texts]
+        if vocabulary:
+            evidence = np.array([len(vocabulary & words) for words in texts], dtype=np.float64)
+        else:
+            content = [words - self._stop_words for words in texts]
+            evidence = np.array([
+                np.mean([len(a & b) for j, b in enumerate(content) if j != i]) for i, a in enumerate(content)
+            ])  # fmt: skip
+        logits = -evidence / self.temperature
+        weights = np.exp(logits - logits.max())
+        return weights / weights.sum()
 
     def p_yes(self, messages: tuple[ChatMessage, ...] | list[ChatMessage]) -> float | None:
         """``P(Yes)`` of one prompt (``None`` when it is not a detection or fuzzing prompt)."""
@@ -63,6 +104,23 @@ class WordOverlapReader(WordReader):
         self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
     ) -> SimulatorResponse:
         started = time.perf_counter()
+        positions = self.intruder_probabilities(messages)
+        if positions is not None:
+            ids = answer_schema.sample_ids if answer_schema is not None else ("0",)
+            best = np.flatnonzero(positions == positions.max())
+            pick = int(best[zlib.crc32(" ".join(m.content for m in messages).encode()) % len(best)])
+            return SimulatorResponse(
+                "\n".join(f"Sample_{i}: {pick}" for i in ids),
+                model=self.name,
+                prompt_tokens=sum(len(m.content.split()) for m in messages),
+                completion_tokens=2,
+                latency_s=time.perf_counter() - started,
+                probabilities=(
+                    {i: tuple(float(v) for v in positions) for i in ids}
+                    if answer_schema is not None and answer_schema.probabilities
+                    else None
+                ),
+            )
         p = self.p_yes(messages)
         if p is None:
             return SimulatorResponse(

@@ -20,8 +20,9 @@ error with the counts.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TypedDict
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -218,3 +219,36 @@ def sample_texts(
     )
     active = np.array([1] * len(activating) + [0] * (len(random) + len(hard)), dtype=np.int64)
     return DetectionSample(int(concept), indices, active, kinds, u[indices], (high, low))
+
+
+def sample_concepts(
+    concepts: object,
+    n_texts: int,
+    concept_ids: Iterable[int],
+    *,
+    owner: str,
+    embeddings: object | None = None,
+    seed: int = 0,
+    **options: Any,
+) -> tuple[dict[int, DetectionSample], dict[int, str]]:
+    """:func:`sample_texts` for each concept of ``concept_ids``: ``(samples, skipped with the reason)``.
+
+    ``concepts`` is ``U`` (``(n_texts, n_concepts)``, array or tensor), checked here once for every scorer.
+    """
+    from xaimetrics.concepts._concept_model import to_numpy
+
+    U = np.asarray(to_numpy(concepts), dtype=np.float64)
+    if U.ndim != 2 or U.shape[0] != n_texts:
+        raise invalid("concepts", owner, f"an array with {n_texts} rows (one per input)", U.shape)
+    E = None if embeddings is None else np.asarray(to_numpy(embeddings), dtype=np.float64)
+    samples: dict[int, DetectionSample] = {}
+    skipped: dict[int, str] = {}
+    for concept in concept_ids:
+        if not 0 <= int(concept) < U.shape[1]:
+            skipped[int(concept)] = f"no column {concept} in concepts ({U.shape[1]} columns)"
+            continue
+        try:
+            samples[int(concept)] = sample_texts(U, int(concept), embeddings=E, seed=seed, **options)
+        except ValueError as error:
+            skipped[int(concept)] = str(error)
+    return samples, skipped

@@ -26,7 +26,7 @@ import numpy as np
 
 from xaimetrics._validation import invalid
 
-__all__ = ["DetectionScore", "auroc", "balanced_accuracy", "parse_yes", "score"]
+__all__ = ["DetectionScore", "auroc", "auroc_test", "balanced_accuracy", "parse_yes", "score"]
 
 _ANSWER = re.compile(r"Sample_0\s*:\s*\**\s*(yes|no)\b", re.IGNORECASE)
 _BARE = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
@@ -140,6 +140,19 @@ def _interval(pos: np.ndarray, neg: np.ndarray, confidence: float) -> tuple[floa
     return min(low, point), max(high, point)
 
 
+def auroc_test(
+    active: Sequence[int] | np.ndarray, values: Sequence[float] | np.ndarray, confidence: float, owner: str
+) -> tuple[float, float, float, float]:
+    """``(AUROC, low, high, one-sided Mann–Whitney p)`` of ``values`` separating ``active == 1`` from 0."""
+    from scipy import stats
+
+    pos, neg = _groups(active, values, owner)
+    value = float(_auc(pos, neg))
+    low, high = _interval(pos, neg, confidence)
+    p = float(stats.mannwhitneyu(pos, neg, alternative="greater").pvalue) if np.ptp(np.r_[pos, neg]) else 1.0
+    return value, low, high, p
+
+
 def score(
     active: Sequence[int] | np.ndarray,
     p_yes: Sequence[float | None] | None = None,
@@ -177,15 +190,8 @@ def score(
     bacc = balanced_accuracy(active, yes)
     n_active, n_inactive = int((active == 1).sum()), int((active == 0).sum())
     if probabilities is not None and all(p is not None for p in probabilities):
-        from scipy import stats
-
-        pos, neg = _groups(active, np.asarray(probabilities, dtype=np.float64), "score")
-        value = float(_auc(pos, neg))
-        low, high = _interval(pos, neg, confidence)
-        p = (
-            float(stats.mannwhitneyu(pos, neg, alternative="greater").pvalue)
-            if np.ptp(np.r_[pos, neg])
-            else 1.0
+        value, low, high, p = auroc_test(
+            active, np.asarray(probabilities, dtype=np.float64), confidence, "score"
         )
         return DetectionScore("auroc", value, low, high, p, value, bacc, n_active, n_inactive, unanswered)
     nan = float("nan")

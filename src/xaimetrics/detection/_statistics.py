@@ -83,8 +83,8 @@ def legibility_table(
     frame = _frame(rows, "legibility_table")
     groups = [g for g in groups if g in frame.columns]
     out = []
-    for key, part in frame.groupby(groups, sort=True) if groups else [((), frame)]:
-        own = part[part.description == "own"]
+    for key, part in frame.groupby(groups, sort=True, dropna=False) if groups else [((), frame)]:
+        own = part[part.description.isin(("own", "none"))]  # "none": scorers without a description
         lines = []
         for concept, block in own.groupby("concept", sort=True):
             line: dict[str, object] = dict(

