@@ -44,7 +44,8 @@ NOT_METRICS: dict[str, set[str]] = {
     "detection": {
         "Answer", "DetectionPrompt", "DetectionResult", "DetectionSample", "DetectionScore", "WordOverlapReader",
         "ask", "build_detection_prompts", "build_fuzzing_prompts", "compare_groups", "describe",
-        "legibility_table", "mark_words", "sample_texts", "shuffled_concept", "summarise",
+        "legibility_table", "mark_words", "sample_texts", "shuffled_concept", "summarise", "IntruderScore",
+        "build_intruder_prompts", "intruder_trials", "sentence_encoder",
     },
     "consim": {
         "BalanceKind", "ConSimPrompt", "ConSimResult", "ConSimSamples", "ControlKind", "ExampleSelection",

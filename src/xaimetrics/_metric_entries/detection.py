@@ -54,4 +54,38 @@ ENTRIES: tuple[Entry, ...] = (
         ),
         description="detection score when the concept's words are marked in its activating texts",
     ),
+    Entry(
+        "intruder_accuracy",
+        MetricInfo(
+            family="detection",
+            direction="higher",
+            range=(0, 1),
+            data=("concepts", "text", "answers"),
+            category="simulatability",
+            reference="delphi (Paulo & Belrose 2026)",
+            callables=(
+                "xaimetrics.detection.intruder_score",
+                "xaimetrics.detection.Intruder",
+                "xaimetrics.detection.intrude_concept",
+            ),
+        ),
+        description="share of trials where the reader picks the non-activating text among a concept's activating ones",
+    ),
+    Entry(
+        "example_embedding_auroc",
+        MetricInfo(
+            family="detection",
+            direction="higher",
+            range=(0, 1),
+            data=("concepts", "text"),
+            category="simulatability",
+            reference="delphi (Paulo & Belrose 2026)",
+            callables=(
+                "xaimetrics.detection.example_similarity",
+                "xaimetrics.detection.ExampleEmbedding",
+                "xaimetrics.detection.embed_concept",
+            ),
+        ),
+        description="AUROC of held-out texts' similarity to a concept's top examples under a sentence encoder",
+    ),
 )
