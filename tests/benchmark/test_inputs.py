@@ -325,8 +325,29 @@ def test_a_model_with_other_classes_is_refused_with_both_lists(
 
 
 def test_class_order_maps_labels_by_name() -> None:
-    from xaimetrics.benchmark._inputs import class_order
+    from xaimetrics.consim._classes import class_order
 
     order = class_order(["b", "c", "a"], ["a", "b", "c"], model="m", dataset="d", owner="run_grid")
     data_labels = np.array([0, 1, 2, 0])
     assert [["b", "c", "a"][i] for i in order[data_labels]] == ["a", "b", "c", "a"]
+
+
+def test_the_command_says_what_changed_and_exports_only_the_new_rows(tmp_path: Path, capsys) -> None:
+    from test_command import benchmark_main
+
+    grid_file = tmp_path / "grid.toml"
+    out = tmp_path / "out"
+    run = ["benchmark", "run", str(grid_file), "--output", str(out), "--providers", "toy_grid:PROVIDERS",
+           "--no-cache", "--no-progress"]  # fmt: skip
+    text = ('datasets = ["toy"]\nmodels = ["toy"]\nmethods = ["PCA", "NoExplanation"]\nn_concepts = 3\n'
+            'prompt_types = ["NE2", "E2"]\nseeds = [0]\nsimulators = ["oracle"]\nn_fit = 200\nn_ep = 6\n')  # fmt: skip
+    grid_file.write_text(text + "n_lp = 6\n")
+    assert benchmark_main(run) == 0
+    capsys.readouterr()
+    grid_file.write_text(text + "n_lp = 5\n")
+    assert benchmark_main(run) == 0
+    captured = capsys.readouterr()
+    assert "2 run, 0 already stored" in captured.out
+    assert "Note: 2 stored rows were computed from other inputs (n_lp)" in captured.err
+    assert benchmark_main(["benchmark", "export", str(tmp_path / "r.csv"), "--output", str(out)]) == 0
+    assert len(pd.read_csv(tmp_path / "r.csv")) == 2  # the 2 rows of n_lp = 5, not the 2 superseded ones

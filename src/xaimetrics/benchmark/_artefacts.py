@@ -327,29 +327,20 @@ class Artefacts:
     def aligned_data(self, dataset: str, model: str) -> tuple[TextDataset, TextDataset]:
         """:meth:`data` with the labels in ``model``'s class order, matched by name (never by position): the
         same list of classes as is; the same names in another order relabelled (and said so, once); another set
-        refused (:func:`~xaimetrics.benchmark._inputs.class_order`, naming both lists)."""
+        refused (:func:`~xaimetrics.consim._classes.align_classes`, naming both lists)."""
 
         def align() -> tuple[TextDataset, TextDataset]:
-            from xaimetrics.benchmark._inputs import class_order
-            from xaimetrics.data import TextDataset
+            from xaimetrics.consim._classes import align_classes
 
-            fit, pool = self.data(dataset)
             classes = getattr(self.model(dataset, model), "class_names", None)
-            if classes is None:  # a provider model without names: the data's order is the model's
-                return fit, pool
-            order = class_order(classes, pool.class_names, model=model, dataset=dataset, owner="run_grid")
-            if order is None:
-                return fit, pool
-            names = [str(c) for c in classes]
-            self.notes.append(
-                f"The classes of model {model!r} are those of {dataset!r} in another order (model: {names}; data: "
-                f"{list(pool.class_names)}): they are matched by name."
-            )
-            _LOG.warning("%s", self.notes[-1])
-            return tuple(  # type: ignore[return-value]  # two datasets
-                TextDataset(d.texts, order[d.labels], names, d.name, d.split, dict(d.info))
-                for d in (fit, pool)
-            )
+            aligned = []
+            for texts in self.data(dataset):
+                texts, note = align_classes(texts, classes, model=model, dataset=dataset, owner="run_grid")
+                aligned.append(texts)
+            if note is not None:  # said once, for the pool (the concept-fit texts have the same classes)
+                self.notes.append(note)
+                _LOG.warning("%s", note)
+            return aligned[0], aligned[1]
 
         return self._once(("aligned", dataset, model), align)
 

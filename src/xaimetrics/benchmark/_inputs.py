@@ -20,20 +20,18 @@ are marked *superseded* in the store and are no longer read by reports and expor
 says which stored row a setting replaces). Grid fields that cannot change a row are listed in
 :data:`RUN_ONLY_FIELDS`; a test checks that every other field changes a key or a fingerprint.
 
-Classes are matched by name (:func:`class_order`): a model whose classes are the data's in another order has the
-data relabelled in its order; another set of classes is refused.
+Classes are matched by name (:func:`xaimetrics.consim._classes.align_classes`), before the fingerprint is taken.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from xaimetrics._digest import canonical_json, json_digest
-from xaimetrics.exceptions import InvalidParameterError
 
 if TYPE_CHECKING:
     from xaimetrics.benchmark._grid import Grid, Setting
@@ -42,7 +40,6 @@ if TYPE_CHECKING:
 __all__ = [
     "RUN_ONLY_FIELDS",
     "changed_inputs",
-    "class_order",
     "data_digest",
     "input_fingerprint",
     "model_digest",
@@ -68,9 +65,13 @@ def data_digest(dataset: TextDataset) -> str:
         >>> data_digest(a) == data_digest(a.subset([0, 1])), data_digest(a) == data_digest(b)
         (True, False)
     """
-    return json_digest(
-        [list(dataset.texts), np.asarray(dataset.labels).tolist(), list(dataset.class_names)], 16
-    )
+    digest = hashlib.sha256(canonical_json([str(c) for c in dataset.class_names]).encode())
+    digest.update(np.ascontiguousarray(dataset.labels, dtype=np.int64).tobytes())
+    for text in dataset.texts:  # length-prefixed: ["ab", "c"] and ["a", "bc"] differ
+        data = str(text).encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data)
+    return digest.hexdigest()[:16]
 
 
 def _tensor_bytes(value: Any) -> bytes:
@@ -230,36 +231,3 @@ def changed_inputs(before: Mapping[str, object], now: Mapping[str, object]) -> l
     return sorted(
         name for name in set(before) & set(now) if canonical_json(before[name]) != canonical_json(now[name])
     )
-
-
-def class_order(
-    model_classes: Sequence[object], data_classes: Sequence[object], *, model: str, dataset: str, owner: str
-) -> np.ndarray | None:
-    """Match a model's classes with the data's by name: ``None`` when they are the same list, else the array
-    ``order`` with ``order[data_label] = model_label`` (the same names in another order).
-
-    Raises:
-        InvalidParameterError: another set of classes (other names, or another number), with both lists.
-
-    Example:
-        >>> class_order(["no", "yes"], ["no", "yes"], model="m", dataset="d", owner="run_grid") is None
-        True
-        >>> class_order(["world", "sports", "tech"], ["sports", "tech", "world"], model="m", dataset="d", owner="run_grid")
-        array([1, 2, 0])
-        >>> class_order(["cats", "dogs"], ["no", "yes"], model="m", dataset="d", owner="run_grid")
-        Traceback (most recent call last):
-        ...
-        xaimetrics.exceptions.InvalidParameterError: The 'models' parameter of run_grid must be a classifier of the classes of 'd' (matched by name). Got 'm' with the classes ['cats', 'dogs']; the data has ['no', 'yes']. ...
-    """
-    model_names = [str(c) for c in model_classes]
-    data_names = [str(c) for c in data_classes]
-    if model_names == data_names:
-        return None
-    if sorted(model_names) != sorted(data_names) or len(set(model_names)) != len(model_names):
-        raise InvalidParameterError(
-            f"The 'models' parameter of {owner} must be a classifier of the classes of {dataset!r} (matched by "
-            f"name). Got {model!r} with the classes {model_names}; the data has {data_names}. Fine-tune the model "
-            "on this dataset, or name its classes as the data does (id2label in its config.json)."
-        )
-    position = {name: i for i, name in enumerate(model_names)}
-    return np.array([position[name] for name in data_names], dtype=np.int64)

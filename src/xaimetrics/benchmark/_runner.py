@@ -245,7 +245,8 @@ def _record_inputs(grid: Grid, artefacts: Artefacts, store: ResultsStore) -> lis
     for dataset in grid.datasets:
         now[f"the content of {dataset!r}"] = artefacts.data_digests(dataset)
         for model in grid.models:
-            now[f"the model {model!r} (weights, config or classes)"] = artefacts.model_id(dataset, model)
+            on = f" on {dataset!r}" if len(grid.datasets) > 1 else ""
+            now[f"the model {model!r}{on} (weights, config or classes)"] = artefacts.model_id(dataset, model)
     for simulator in grid.simulators:
         now[f"the simulator {simulator!r} (server, model or sampling)"] = artefacts.simulator_identity(
             simulator
