@@ -125,7 +125,8 @@ def test_a_rerun_with_one_changed_input_reports_only_rows_of_the_new_inputs(
     assert _wrongly_reused(tmp_path / "run", tmp_path / "fresh") == 0
     assert (rerun.completed, rerun.skipped) == (affected, 3 - affected)  # exactly the affected settings
     assert rerun.superseded == affected
-    assert any("computed from other inputs" in note for note in rerun.notes)
+    (note,) = [n for n in rerun.notes if "computed from other inputs" in n]
+    assert "earlier version" not in note  # it names what changed
     with ResultsStore(tmp_path / "run" / "results.sqlite", read_only=True) as store:
         assert len(store.to_frame(superseded=True)) == 3 + affected  # the old rows are kept, not reported
 
@@ -351,3 +352,20 @@ def test_the_command_says_what_changed_and_exports_only_the_new_rows(tmp_path: P
     assert "Note: 2 stored rows were computed from other inputs (n_lp)" in captured.err
     assert benchmark_main(["benchmark", "export", str(tmp_path / "r.csv"), "--output", str(out)]) == 0
     assert len(pd.read_csv(tmp_path / "r.csv")) == 2  # the 2 rows of n_lp = 5, not the 2 superseded ones
+
+
+def test_rows_of_a_store_that_recorded_no_inputs_are_superseded(tmp_path: Path) -> None:
+    """A store written before inputs were fingerprinted: its rows cannot be trusted, so they are recomputed once
+    and no longer reported."""
+    from xaimetrics.benchmark import ResultRow
+
+    data = _write_csv(tmp_path / "data.csv")
+    grid = _grid(data)
+    with ResultsStore(tmp_path / "run" / "results.sqlite") as store:
+        for setting in grid.settings():  # keys without an inputs fingerprint, as the earlier version wrote
+            row = dict.fromkeys(ResultRow.columns(), 0) | setting.params() | {"score": 0.123}
+            store.add(setting.key, row)
+    rerun = _run(grid, tmp_path / "run")
+    assert (rerun.completed, rerun.superseded) == (3, 3)
+    assert any("earlier version" in note for note in rerun.notes)
+    assert 0.123 not in set(_reported(tmp_path / "run")["score"])

@@ -197,13 +197,14 @@ def input_fingerprint(inputs: Mapping[str, object]) -> str:
     return json_digest(dict(inputs), length=16)
 
 
-def setting_identity(params: Mapping[str, object]) -> str:
+def setting_identity(params: Mapping[str, object], *, n_concepts: bool | None = None) -> str:
     """What a setting *is*, whatever its inputs: a row with the same identity and another key was computed from
     other inputs and is superseded by the current one.
 
     ``params`` are :meth:`Setting.params` or a stored row. The number of concepts of an evaluation setting is left
     out (one per method: a changed ``n_concepts`` supersedes the rows of the old number); validation settings
-    keep it (every candidate is a setting).
+    keep it (every candidate is a setting). ``n_concepts=True`` keeps it in any phase (the setting whatever its
+    inputs fingerprint).
 
     Example:
         >>> row = {"dataset": "d", "model": "m", "method": "PCA", "n_concepts": 3, "interpretation": "top_words",
@@ -212,9 +213,10 @@ def setting_identity(params: Mapping[str, object]) -> str:
         True
     """
     phase = str(params.get("phase", "evaluation"))
+    keep = phase != "evaluation" if n_concepts is None else n_concepts
     return json_digest([
         str(params["dataset"]), str(params["model"]), str(params["method"]),
-        int(params["n_concepts"]) if phase != "evaluation" else None,  # type: ignore[call-overload]
+        int(params["n_concepts"]) if keep else None,  # type: ignore[call-overload]
         str(params["interpretation"] or ""), str(params["prompt_type"]), bool(params["anonymized"]),
         int(params["seed"]), str(params["simulator"]), phase,  # type: ignore[call-overload]
         str(params.get("scoring") or "accuracy"),

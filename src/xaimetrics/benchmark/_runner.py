@@ -242,6 +242,7 @@ def _record_inputs(grid: Grid, artefacts: Artefacts, store: ResultsStore) -> lis
     now: dict[str, object] = {name: shown.get(name) for name in _RECORDED_FIELDS}
     for method in (*grid.concept_methods, *grid.control_methods):
         now[f"extractor_options of {method}"] = grid.options(method)
+        now[f"n_concepts of {method}"] = list(grid.candidates(method))
     for dataset in grid.datasets:
         now[f"the content of {dataset!r}"] = artefacts.data_digests(dataset)
         for model in grid.models:
@@ -284,7 +285,11 @@ def _supersede(store: ResultsStore, settings: list[Setting]) -> int:
 def _notes(artefacts: Artefacts, changed: list[str], superseded: int) -> list[str]:
     notes = list(artefacts.notes)
     if superseded:
-        what = ", ".join(changed) if changed else "inputs recorded by an earlier version"
+        what = (
+            ", ".join(changed)
+            if changed
+            else "a store written by an earlier version, which did not record them"
+        )
         notes.append(
             f"{superseded} stored rows were computed from other inputs ({what}): their settings are computed "
             "again and the old rows are no longer reported (they stay in the store, and a run with the old inputs "
