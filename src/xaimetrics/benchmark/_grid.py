@@ -86,7 +86,10 @@ class Setting:
     ``phase`` is ``"evaluation"`` for the reported seeds and ``"validation"`` for the runs that choose the
     number of concepts. ``n_concepts`` and ``interpretation`` are ``0`` and ``""`` for ``NoExplanation``.
     ``prompt`` is the :class:`~xaimetrics.consim.PromptSetting` (prompt type and anonymisation); the store
-    writes it as the ``prompt_type`` and ``anonymized`` of :meth:`params`.
+    writes it as the ``prompt_type`` and ``anonymized`` of :meth:`params`. ``inputs`` is the fingerprint of
+    everything else the row is computed from (data content, model weights, selection, prompt, extractor and
+    simulator options; :func:`~xaimetrics.benchmark.Artefacts.fingerprinted` sets it before a run): part of the key,
+    so that a row computed from other inputs is never reused.
 
     Example:
         >>> s = Setting("rotten_tomatoes", "minilm+", "NMF", 20, "top_words", PromptSetting.parse("E2-a"), 0, "local")
@@ -104,6 +107,7 @@ class Setting:
     simulator: str
     phase: str = "evaluation"
     scoring: str = "accuracy"
+    inputs: str = ""
 
     @property
     def label(self) -> str:
@@ -112,7 +116,7 @@ class Setting:
 
     def params(self) -> dict[str, str | int | bool]:
         """The setting as the results store keys it: every field, the prompt as ``prompt_type`` and
-        ``anonymized``, and ``scoring`` only when it is not ``"accuracy"``."""
+        ``anonymized``, ``scoring`` only when it is not ``"accuracy"`` and ``inputs`` only when set."""
         params: dict[str, str | int | bool] = {
             "dataset": self.dataset, "model": self.model, "method": self.method, "n_concepts": self.n_concepts,
             "interpretation": self.interpretation, "prompt_type": self.prompt.name,
@@ -121,6 +125,8 @@ class Setting:
         }  # fmt: skip
         if self.scoring != "accuracy":  # the key of an accuracy setting has no scoring entry
             params["scoring"] = self.scoring
+        if self.inputs:
+            params["inputs"] = self.inputs
         return params
 
     @property

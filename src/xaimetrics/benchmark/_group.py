@@ -37,7 +37,7 @@ def build_group_prompts(
         return stored
     first = settings[0]
     samples = artefacts.samples(first.dataset, first.model, first.seed)
-    _, pool = artefacts.data(first.dataset)
+    _, pool = artefacts.aligned_data(first.dataset, first.model)  # class names in the model's order
     model = artefacts.model(first.dataset, first.model)
     kinds: dict[str, list[Setting]] = {}
     for setting in settings:

@@ -52,7 +52,8 @@ _LOG = logging.getLogger("xaimetrics.benchmark")
 class RunSummary(UsageView):
     """What a run did: settings in the grid, already stored, run now, failed; the simulators' :class:`Usage`
     (summed over the results, also read as ``calls``, ``cached_calls``, ``prompt_tokens``, ``completion_tokens``,
-    ``total_tokens`` and ``cost_usd``); wall time."""
+    ``total_tokens`` and ``cost_usd``); wall time; stored rows ``superseded`` by this run (computed from other
+    inputs) and ``notes`` for the user (what changed, classes matched by name)."""
 
     total: int = 0
     skipped: int = 0
@@ -62,6 +63,8 @@ class RunSummary(UsageView):
     wall_time_s: float = 0.0
     chosen_n_concepts: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    superseded: int = 0
+    notes: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -70,6 +73,7 @@ class RunSummary(UsageView):
             "completion_tokens": self.completion_tokens, "total_tokens": self.total_tokens,
             "cost_usd": self.cost_usd, "wall_time_s": self.wall_time_s,
             "chosen_n_concepts": dict(self.chosen_n_concepts), "errors": list(self.errors[:20]),
+            "superseded": self.superseded, "notes": list(self.notes),
         }  # fmt: skip
 
 
@@ -168,6 +172,7 @@ def run_grid(
         RunInterrupted: Ctrl-C (a :class:`KeyboardInterrupt`): no call started after it.
     """
     started = time.perf_counter()
+    changed: list[str] = []
     providers = providers or Providers()
     if backend not in ("local", "ray"):
         raise invalid("backend", "run_grid", "'local' or 'ray'", backend)
@@ -184,17 +189,21 @@ def run_grid(
         if artefacts is None:
             artefacts = Artefacts(grid, providers, artefact_dir)
         _preflight(grid, artefacts)
+        changed = _record_inputs(grid, artefacts, results)
         cache = None if response_cache is None else Path(response_cache)
         chosen: dict[tuple[str, str, str], int] = {}
-        if grid.needs_validation:
-            _run_phase(grid.settings(phase="validation"), artefacts, results, cache, backend, progress, summary,
-                       on_result)  # fmt: skip
-            chosen = choose_n_concepts(results.to_frame(), grid)
-            summary.chosen_n_concepts = {"/".join(k): v for k, v in chosen.items()}
-            results.set_meta("chosen_n_concepts", summary.chosen_n_concepts)
-        evaluation = grid.settings(phase="evaluation", chosen=chosen)
-        _run_phase(evaluation, artefacts, results, cache, backend, progress, summary, on_result)
+        phases = ("validation", "evaluation") if grid.needs_validation else ("evaluation",)
+        for phase in phases:
+            settings = artefacts.fingerprinted(grid.settings(phase=phase, chosen=chosen))
+            summary.superseded += _supersede(results, settings)
+            _run_phase(settings, artefacts, results, cache, backend, progress, summary, on_result)
+            if phase == "validation":
+                chosen = choose_n_concepts(results.to_frame(), grid)
+                summary.chosen_n_concepts = {"/".join(k): v for k, v in chosen.items()}
+                results.set_meta("chosen_n_concepts", summary.chosen_n_concepts)
     finally:
+        if artefacts is not None:
+            summary.notes = _notes(artefacts, changed, summary.superseded)
         summary.wall_time_s = time.perf_counter() - started
         if owned:
             results.close()
@@ -203,12 +212,91 @@ def run_grid(
 
 
 def _preflight(grid: Grid, artefacts: Artefacts) -> None:
-    """What can only be checked on loaded data, before the first call: every dataset loads, and its class
-    names survive the ``Sample_<id>: <class>`` answer format."""
+    """What can only be checked on loaded data, before the first call: every dataset loads, its class names
+    survive the ``Sample_<id>: <class>`` answer format, and every model has the data's classes (matched by name:
+    another order is mapped, another set refused)."""
     for dataset in grid.datasets:
         fit, pool = artefacts.data(dataset)
         for texts in (fit, pool):
             check_class_names(list(texts.class_names), f"{dataset}.class_names", "run_grid")
+    for dataset in grid.datasets:
+        for model in grid.models:
+            artefacts.aligned_data(dataset, model)
+
+
+#: the meta entry of the inputs recorded by the last run (:func:`_record_inputs`)
+INPUTS_META = "inputs"
+#: grid fields whose value is recorded to say what changed between two runs into one folder
+_RECORDED_FIELDS = (
+    "n_lp", "n_ep", "n_fit", "pool_size", "max_sample_chars", "balance", "base_url", "text_column", "label_column",
+    "encoding", "drop_empty_rows",
+)  # fmt: skip
+
+
+def _record_inputs(grid: Grid, artefacts: Artefacts, store: ResultsStore) -> list[str]:
+    """Record what this run's rows are computed from (digests and options, never credentials) and return the
+    names of those that differ from the last run's record (for the message; the keys decide what is reused)."""
+    from xaimetrics.benchmark._inputs import changed_inputs
+
+    shown = grid.to_dict()  # base_url without credentials
+    now: dict[str, object] = {name: shown.get(name) for name in _RECORDED_FIELDS}
+    for method in (*grid.concept_methods, *grid.control_methods):
+        now[f"extractor_options of {method}"] = grid.options(method)
+        now[f"n_concepts of {method}"] = list(grid.candidates(method))
+    for dataset in grid.datasets:
+        now[f"the content of {dataset!r}"] = artefacts.data_digests(dataset)
+        for model in grid.models:
+            on = f" on {dataset!r}" if len(grid.datasets) > 1 else ""
+            now[f"the model {model!r}{on} (weights, config or classes)"] = artefacts.model_id(dataset, model)
+    for simulator in grid.simulators:
+        now[f"the simulator {simulator!r} (server, model or sampling)"] = artefacts.simulator_identity(
+            simulator
+        )
+    before = store.get_meta(INPUTS_META, {})
+    before = before if isinstance(before, dict) else {}
+    store.set_meta(INPUTS_META, {**before, **now})
+    return changed_inputs(before, now)
+
+
+def _supersede(store: ResultsStore, settings: list[Setting]) -> int:
+    """Mark superseded the stored rows of ``settings`` computed from other inputs (same identity, other key),
+    and no longer superseded those computed from exactly these; return how many were newly superseded."""
+    from xaimetrics.benchmark._inputs import setting_identity
+
+    current = {setting_identity(s.params()): s.key for s in settings}
+    hidden = store.superseded()
+    before = set(hidden)
+    for row in store.rows():
+        try:
+            key = current.get(setting_identity(row))
+        except (KeyError, TypeError, ValueError):  # not a grid row (a study's rows may lack columns)
+            continue
+        if key is None:
+            continue
+        if key == row["key"]:
+            hidden.discard(str(row["key"]))
+        else:
+            hidden.add(str(row["key"]))
+    if hidden != before:
+        store.set_superseded(hidden)
+    return len(hidden - before)
+
+
+def _notes(artefacts: Artefacts, changed: list[str], superseded: int) -> list[str]:
+    notes = list(artefacts.notes)
+    if superseded:
+        what = (
+            ", ".join(changed)
+            if changed
+            else "a store written by an earlier version, which did not record them"
+        )
+        notes.append(
+            f"{superseded} stored rows were computed from other inputs ({what}): their settings are computed "
+            "again and the old rows are no longer reported (they stay in the store, and a run with the old inputs "
+            "reuses them). Use a new --output folder to keep both runs apart."
+        )
+        _LOG.warning("%s", notes[-1])
+    return notes
 
 
 def _run_phase(

@@ -39,6 +39,8 @@ from xaimetrics.exceptions import StoreError
 
 __all__ = ["ResultsStore", "setting_key"]
 
+#: the meta entry listing the keys of superseded rows (:meth:`ResultsStore.superseded`)
+SUPERSEDED_META = "superseded"
 _CREATED_AT = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 
 
@@ -234,13 +236,29 @@ class ResultsStore(SQLiteFile):
         for values in fetched:
             yield dict(zip(names, values, strict=True))
 
-    def to_frame(self) -> pd.DataFrame:
-        """All rows, ordered by key (so two stores with the same results give equal frames)."""
-        frame = pd.DataFrame(list(self.rows()), columns=["key", *self.columns, "created_at"])
+    def to_frame(self, *, superseded: bool = False) -> pd.DataFrame:
+        """The rows, ordered by key (so two stores with the same results give equal frames), without the
+        :meth:`superseded` ones (computed from other inputs than the last run's) unless ``superseded``."""
+        rows = self.rows()
+        if not superseded:
+            hidden = self.superseded()
+            rows = (row for row in rows if row["key"] not in hidden)
+        frame = pd.DataFrame(list(rows), columns=["key", *self.columns, "created_at"])
         return frame.sort_values("key", kind="stable").reset_index(drop=True)
 
+    def superseded(self) -> set[str]:
+        """The keys of rows that a later run replaced by rows of the same settings computed from other inputs
+        (another data file content, model, selection, simulator …; see :meth:`set_superseded`). They stay in the
+        store (a run with the old inputs reuses them) but reports and exports do not read them."""
+        return set(self.get_meta(SUPERSEDED_META, []) or [])
+
+    def set_superseded(self, keys: Iterable[str]) -> None:
+        """Record the keys of the superseded rows (one meta entry, written in one transaction)."""
+        self.set_meta(SUPERSEDED_META, sorted(keys))
+
     def export(self, path: str | Path) -> Path:
-        """Write the rows to ``.csv`` or ``.parquet`` (needs ``pyarrow``), chosen by the suffix.
+        """Write the rows (not the superseded ones) to ``.csv`` or ``.parquet`` (needs ``pyarrow``), chosen by the
+        suffix.
 
         Raises:
             StoreError: the file cannot be written (the message names the cause: a full disk, a read-only

@@ -159,6 +159,7 @@ def run(args: argparse.Namespace) -> int:
     """Execute ``xaimetrics consim`` with parsed arguments; returns the exit code."""
     from xaimetrics.concepts import make_extractor
     from xaimetrics.consim import Explanation, PromptSetting, build_prompts, evaluate_prompts, select_examples
+    from xaimetrics.consim._classes import align_classes
     from xaimetrics.data import augment_with_punctuation_splits, load_dataset
 
     _check_args(args)  # before the data and the model load (tens of seconds)
@@ -175,6 +176,13 @@ def run(args: argparse.Namespace) -> int:
     if args.pool_samples is not None:
         test = test.sample(args.pool_samples, seed=args.seed)
     model = _load_model(args)
+    # the model's class ids index its own names: match them with the data's by name, never by position
+    test, mapped = align_classes(
+        test, getattr(model, "class_names", None), model=args.model, dataset=args.dataset, owner=_OWNER,
+        argument="model",
+    )  # fmt: skip
+    if mapped is not None:
+        _say(mapped)
     class_names = list(test.class_names)
     samples = select_examples(
         test.texts, test.labels, model.predict(test.texts), n_lp=args.n_lp, n_ep=args.n_ep, seed=args.seed,

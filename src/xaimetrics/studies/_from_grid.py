@@ -121,7 +121,8 @@ def simulatability_study_from_grid(
                 ))  # fmt: skip
                 arms += [StudyArm(method, p.name, p.anonymized, seed, k, interpretation) for p in kinds]
     return SimulatabilityStudy(
-        class_names=tuple(pool.class_names), samples=tuple(samples.values()), explanations=tuple(explanations),
+        class_names=tuple(artefacts.aligned_data(dataset, model_name)[1].class_names),  # the samples' order
+        samples=tuple(samples.values()), explanations=tuple(explanations),
         arms=tuple(arms), dataset=dataset, model=model_name, arms_per_participant=arms_per_participant,
         max_sample_chars=grid.max_sample_chars, title=title or SimulatabilityStudy.title,
     )  # fmt: skip

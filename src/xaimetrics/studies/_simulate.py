@@ -29,9 +29,9 @@ def simulate_study(
 ) -> dict[str, int]:
     """Ask ``simulator`` every arm's ConSim prompt, score it (eq. 5) and store one row per arm.
 
-    Rows and keys are those of ``xaimetrics benchmark run`` for the same setting and simulator name, so
-    settings already in the store (from the benchmark, or an earlier call) are skipped. A failed call is not
-    stored (counted in ``"failed"``; run again to retry).
+    Rows are those of ``xaimetrics benchmark run`` for the same setting and simulator name, so settings already
+    reported by the store (from the benchmark, whose keys also hold its inputs fingerprint, or an earlier call)
+    are skipped. A failed call is not stored (counted in ``"failed"``; run again to retry).
 
     Args:
         study: the simulatability study.
@@ -53,6 +53,7 @@ def simulate_study(
         {'written': 1, 'skipped': 0, 'failed': 0}
     """
     from xaimetrics.benchmark import ResultRow, ResultsStore
+    from xaimetrics.benchmark._inputs import setting_identity
     from xaimetrics.benchmark._store import setting_key
     from xaimetrics.simulators import SimulatorResponse
 
@@ -67,11 +68,12 @@ def simulate_study(
     counts = {"written": 0, "skipped": 0, "failed": 0}
     try:
         done = store.keys()
+        reported = _reported_settings(store)
         for arm in study.arms:
             setting = {"dataset": study.dataset, "model": study.model, **arm.setting(), "simulator": name,
                        "phase": "evaluation"}  # fmt: skip
             key = setting_key(setting)
-            if key in done:
+            if key in done or setting_identity(setting, n_concepts=True) in reported:
                 _LOG.debug("simulate_study: %s skipped, already in the results store", arm.id)
                 counts["skipped"] += 1
                 continue
@@ -92,3 +94,20 @@ def simulate_study(
         if owned:
             store.close()
     return counts
+
+
+def _reported_settings(store: ResultsStore) -> set[str]:
+    """The identities of the settings the store reports (not superseded): a grid row counts whatever its inputs
+    fingerprint, which the study's settings do not carry."""
+    from xaimetrics.benchmark._inputs import setting_identity
+
+    hidden = store.superseded()
+    identities = set()
+    for row in store.rows():
+        if row["key"] in hidden:
+            continue
+        try:
+            identities.add(setting_identity(row, n_concepts=True))
+        except (KeyError, TypeError, ValueError):  # a row without the setting columns
+            continue
+    return identities

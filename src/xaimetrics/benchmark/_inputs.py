@@ -1,0 +1,235 @@
+"""What a grid row is computed from, beyond its setting's own fields: its *inputs fingerprint*.
+
+A stored row may be reused only if it was computed from exactly the inputs the current run would use. The
+setting's fields (dataset and model names, method, number of concepts, prompt, seed, simulator, phase, scoring)
+are its key already; everything else that can change the row goes into :func:`setting_inputs`, whose digest
+(:func:`input_fingerprint`) is part of the store key (:attr:`Setting.inputs <xaimetrics.benchmark.Setting>`):
+
+- the data: the content of the concept-fit texts and of the LP/EP pool as loaded (texts, labels, class names),
+  so the file's content, its columns, encoding and reading options, ``n_fit`` and ``pool_size`` all count, and
+  only where they change what was read (the baseline does not read the concept-fit texts);
+- the model: a digest of its weights (every tensor of its ``state_dict``), config, class names and metadata
+  (:func:`model_digest`);
+- the selection (``n_lp``, ``n_ep``, ``balance``) and the prompt options (``max_sample_chars``);
+- the method's extractor options (only that method's rows);
+- the simulator: its ``cache_identity()`` (server URL *without* credentials or query, model, sampling), the
+  same description its response cache keys on. API keys are never part of it.
+
+A changed input gives new keys, so exactly the affected settings are computed again; the stored rows they replace
+are marked *superseded* in the store and are no longer read by reports and exports (:func:`setting_identity`
+says which stored row a setting replaces). Grid fields that cannot change a row are listed in
+:data:`RUN_ONLY_FIELDS`; a test checks that every other field changes a key or a fingerprint.
+
+Classes are matched by name (:func:`xaimetrics.consim._classes.align_classes`), before the fingerprint is taken.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from xaimetrics._digest import canonical_json, json_digest
+
+if TYPE_CHECKING:
+    from xaimetrics.benchmark._grid import Grid, Setting
+    from xaimetrics.data import TextDataset
+
+__all__ = [
+    "RUN_ONLY_FIELDS",
+    "changed_inputs",
+    "data_digest",
+    "input_fingerprint",
+    "model_digest",
+    "setting_identity",
+    "setting_inputs",
+]
+
+#: grid fields that never change a row: how many calls run at once, and the names registered by the runner
+#: (what they stand for is fingerprinted through the data, the model and the simulator)
+RUN_ONLY_FIELDS = ("concurrency", "extra_datasets", "extra_models", "extra_simulators")
+#: attributes of a classifier that say where it runs, not what it computes
+_PLACEMENT = frozenset({"device", "metadata"})
+
+
+def data_digest(dataset: TextDataset) -> str:
+    """The digest of a loaded dataset's content: texts, labels and class names (16 hex characters).
+
+    Example:
+        >>> import numpy as np
+        >>> from xaimetrics.data import TextDataset
+        >>> a = TextDataset(["good", "bad"], np.array([1, 0]), ["negative", "positive"])
+        >>> b = TextDataset(["good", "bad"], np.array([1, 1]), ["negative", "positive"])
+        >>> data_digest(a) == data_digest(a.subset([0, 1])), data_digest(a) == data_digest(b)
+        (True, False)
+    """
+    digest = hashlib.sha256(canonical_json([str(c) for c in dataset.class_names]).encode())
+    digest.update(np.ascontiguousarray(dataset.labels, dtype=np.int64).tobytes())
+    for text in dataset.texts:  # length-prefixed: ["ab", "c"] and ["a", "bc"] differ
+        data = str(text).encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data)
+    return digest.hexdigest()[:16]
+
+
+def _tensor_bytes(value: Any) -> bytes:
+    """The raw bytes of a tensor or an array (any dtype, bfloat16 included), with its dtype and shape."""
+    detach = getattr(value, "detach", None)
+    if callable(detach):
+        import torch
+
+        tensor = detach().cpu().contiguous()
+        head = f"{tensor.dtype}{tuple(tensor.shape)}".encode()
+        return head + tensor.reshape(-1).view(torch.uint8).numpy().tobytes()
+    array = np.ascontiguousarray(value)
+    return f"{array.dtype}{array.shape}".encode() + array.tobytes()
+
+
+def _weights(classifier: object) -> Iterator[tuple[str, bytes]]:
+    """``(name, bytes)`` of everything a classifier computes with: its torch module's ``state_dict`` and config
+    (``classifier.model`` or the classifier itself), else its array and tensor attributes; then its plain
+    options (numbers, strings, flags), where it runs excepted."""
+    module = (
+        classifier
+        if callable(getattr(classifier, "state_dict", None))
+        else getattr(classifier, "model", None)
+    )
+    if callable(getattr(module, "state_dict", None)):
+        for name, tensor in sorted(module.state_dict().items()):  # type: ignore[union-attr]
+            yield name, _tensor_bytes(tensor)
+        config = getattr(module, "config", None)
+        to_dict = getattr(config, "to_dict", None)
+        if callable(to_dict):
+            yield "config", canonical_json(to_dict()).encode()
+    attributes = getattr(classifier, "__dict__", {})
+    for name, value in sorted(attributes.items()):
+        if name.startswith("_") or name in _PLACEMENT:
+            continue
+        if isinstance(value, np.ndarray) or callable(getattr(value, "detach", None)):
+            if module is None or module is classifier:
+                yield name, _tensor_bytes(value)
+        elif (
+            isinstance(value, bool | int | float | str)
+            or value is None
+            or (isinstance(value, Mapping | list | tuple) and len(canonical_json(value)) < 100_000)
+        ):
+            yield name, canonical_json(value).encode()
+
+
+def model_digest(classifier: object) -> str:
+    """The digest of a classifier: its type, class names, metadata (without where it is), weights and config.
+
+    Exact: a model whose weights are replaced in the same folder gets another digest (every tensor is hashed,
+    a few tenths of a second for a MiniLM).
+
+    Example:
+        >>> import torch
+        >>> class Linear:
+        ...     def __init__(self, w): self.weights, self.class_names = torch.tensor(w), ["no", "yes"]
+        >>> model_digest(Linear([1.0, 2.0])) == model_digest(Linear([1.0, 2.0])), model_digest(Linear([1.0, 2.5])) == model_digest(Linear([1.0, 2.0]))
+        (True, False)
+    """
+    metadata = getattr(classifier, "metadata", None)
+    head = {
+        "type": f"{type(classifier).__module__}.{type(classifier).__qualname__}",
+        "classes": [str(c) for c in getattr(classifier, "class_names", None) or ()],
+        "metadata": {k: v for k, v in metadata.items() if k != "path"}
+        if isinstance(metadata, dict)
+        else None,
+    }
+    digest = hashlib.sha256(canonical_json(head).encode())
+    for name, data in _weights(classifier):
+        digest.update(name.encode())
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data)
+    return digest.hexdigest()[:16]
+
+
+def setting_inputs(
+    grid: Grid,
+    setting: Setting,
+    *,
+    data: Mapping[str, str],
+    model: str,
+    simulator: Mapping[str, object],
+) -> dict[str, object]:
+    """Everything beside its own fields that can change ``setting``'s row (see the module docstring).
+
+    Args:
+        grid: the grid the setting belongs to.
+        setting: the setting.
+        data: ``{"fit": digest, "pool": digest}`` of the setting's dataset (:func:`data_digest`).
+        model: :func:`model_digest` of the setting's model on that dataset.
+        simulator: the simulator's ``cache_identity()`` (no credentials).
+
+    Example:
+        >>> from xaimetrics.benchmark import Grid, Setting
+        >>> from xaimetrics.consim import PromptSetting
+        >>> grid = Grid(methods=("PCA", "NoExplanation"), simulators=("perfect",))
+        >>> s = Setting("rotten_tomatoes", "minilm+", "NoExplanation", 0, "", PromptSetting.parse("NE1"), 0, "perfect")
+        >>> sorted(setting_inputs(grid, s, data={"fit": "a", "pool": "b"}, model="m", simulator={}))
+        ['model', 'pool', 'prompt', 'selection', 'simulator']
+    """
+    from xaimetrics.benchmark._grid import BASELINE_METHOD
+
+    inputs: dict[str, object] = {
+        "pool": data["pool"],
+        "model": model,
+        "selection": {"n_lp": grid.n_lp, "n_ep": grid.n_ep, "balance": grid.balance},
+        "prompt": {"max_sample_chars": grid.max_sample_chars},
+        "simulator": dict(simulator),
+    }
+    if setting.method != BASELINE_METHOD:  # concepts and controls are fitted on the concept-fit texts
+        inputs["fit"] = data["fit"]
+        inputs["method"] = grid.options(setting.method)
+    return inputs
+
+
+def input_fingerprint(inputs: Mapping[str, object]) -> str:
+    """The fingerprint of :func:`setting_inputs` (16 hex characters), part of the setting's store key.
+
+    Example:
+        >>> input_fingerprint({"model": "m", "pool": "p"}) == input_fingerprint({"pool": "p", "model": "m"})
+        True
+    """
+    return json_digest(dict(inputs), length=16)
+
+
+def setting_identity(params: Mapping[str, object], *, n_concepts: bool | None = None) -> str:
+    """What a setting *is*, whatever its inputs: a row with the same identity and another key was computed from
+    other inputs and is superseded by the current one.
+
+    ``params`` are :meth:`Setting.params` or a stored row. The number of concepts of an evaluation setting is left
+    out (one per method: a changed ``n_concepts`` supersedes the rows of the old number); validation settings
+    keep it (every candidate is a setting). ``n_concepts=True`` keeps it in any phase (the setting whatever its
+    inputs fingerprint).
+
+    Example:
+        >>> row = {"dataset": "d", "model": "m", "method": "PCA", "n_concepts": 3, "interpretation": "top_words",
+        ...        "prompt_type": "E1", "anonymized": 0, "seed": 0, "simulator": "s", "phase": "evaluation"}
+        >>> setting_identity(row) == setting_identity({**row, "n_concepts": 5, "anonymized": False, "inputs": "x"})
+        True
+    """
+    phase = str(params.get("phase", "evaluation"))
+    keep = phase != "evaluation" if n_concepts is None else n_concepts
+    return json_digest([
+        str(params["dataset"]), str(params["model"]), str(params["method"]),
+        int(params["n_concepts"]) if keep else None,  # type: ignore[call-overload]
+        str(params["interpretation"] or ""), str(params["prompt_type"]), bool(params["anonymized"]),
+        int(params["seed"]), str(params["simulator"]), phase,  # type: ignore[call-overload]
+        str(params.get("scoring") or "accuracy"),
+    ], length=32)  # fmt: skip
+
+
+def changed_inputs(before: Mapping[str, object], now: Mapping[str, object]) -> list[str]:
+    """The names whose recorded value differs (names recorded on one side only are not compared).
+
+    Example:
+        >>> changed_inputs({"n_lp": 20, "data 'a.csv'": "x", "n_ep": 20}, {"n_lp": 10, "data 'a.csv'": "y"})
+        ["data 'a.csv'", 'n_lp']
+    """
+    return sorted(
+        name for name in set(before) & set(now) if canonical_json(before[name]) != canonical_json(now[name])
+    )
