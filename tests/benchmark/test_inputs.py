@@ -235,7 +235,7 @@ ALTERNATIVES: dict[str, object] = {
     "n_lp": 5, "n_ep": 5, "n_fit": 80, "pool_size": 30, "validation_seeds": (7, 8), "max_sample_chars": 25,
     "balance": "strict", "default_n_concepts": 2, "extractor_options": {"ICA": {"max_iter": 50}},
     "controls": True, "scoring": "probability", "text_column": "text_b", "label_column": "label_b",
-    "encoding": "latin-1", "drop_empty_rows": False,
+    "encoding": "latin-1", "drop_empty_rows": False, "fit_draw": "fixed",
 }  # fmt: skip
 
 
@@ -369,3 +369,39 @@ def test_rows_of_a_store_that_recorded_no_inputs_are_superseded(tmp_path: Path) 
     assert (rerun.completed, rerun.superseded) == (3, 3)
     assert any("earlier version" in note for note in rerun.notes)
     assert 0.123 not in set(_reported(tmp_path / "run")["score"])
+
+
+# -- a seed varies the concept fit (issue #35 item 6) ---------------------------------------------------------
+def test_each_seed_fits_its_own_bootstrap_draw_unless_the_fit_is_fixed(tmp_path: Path) -> None:
+    from xaimetrics.benchmark._artefacts import ConceptFit
+
+    data = _write_csv(tmp_path / "data.csv")
+
+    def components(draw: str) -> list[np.ndarray]:
+        grid = _grid(data, seeds=(0, 1, 2), fit_draw=draw)
+        artefacts = Artefacts(grid, _providers(), None)
+        fits = [ConceptFit(str(data), "toy", "PCA", 3, seed) for seed in grid.seeds]
+        return [np.asarray(artefacts.extractor(fit).components_) for fit in fits]
+
+    fixed = components("fixed")
+    assert all(np.allclose(fixed[0], other) for other in fixed[1:])  # PCA on the same texts: one fit, 3 times
+    drawn = components("bootstrap")
+    assert not any(np.allclose(np.abs(drawn[0]), np.abs(other), atol=1e-3) for other in drawn[1:])
+    assert _grid(data).fit_draw == "bootstrap"
+    with pytest.raises(
+        InvalidParameterError, match=r"'fit_draw' parameter of .* must be among 'bootstrap', 'fixed'"
+    ):
+        _grid(data, fit_draw="jackknife")
+
+
+def test_the_report_says_what_a_seed_varies(tmp_path: Path) -> None:
+    from xaimetrics.benchmark import write_report
+
+    data = _write_csv(tmp_path / "data.csv")
+    for draw, words in (("bootstrap", "its own bootstrap draw"), ("fixed", "the seeds do not vary the fit")):
+        grid = _grid(data, seeds=(0, 1), fit_draw=draw)
+        folder = tmp_path / draw
+        _run(grid, folder)
+        with ResultsStore(folder / "results.sqlite", read_only=True) as store:
+            paths = write_report(store.to_frame(), folder / "report", grid=grid.to_dict())
+        assert words in paths["report_md"].read_text()

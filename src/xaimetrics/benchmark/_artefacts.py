@@ -529,7 +529,8 @@ class Artefacts:
                 "dict[str, Any]", self.grid.options(fit.method)
             )  # keywords of the method's extractor
             extractor = make_extractor(fit.method, fit.n_concepts, random_state=fit.seed, **options)
-            return extractor.fit(self.activations(fit.dataset, fit.model)["fit"])
+            activations = self.activations(fit.dataset, fit.model)["fit"]
+            return extractor.fit(activations[fit_rows(len(activations), fit.seed, self.grid.fit_draw)])
 
         return self._once(("fit", fit), compute)
 
@@ -603,6 +604,20 @@ class Artefacts:
             activations=self.activations(setting.dataset, setting.model)["fit"],
             global_importances=self.global_importances(fit),
         )
+
+
+def fit_rows(n: int, seed: int, draw: str) -> np.ndarray:
+    """The rows of the ``n`` concept-fit texts a seed's concepts are fitted on: all of them (``"fixed"``) or a
+    bootstrap draw seeded by ``seed`` (``"bootstrap"``, :attr:`Grid.fit_draw`), sorted.
+
+    Example:
+        >>> fit_rows(5, 0, "fixed").tolist(), len(fit_rows(5, 0, "bootstrap")), bool((fit_rows(5, 1, "bootstrap") < 5).all())
+        ([0, 1, 2, 3, 4], 5, True)
+    """
+    if draw == "fixed":
+        return np.arange(n)
+    # a stream of its own (not the selection's seed stream), the same at every resumed run
+    return np.sort(np.random.default_rng([seed, 0xF17]).integers(0, n, size=n))
 
 
 def _shapes_fit(arrays: Mapping[str, np.ndarray], n_fit: int, n_pool: int) -> bool:

@@ -73,6 +73,8 @@ BASELINE_METHOD = "NoExplanation"
 SEQUENTIAL_TABLE = "sequential"
 #: the built-in controls, as registered when this module was imported (the live list: ``consim.CONTROLS``)
 CONTROL_METHODS: tuple[str, ...] = CONTROLS.names()
+#: what a seed varies of the concept fit (:attr:`Grid.fit_draw`)
+FIT_DRAWS: tuple[str, ...] = ("bootstrap", "fixed")
 _OWNER = "Grid"
 _T = TypeVar("_T")
 #: the number of concepts: one for every method, or per method (a number or candidates to choose among)
@@ -195,6 +197,10 @@ class Grid:
         n_lp, n_ep: learning- and evaluation-phase samples per selection (paper: 20 + 20).
         concurrency: simulator calls in flight.
         n_fit: training texts the concepts are fitted on (drawn once per dataset).
+        fit_draw: what a seed varies of the concept fit besides the extractor's ``random_state``:
+            ``"bootstrap"`` (default) fits each seed on a bootstrap draw of the ``n_fit`` texts (no extra
+            encoding), so that a method's ranking rests on several fits, not one; ``"fixed"`` fits every seed on
+            the same ``n_fit`` texts (PCA and SVD then give the same concepts at every seed).
         pool_size: test texts LP/EP samples are drawn from (``None``: the whole test split).
         validation_seeds: seeds of the runs choosing the number of concepts (paper: two).
         max_sample_chars: cut longer sample texts in prompts.
@@ -235,6 +241,7 @@ class Grid:
     n_ep: int = 20
     concurrency: int = 4
     n_fit: int = 2000
+    fit_draw: str = "bootstrap"
     pool_size: int | None = None
     validation_seeds: tuple[int, ...] = (1000, 1001)
     max_sample_chars: int | None = None
@@ -298,6 +305,7 @@ class Grid:
         if not isinstance(self.controls, bool):
             raise invalid("controls", _OWNER, "True or False", self.controls)
         _choices("scoring", [self.scoring], SCORINGS.names())
+        _choices("fit_draw", [self.fit_draw], FIT_DRAWS)
         _choices("interpretations", self.interpretations, INTERPRETATIONS.names())
         kinds = [self._simulator_kind(simulator) for simulator in self.simulators]
         for simulator, kind in zip(self.simulators, kinds, strict=True):

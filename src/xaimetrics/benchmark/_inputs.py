@@ -184,6 +184,7 @@ def setting_inputs(
     if setting.method != BASELINE_METHOD:  # concepts and controls are fitted on the concept-fit texts
         inputs["fit"] = data["fit"]
         inputs["method"] = grid.options(setting.method)
+        inputs["fit_draw"] = grid.fit_draw
     return inputs
 
 

@@ -244,7 +244,7 @@ def write_report(
         "conclusion": assessment.summary,
         "metric": assessment.metric,
         "metric_note": _METRIC_NOTES[assessment.metric],
-        "statistics_note": _STATISTICS_NOTE,
+        "statistics_note": _STATISTICS_NOTE + _varies_note(grid),
         "margin": f"{assessment.verdict.get('margin', 0.05):g}",
         "planning": _planning_text(assessment),
         "best": _best_text(assessment.best),
@@ -279,6 +279,23 @@ def write_report(
         )
         paths[name.replace(".", "_")] = path
     return paths
+
+
+def _varies_note(grid: Mapping[str, object] | None) -> str:
+    """What a seed varies, from the grid's settings (issue #35: a ranking resting on one concept fit said so
+    nowhere)."""
+    if not grid or "fit_draw" not in grid:
+        return ""
+    fit = (
+        "its own bootstrap draw of the concept-fit texts"
+        if grid["fit_draw"] == "bootstrap"
+        else "the same concept-fit texts as every other seed (fit_draw = fixed: deterministic extractors such as "
+        "PCA show the same concepts at every seed, so the seeds do not vary the fit)"
+    )
+    return (
+        f" Each seed varies the learning and evaluation samples, the extractor's random_state and {fit}; the "
+        "model, the data and the prompts are the same."
+    )
 
 
 def method_ranking(assessment: Assessment) -> tuple[pd.DataFrame, pd.DataFrame]:
