@@ -51,7 +51,7 @@ NOT_METRICS: dict[str, set[str]] = {
         "BalanceKind", "ConSimPrompt", "ConSimResult", "ConSimSamples", "ControlKind", "ExampleSelection",
         "Explanation", "InterpretationKind", "LLMLabels", "ParsedAnswers", "PromptContent", "PromptSetting",
         "PromptType", "RandomWords", "Scoring", "ScoringKind", "SurrogateWords", "build_prompts",
-        "complete_explanation", "global_importances_of", "interpret_concepts", "local_importances_of",
+        "complete_explanation", "concept_records", "export_concepts", "global_importances_of", "interpret_concepts", "local_importances_of",
         "make_control", "o1ca", "parse_answers", "parse_label_proposals", "prompt_label", "render_prompt",
         "select_examples",
     },

@@ -103,3 +103,39 @@ def test_consim_matches_the_model_classes_with_the_data_by_name(
     error = capsys.readouterr().err.strip().splitlines()[-1]
     assert "The 'model' parameter of xaimetrics consim must be a classifier of the classes of" in error
     assert "with the classes ['cats', 'dogs']; the data has ['negative', 'positive']" in error
+
+
+@pytest.mark.parametrize("suffix", [".json", ".csv"])
+def test_consim_exports_the_fitted_concepts(
+    suffix, reviews, tiny_model_dir, monkeypatch, tmp_path, capsys
+) -> None:
+    """Issue #35 item 9: the concepts a score rests on (words, importances, top texts, directions) as data."""
+    import json
+
+    import pandas as pd
+
+    target = tmp_path / f"concepts{suffix}"
+    args = ["--model", str(tiny_model_dir), "--dataset", str(reviews), "--text-column", "Review",
+            "--label-column", "Sentiment", "--device", "cpu", "--n-lp", "4", "--n-ep", "4", "--n-concepts", "3",
+            "--min-frequency", "2", "--balance", "relaxed", "--dry-run", "--prompt-type", "E2", "--method", "pca",
+            "--no-progress", "--export-concepts", str(target)]  # fmt: skip
+    assert _consim(monkeypatch, tmp_path, *args) == 0, capsys.readouterr().err
+    if suffix == ".json":
+        records = json.loads(target.read_text())
+    else:
+        frame = pd.read_csv(target)
+        records = [
+            {k: (v if k == "concept" else json.loads(v)) for k, v in row.items()}
+            for row in frame.to_dict("records")
+        ]
+    assert [r["concept"] for r in records] == [0, 1, 2]
+    for record in records:
+        assert set(record["importance"]) == {"negative", "positive"} and len(record["direction"]) == 16
+        activations = [t["activation"] for t in record["top_texts"]]
+        assert len(activations) == 5 and activations == sorted(activations, reverse=True)
+        assert all("film number" in t["text"] for t in record["top_texts"]) and record["description"]
+    assert _consim(monkeypatch, tmp_path, *args[:-1], str(tmp_path / "concepts.txt")) == 1
+    assert (
+        "'--export-concepts' parameter of xaimetrics consim must be a file ending in .json or .csv"
+        in capsys.readouterr().err
+    )

@@ -40,6 +40,7 @@ from xaimetrics.consim._controls import (
     make_control,
 )
 from xaimetrics.consim._explanation import Explanation, global_importances_of, local_importances_of
+from xaimetrics.consim._export import concept_records, export_concepts
 from xaimetrics.consim._llm_labels import LLMLabels, o1ca, parse_label_proposals
 from xaimetrics.consim._parsing import ParsedAnswers, parse_answers
 from xaimetrics.consim._pipeline import (
@@ -94,7 +95,9 @@ __all__ = [
     "SurrogateWords",
     "build_prompts",
     "complete_explanation",
+    "concept_records",
     "evaluate_prompts",
+    "export_concepts",
     "global_importances_of",
     "interpret_concepts",
     "local_importances_of",

@@ -151,6 +151,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--dry-run", action="store_true", help="print the prompt and the expected answer, call no simulator"
     )
     output.add_argument("--json", action="store_true", help="print the results as JSON")
+    output.add_argument(
+        "--export-concepts", default=None, metavar="PATH",
+        help="also write the fitted concepts (description, importance per class, top texts, direction) to a "
+        ".json or .csv file",
+    )  # fmt: skip
     parser.set_defaults(func=run)
     return parser
 
@@ -205,6 +210,14 @@ def run(args: argparse.Namespace) -> int:
             activations=activations,
         )
 
+    if args.export_concepts is not None:
+        if not needs_concepts:
+            raise invalid("--export-concepts", _OWNER, "given with a concept method's prompt types", args.export_concepts,
+                          "The baselines (NE1, NE2) show no concepts.")  # fmt: skip
+        from xaimetrics.consim._export import concept_records, export_concepts
+
+        records = concept_records(explanation, texts, class_names, model=model)
+        _say(f"Concepts written to {export_concepts(records, args.export_concepts)}")
     prompts = build_prompts(
         samples, explanation, settings, model=model, class_names=class_names,
         max_sample_chars=args.max_sample_chars,
@@ -246,6 +259,10 @@ def _method(args: argparse.Namespace) -> str:
 def _check_args(args: argparse.Namespace) -> None:
     """Every check that needs neither the data nor the model, so a typo fails in milliseconds."""
     from xaimetrics._validation import check_seed
+
+    export = args.export_concepts
+    if export is not None and not str(export).lower().endswith((".json", ".csv")):
+        raise invalid("--export-concepts", _OWNER, "a file ending in .json or .csv", export)
 
     for name, minimum in (
         ("n_concepts", 1),
