@@ -166,6 +166,7 @@ def run(args: argparse.Namespace) -> int:
     from xaimetrics.consim import Explanation, PromptSetting, build_prompts, evaluate_prompts, select_examples
     from xaimetrics.consim._classes import align_classes
     from xaimetrics.data import augment_with_punctuation_splits, load_dataset
+    from xaimetrics.models._activation_cache import cached_outputs
 
     _check_args(args)  # before the data and the model load (tens of seconds)
     chosen = PromptSetting.parse(args.prompt_type, True if args.anonymize else None)
@@ -190,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
         _say(mapped)
     class_names = list(test.class_names)
     samples = select_examples(
-        test.texts, test.labels, model.predict(test.texts), n_lp=args.n_lp, n_ep=args.n_ep, seed=args.seed,
+        test.texts, test.labels, cached_outputs(model, test.texts, "predictions"), n_lp=args.n_lp, n_ep=args.n_ep, seed=args.seed,
         balance=args.balance, class_names=class_names, owner=_OWNER,
     )  # fmt: skip
     for note in samples.selection.notes if samples.selection is not None else ():
@@ -202,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
         fit = train.sample(args.fit_samples, seed=args.seed)
         texts = augment_with_punctuation_splits(fit.texts)[0] if args.augment else list(fit.texts)
         _say(f"Fitting {_method(args)} with {args.n_concepts} concepts on {len(texts)} texts...")
-        activations = model.activations(texts)
+        activations = cached_outputs(model, texts)  # a second call on the same model and texts reads them
         extractor = make_extractor(_method(args), args.n_concepts, random_state=args.seed).fit(activations)
         explanation = Explanation(
             extractor=extractor,
