@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import importlib
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal, NamedTuple, get_args
+from typing import Any, Literal, NamedTuple, cast, get_args
 
 from xaimetrics._registry import Registry
 from xaimetrics._validation import invalid
@@ -28,6 +29,8 @@ __all__ = [
     "FAMILIES",
     "Entry",
     "MetricInfo",
+    "Row",
+    "family_entries",
     "new_registry",
 ]
 
@@ -166,6 +169,34 @@ class Entry(NamedTuple):
     name: str
     info: MetricInfo
     description: str
+
+
+#: one metric as a family file writes it: ``(name, direction, range, data, category, reference, callables,
+#: description)``, the callables named in ``xaimetrics.<family>``
+Row = tuple[str, str, tuple[float, float], tuple[str, ...], str, str, tuple[str, ...], str]
+
+
+def family_entries(family: str, rows: Sequence[Row]) -> tuple[Entry, ...]:
+    """A family's ``ENTRIES`` from one compact row per metric (the family named once, callables by name).
+
+    Example:
+        >>> (entry,) = family_entries("fidelity", [
+        ...     ("deletion", "lower", (0, 1), ("text",), "faithfulness", "xplique", ("Deletion",), "area")])
+        >>> entry.info.callables, entry.info.family
+        (('xaimetrics.fidelity.Deletion',), 'fidelity')
+    """
+    return tuple(
+        Entry(
+            name,
+            MetricInfo(
+                family=cast("Family", family), direction=cast("Direction", direction), range=value_range,
+                data=cast("tuple[DataType, ...]", data), category=cast("Category", category), reference=reference,
+                callables=tuple(f"xaimetrics.{family}.{c}" for c in callables),
+            ),
+            description,
+        )
+        for name, direction, value_range, data, category, reference, callables, description in rows
+    )  # fmt: skip
 
 
 def _prepare(name: str, info: MetricInfo) -> MetricInfo:

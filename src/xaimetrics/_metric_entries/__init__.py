@@ -3,21 +3,13 @@
 The entries are data, one module per family (``fidelity.py``, ``conceptmetrics.py``, ``concepts.py``,
 ``representation.py``, ``detection.py``, ``consim.py``), each a tuple ``ENTRIES`` of
 :class:`~xaimetrics._metric_registry.Entry`. To add a metric, export its callable from the family's
-``__init__`` and append one block to that family's ``ENTRIES``::
+``__init__`` and add one row to that family's ``ENTRIES``
+(:func:`~xaimetrics._metric_registry.family_entries`: name, direction, range, data, category, reference, the
+callables' names in the family, a line)::
 
-    Entry(
-        "sensitivity_max",
-        MetricInfo(
-            family="fidelity",
-            direction="lower",
-            range=(0, inf),
-            data=("text", "tensor", "image"),
-            category="robustness",
-            reference="captum",
-            callables=("xaimetrics.fidelity.sensitivity_max",),
-        ),
-        description="largest change of the explanation under small input perturbations",
-    ),
+    ("sensitivity_max", "lower", (0, inf), ("tensor", "image", "text"), "robustness", "captum",
+     ("sensitivity_max",),
+     "largest change of the explanation under small input perturbations"),
 
 then paste ``xaimetrics metrics`` (the regenerated table) between the markers of ``docs/metrics.md``.
 ``tests/test_metric_registry.py`` fails while an exported metric has no entry or the docs table is stale.
