@@ -101,6 +101,7 @@ class AgreementReport:
         overlap: one row per LLM simulator: ``same_names`` (human settings it has a row of the same setting
             names for), ``same_samples`` (of those, shown the same samples: compared), ``other_samples``
             (left out), ``human_settings``.
+        grid: the study's grid file and its selection options, when the report was given it.
         notes: what could not be computed, and why.
         n_participants, n_answers: people and answers behind the human rows.
     """
@@ -115,6 +116,7 @@ class AgreementReport:
     alpha_same_arm: AlphaResult | None = None
     alpha_same_text: AlphaResult | None = None
     overlap: pd.DataFrame = field(default_factory=pd.DataFrame)
+    grid: str | None = None
     notes: list[str] = field(default_factory=list)
     n_participants: int = 0
     n_answers: int = 0
@@ -170,6 +172,7 @@ class AgreementReport:
             f"Human answers (simulator `{self.human}`: {self.n_participants} people, {self.n_answers} answers) "
             f"against {', '.join(f'`{s}`' for s in self.simulators) or 'no LLM'}, on the settings both have with "
             "the same samples shown (seed, LP/EP texts and prompt setting)."
+            + (f" The study's grid: {self.grid}." if self.grid else "")
         )
 
     def to_markdown(self, level: int = 2) -> str:
@@ -258,6 +261,17 @@ def _normalise(frame: pd.DataFrame) -> pd.DataFrame:
     return rows
 
 
+def _grid_line(path: str | Path) -> str:
+    """``PATH (n_lp=…, n_ep=…, balance=…, seeds=…)``: the study's grid file and what draws its samples."""
+    from xaimetrics.benchmark._grid import read_grid_file
+
+    data = read_grid_file(path)  # errors name the file
+    shown = ", ".join(
+        f"{k}={data[k]}" for k in ("n_lp", "n_ep", "balance", "pool_size", "seeds") if k in data
+    )
+    return f"{path} ({shown})" if shown else str(path)
+
+
 def _row_shown(payload: Mapping[str, Any]) -> str:
     """:func:`shown_samples` of a stored row: its result, or its first participant's (one arm, one prompt)."""
     result = payload.get("result")
@@ -309,14 +323,20 @@ def _kappa(first: Sequence[object], second: Sequence[object]) -> float:
 
 
 def agreement_report(
-    results: ResultsStore | str | Path, *, human: str = HUMAN, simulators: list[str] | None = None
+    results: ResultsStore | str | Path,
+    *,
+    human: str = HUMAN,
+    simulators: list[str] | None = None,
+    grid: str | Path | None = None,
 ) -> AgreementReport:
-    """Compare the human rows of a results store with its LLM rows on the shared settings.
+    """Compare the human rows of a results store with its LLM rows on the shared settings and samples.
 
     Args:
         results: a :class:`~xaimetrics.benchmark.ResultsStore` or its path, holding both kinds of rows.
         human: the simulator name of the human rows.
         simulators: the LLM simulators to compare (default: every other simulator in the store).
+        grid: the grid file the study was made from (``STUDY.grid.toml``, written by ``study create``): the
+            report names it and its selection options, and a refusal says to run the LLMs on it.
 
     Returns:
         An :class:`AgreementReport` (``to_markdown``, ``to_html``, ``save``).
@@ -327,6 +347,7 @@ def agreement_report(
     from xaimetrics.benchmark import ResultsStore
 
     owner = "agreement_report"
+    grid_line = None if grid is None else _grid_line(grid)
     store = results if isinstance(results, ResultsStore) else ResultsStore(results)
     owned = store is not results
     try:
@@ -387,8 +408,10 @@ def agreement_report(
         )  # fmt: skip
         raise invalid(
             "results", owner, "LLM rows on the same settings and samples as the human rows", got,
-            "Run the benchmark on the grid file the study was created from (study create writes it beside the "
-            "bundle: STUDY.grid.toml), or ask the LLM the study's own prompts: xaimetrics study simulate STUDY.toml.",
+            (f"Run the LLMs on the study's grid: xaimetrics benchmark run {grid} --output FOLDER, "
+             if grid is not None else "Run the benchmark on the grid file the study was created from (study create "
+             "writes it beside the bundle: STUDY.grid.toml), ")
+            + "or ask the LLM the study's own prompts: xaimetrics study simulate STUDY.toml.",
         )  # fmt: skip
     scores = pd.concat(score_tables, ignore_index=True)
     scores = scores[
@@ -410,7 +433,7 @@ def agreement_report(
     return AgreementReport(
         human=human, simulators=compared, scores=scores, correlations=corr, copeland=copeland, samples=samples,
         samples_by_method=by_method, alpha_same_arm=same_arm, alpha_same_text=same_text, overlap=overlap_table,
-        notes=notes,
+        grid=grid_line, notes=notes,
         n_participants=len(participants), n_answers=n_answers,
     )  # fmt: skip
 

@@ -5,6 +5,8 @@ and the LLM's land on the same settings of the results store.
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
     from xaimetrics.benchmark import Artefacts, Grid, Providers
     from xaimetrics.concepts import ConceptInterpretation
 
-__all__ = ["likert_study_from_grid", "simulatability_study_from_grid"]
+__all__ = ["likert_study_from_grid", "simulatability_study_from_grid", "write_grid"]
 
 _CONTROLS = ("SurrogateWords", "RandomWords")
 
@@ -249,3 +251,55 @@ def likert_study_from_grid(
         list(pool.texts), values, interpretation, n_examples=n_examples, labels=list(pool.labels),
         concept_ids=concept_ids, seed=seed, **options,
     )  # fmt: skip
+
+
+def _toml(value: object) -> str:
+    """A TOML value: strings, numbers, booleans, lists and (inline) tables, as a grid holds them."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return (
+            ("nan" if math.isnan(value) else ("inf" if value > 0 else "-inf"))
+            if not math.isfinite(value)
+            else repr(value)
+        )
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # a JSON string is a TOML basic string
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        inner = ", ".join(
+            f"{json.dumps(str(k), ensure_ascii=False)} = {_toml(v)}"
+            for k, v in value.items()
+            if v is not None
+        )
+        return "{ " + inner + " }" if inner else "{}"
+    raise invalid(
+        "grid", "write_grid", "plain values (strings, numbers, lists, tables)", type(value).__name__
+    )
+
+
+def write_grid(grid: Grid, path: str | Path, *, header: str = "") -> Path:
+    """Write ``grid`` as the TOML file :func:`~xaimetrics.benchmark.load_grid` reads back (``base_url`` without
+    credentials); ``header`` becomes comment lines at the top.
+
+    ``xaimetrics study create`` writes the grid a study was made from beside its bundle, so that the LLM rows of
+    ``xaimetrics benchmark run STUDY.grid.toml`` are shown the people's samples.
+
+    Example:
+        >>> import os, tempfile
+        >>> from xaimetrics.benchmark import Grid, load_grid
+        >>> grid = Grid(methods=("NMF", "NoExplanation"), n_concepts={"NMF": 5}, seeds=(3,), n_lp=4, n_ep=6,
+        ...             balance="relaxed", simulators=("perfect",))
+        >>> path = write_grid(grid, os.path.join(tempfile.mkdtemp(), "study.grid.toml"), header="made by a test")
+        >>> load_grid(path) == grid
+        True
+    """
+    path = Path(path)
+    lines = [f"# {line}" for line in header.splitlines()]
+    lines += [f"{name} = {_toml(value)}" for name, value in grid.to_dict().items()]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
