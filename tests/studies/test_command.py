@@ -260,3 +260,52 @@ def test_study_create_writes_its_grid_and_the_report_compares_only_its_samples(t
     assert saved["samples"][0]["pairs"] == 3 * 2 * 3  # people × arms × EP samples
     markdown = (tmp_path / "report" / "agreement.md").read_text()
     assert f"The study's grid: {written} (n_lp=3, n_ep=3, balance=relaxed" in markdown
+
+
+def test_the_selection_is_checked_before_the_model_is_loaded(caplog):
+    """`study create` on BBC News fine-tuned for 19 minutes before a selection error: the label counts, repeated
+    texts left out, are checked before the model factory is called, and strict balance's needs are logged."""
+    import logging
+
+    from toy_grid import PROVIDERS
+
+    from xaimetrics.benchmark import Grid, Providers
+    from xaimetrics.exceptions import InvalidParameterError
+    from xaimetrics.studies import simulatability_study_from_grid
+    from xaimetrics.studies._from_grid import check_selection
+
+    loaded = []
+
+    def model(dataset):
+        loaded.append(dataset)
+        return PROVIDERS.models["toy"](dataset)
+
+    providers = Providers(PROVIDERS.datasets, {"toy": model}, PROVIDERS.simulators)
+    options = dict(datasets=("toy",), models=("toy",), methods=("NoExplanation",), prompt_types=("NE2",),
+                   simulators=("perfect",), **providers.grid_extras())  # fmt: skip
+    with pytest.raises(
+        InvalidParameterError, match=r"class 'sports' has 48 texts, and each class needs at least 50"
+    ):
+        simulatability_study_from_grid(Grid(n_lp=75, n_ep=75, **options), providers)
+    assert loaded == []  # refused from the labels: the model was never loaded
+    caplog.set_level(logging.INFO, logger="xaimetrics.studies")
+    study = simulatability_study_from_grid(Grid(n_lp=6, n_ep=6, **options), providers)
+    assert loaded == ["toy"] and len(study.arms) == 3  # the grid's default seeds 0, 1, 2
+    messages = [r.getMessage() for r in caplog.records if r.name == "xaimetrics.studies"]
+    assert any(
+        "needs 2 texts per class that the model predicts wrongly (6 of the pool's 150" in m for m in messages
+    )
+    assert messages.index(next(m for m in messages if "needs 2 texts" in m)) < messages.index(
+        next(m for m in messages if m.startswith("study: the model 'toy'"))
+    )
+    # a repeated text is not counted (the selection never shows it twice): 3 distinct texts of class 'a'
+    grid = Grid(n_lp=4, n_ep=4, **{**options, "datasets": ("d",), "extra_datasets": ("d",)})
+    labels, texts = (
+        [0, 0, 0, 0, 1, 1, 1, 1, 1],
+        ["war", "War ", "vote", "tax", "goal", "race", "cup", "set", "net"],
+    )
+    check_selection(labels, ["a", "b"], grid, "d")  # 4 labels each: enough by the labels alone
+    with pytest.raises(
+        InvalidParameterError, match=r"class 'a' has 3 texts, and each class needs at least 4"
+    ):
+        check_selection(labels, ["a", "b"], grid, "d", texts=texts)

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from xaimetrics._arguments import (
     add_data_arguments,
     add_portable_argument,
+    add_progress_argument,
     add_registry_argument,
     data_options,
 )
@@ -125,6 +126,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     design.add_argument(
         "--no-shuffle", action="store_true", help="likert: same text order for every annotator"
     )
+    add_progress_argument(design)
     server = create.add_argument_group("server (written to the .toml)")
     server.add_argument("--host", default="127.0.0.1", help="default: %(default)s")
     server.add_argument("--port", type=int, default=8765, help="default: %(default)s")
@@ -226,12 +228,14 @@ def _grid(args: argparse.Namespace, providers: Providers | None) -> Grid:
 
 
 def _create(args: argparse.Namespace) -> int:
+    from xaimetrics.benchmark import Providers
     from xaimetrics.studies import LikertStudy, SimulatabilityStudy, StudyConfig, save_study, write_config
     from xaimetrics.studies._from_grid import write_grid
 
     if args.output.suffix != ".json":
         raise invalid("--output", _OWNER, "a .json file (the study bundle)", str(args.output))
-    providers = _providers(args.providers)
+    # the built-in models show their fine-tuning (minutes to hours on first use) unless --no-progress
+    providers = _providers(args.providers) or Providers(progress=not args.no_progress)
     title: str | None = args.title
     if args.kind == "simulatability":
         from xaimetrics.studies import simulatability_study_from_grid

@@ -6,6 +6,7 @@ and the LLM's land on the same settings of the results store.
 from __future__ import annotations
 
 import json
+import logging
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 __all__ = ["likert_study_from_grid", "simulatability_study_from_grid", "write_grid"]
 
 _CONTROLS = ("SurrogateWords", "RandomWords")
+_LOG = logging.getLogger("xaimetrics.studies")
 
 
 def _pick(values: Sequence[str], chosen: str | None, name: str, owner: str) -> str:
@@ -100,9 +102,16 @@ def simulatability_study_from_grid(
     if unknown:
         raise invalid("methods", owner, "methods of the grid: " + ", ".join(listed), unknown)
     labels = [PromptSetting.parse(p) for p in (grid.prompt_types if prompt_types is None else prompt_types)]
+    _LOG.info("study: loading the data of %r", dataset)
     _, pool = artefacts.data(dataset)
-    check_selection(pool.labels, pool.class_names, grid, dataset)  # before the model reads the pool (minutes)
+    # before the model is loaded (fine-tuned on first use: minutes to hours) and reads the pool (minutes)
+    check_selection(pool.labels, pool.class_names, grid, dataset, texts=pool.texts)
+    _LOG.info("study: the model %r for %r (a built-in model is fine-tuned on first use: minutes, with a "
+              "progress bar unless --no-progress)", model_name, dataset)  # fmt: skip
+    artefacts.model(dataset, model_name)
+    _LOG.info("study: the model reads the pool of %d texts and the LP/EP samples are drawn", len(pool.labels))
     samples = {s: SampleSet.from_samples(artefacts.samples(dataset, model_name, s)) for s in seeds}
+    _LOG.info("study: explanations of %d methods on %d seeds", len(methods), len(seeds))
     arms: list[StudyArm] = []
     explanations: list[MethodExplanation] = []
     for method in methods:
@@ -131,7 +140,12 @@ def simulatability_study_from_grid(
 
 
 def check_selection(
-    labels: Sequence[int] | np.ndarray, class_names: Sequence[str], grid: Grid, dataset: str
+    labels: Sequence[int] | np.ndarray,
+    class_names: Sequence[str],
+    grid: Grid,
+    dataset: str,
+    *,
+    texts: Sequence[str] | None = None,
 ) -> None:
     """Fail fast when the pool's labels alone cannot give the LP/EP selection of ``grid``.
 
@@ -139,7 +153,9 @@ def check_selection(
     predicted right and half wrong by the model; which are wrong is known only after the model has read the
     whole pool (minutes on long texts). The label counts are known at once: when a class has fewer texts
     than its share (``balance="strict"``), or the pool fewer than ``n_lp + n_ep`` texts, no prediction can
-    help, and the error comes before the long work.
+    help, and the error comes before the long work. With ``texts``, a text repeating an earlier one (after
+    the selection's normalisation) is not counted: the selection never shows it twice. What strict balance
+    will then need from the model's predictions (so many wrong answers per class) is logged at INFO.
 
     Example:
         >>> from xaimetrics.benchmark import Grid
@@ -151,7 +167,14 @@ def check_selection(
         ...     print(str(error).split(": ")[1].split(". ")[0])
         class 'a' has 3 texts, and each class needs at least 4 (half predicted right by the model, half wrong)
     """
-    counts = np.bincount(np.asarray(labels, dtype=np.int64), minlength=len(class_names))
+    labels = np.asarray(labels, dtype=np.int64)
+    if (
+        texts is not None
+    ):  # the selection leaves out repeated texts before it counts (select_examples(inputs=))
+        from xaimetrics.consim._selection import _first_occurrences
+
+        labels = labels[_first_occurrences(list(texts), len(labels))]
+    counts = np.bincount(labels, minlength=len(class_names))
     total = grid.n_lp + grid.n_ep
     share = total // len(class_names)
     head = (
@@ -172,6 +195,14 @@ def check_selection(
             f"by the model, half wrong). {fix}, or fill the short classes from the others with --balance relaxed "
             "(balance='relaxed')."
         )
+    if grid.balance == "strict":
+        wrong = (share // 2) * len(class_names)
+        _LOG.info(
+            "study: balance='strict' needs %d texts per class that the model predicts wrongly (%d of the pool's "
+            "%d, so at most %.1f%% accuracy on it); a more accurate model fails after reading the pool: "
+            "--balance relaxed fills the short cells from the others.",
+            share // 2, wrong, int(counts.sum()), 100 * (1 - wrong / max(int(counts.sum()), 1)),
+        )  # fmt: skip
 
 
 def _explanation(
