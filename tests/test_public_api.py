@@ -406,6 +406,7 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "open_study",
         "save_study",
         "serve",
+        "shown_samples",
         "simulatability_study_from_grid",
         "simulate_study",
         "write_config",

@@ -54,6 +54,12 @@ def _join(server, token: str) -> requests.Session:
     return session
 
 
+def _batch_of(html: str) -> str:
+    found = re.search(r'name="batch" value="([A-Za-z0-9_-]+)"', html)
+    assert found, "no batch id in the invite form"
+    return found.group(1)
+
+
 def _reveals_nothing(response: requests.Response) -> None:
     assert response.status_code == 403
     text = re.sub(r'nonce="[^"]*"', "", response.text)  # the random CSP nonce may spell anything
@@ -196,15 +202,27 @@ def test_admin_invites_and_exports(served, tmp_path):
     session = requests.Session()
     assert session.post(f"{server.url}/admin/login", data={"token": admin}).url.endswith("/admin")
     page = session.get(f"{server.url}/admin").text
-    created = session.post(f"{server.url}/admin/invite", data={"csrf": csrf_of(page), "count": "2"}).text
-    links = re.findall(r"<code>(http://[^<]+)</code>", created)
+    form = {"csrf": csrf_of(page), "batch": _batch_of(page), "count": "2"}
+    created = session.post(f"{server.url}/admin/invite", data=form)
+    assert created.history[0].status_code == 303 and "/admin?invited=" in created.url
+    links = re.findall(r"<code>(http://[^<]+)</code>", created.text)
     assert len(links) == 2 and len(store.participants()) == 2
-    refused = session.post(f"{server.url}/admin/invite", data={"csrf": "f" * 64, "count": "2"})
+    refused = session.post(f"{server.url}/admin/invite", data={**form, "csrf": "f" * 64})
     assert refused.status_code == 403 and len(store.participants()) == 2
-    assert (
-        session.post(f"{server.url}/admin/invite", data={"csrf": csrf_of(page), "count": "0"}).status_code
-        == 400
-    )
+    assert session.post(f"{server.url}/admin/invite", data={**form, "count": "0"}).status_code == 400
+    # reloading the page of the links, or posting the same form again, invites nobody: the same links
+    for again in (session.get(created.url), session.post(f"{server.url}/admin/invite", data=form)):
+        assert (
+            re.findall(r"<code>(http://[^<]+)</code>", again.text) == links and len(store.participants()) == 2
+        )
+    no_batch = session.post(f"{server.url}/admin/invite", data={"csrf": form["csrf"], "count": "2"})
+    assert no_batch.status_code == 400 and "batch id" in no_batch.text and len(store.participants()) == 2
+    forgotten = session.get(f"{server.url}/admin?invited={'z' * 22}").text
+    assert "no longer shown" in forgotten and "<code>http" not in forgotten
+    fresh = session.get(f"{server.url}/admin").text  # a new form: a new batch
+    assert _batch_of(fresh) != form["batch"]
+    session.post(f"{server.url}/admin/invite", data={**form, "batch": _batch_of(fresh), "count": "1"})
+    assert len(store.participants()) == 3
     participant = _join(server, links[0].rsplit("/", 1)[1])
     token = csrf_of(participant.get(f"{server.url}/study/0").text)
     for screen, data in ((0, {"continue": "1"}), (1, {"continue": "1"}), (2, {"answer": "1"})):
@@ -259,6 +277,20 @@ def test_refused_requests_are_logged_without_tokens(served, caplog):
     logged = "\n".join(r.getMessage() for r in records)
     for secret in (invite.token, admin_token, token, "x" * 32):
         assert secret not in logged
+
+
+def test_log_lines_escape_what_a_visitor_sends(served, caplog):
+    _, _, server = served
+    caplog.set_level(logging.DEBUG, logger="xaimetrics.studies")
+    hostile = "/%1b%5b2J%1b%5d0%3bowned%07%00aforged%c2%85%e2%80%ae"
+    assert requests.get(f"{server.url}{hostile}", headers={"Host": "attacker.example"}).status_code == 400
+    response = requests.post(f"{server.url}/admin/invite", headers={"Origin": "http://x\x1b[1m.example"})
+    assert response.status_code == 403
+    records = [r for r in caplog.records if r.name == "xaimetrics.studies"]
+    lines = [r.getMessage() for r in records]
+    assert "refused GET /\\x1b[2J\\x1b]0;owned\\x07\\x00aforged\\x85\\u202e (400)" in lines
+    for line in lines:
+        assert line.isprintable(), line  # no NUL, ESC, CR, LF, C1 or bidirectional control left
 
 
 def test_host_names_follow_starlettes_patterns(tmp_path):

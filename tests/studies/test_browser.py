@@ -187,6 +187,9 @@ def test_three_annotators_complete_a_likert_study(chromium, tmp_path):
         _click(page, "form[action='/admin/invite'] button")
         links = [cell.inner_text() for cell in page.query_selector_all("code")]
         assert len(links) == 3 and all(link.startswith(f"{server.url}/s/") for link in links)
+        page.reload()  # reloading the page of the new links invites nobody again
+        assert [cell.inner_text() for cell in page.query_selector_all("code")] == links
+        assert len(store.participants()) == 3
         screenshot(page, "admin", tmp_path)
         context.close()
 

@@ -187,3 +187,54 @@ def test_reports_without_comparable_rows_say_why(study, tmp_path):
         agreement_report(path)
     section = agreement_section(path)
     assert "No human-vs-LLM comparison" in section["md"] and "<section>" in section["html"]
+
+
+def test_the_report_compares_only_rows_shown_the_same_samples(study, tmp_path):
+    """The reproduced case: people on a study of 3 + 3 samples, the LLM on a grid of 6 + 6 (same setting names).
+    Matching on names alone compared 0 shared samples and printed agreement 0; now it refuses, with counts."""
+    short = simulatability_study_from_grid(study_grid(n_lp=3, n_ep=3), PROVIDERS, arms_per_participant=3)
+    store = StudyStore(tmp_path / "answers.sqlite", short)
+    _fill(short, store, 3)
+    path = tmp_path / "results.sqlite"
+    assert export_results(short, store, path) == 9
+    run_grid(study_grid(), path, providers=PROVIDERS, progress=False)  # the grid's own 6 + 6
+    with pytest.raises(
+        InvalidParameterError, match=r"oracle: 9 settings of the same names, 0 on the same samples"
+    ):
+        agreement_report(path)
+    assert "STUDY.grid.toml" in agreement_section(path)["md"]
+    # the LLM asked the study's own prompts: every human setting compared, whatever else the store holds
+    assert simulate_study(short, MethodOracle(), path, name="oracle-study")["written"] == 9
+    report = agreement_report(path)
+    assert report.simulators == ("oracle-study",)
+    assert report.overlap.loc["oracle"].to_dict() == {
+        "human_settings": 9, "same_names": 9, "same_samples": 0, "other_samples": 9,
+    }  # fmt: skip
+    assert report.overlap.loc["oracle-study", "same_samples"] == 9
+    assert report.samples.loc["oracle-study", "pairs"] == 3 * 3 * 3  # people × arms × EP samples
+    assert any("oracle: 9 of the 9 settings" in note for note in report.notes)
+    assert "Settings compared" in report.to_markdown()
+
+
+def test_a_partial_overlap_compares_the_shared_samples_and_counts_the_rest(study, tmp_path):
+    store = StudyStore(tmp_path / "answers.sqlite", study)
+    _fill(study, store, 3)
+    path = tmp_path / "results.sqlite"
+    export_results(study, store, path)
+    run_grid(study_grid(seeds=(0,)), path, providers=PROVIDERS, progress=False)  # the study's samples
+    run_grid(study_grid(seeds=(1, 2), n_lp=3, n_ep=3), path, providers=PROVIDERS, progress=False)  # others
+    report = agreement_report(path)
+    assert report.overlap.loc["oracle"].to_dict() == {
+        "human_settings": 9, "same_names": 9, "same_samples": 3, "other_samples": 6,
+    }  # fmt: skip
+    assert report.scores["n_settings"].sum() == 3 and set(report.scores["method"]) == set(HUMAN_RIGHT)
+    assert report.samples.loc["oracle", "pairs"] == 3 * 6  # the 3 people on seed 0's arm: 6 EP samples each
+    rows = ResultsStore(path).to_frame()
+    seed0 = rows[(rows["simulator"] == "oracle") & (rows["seed"] == 0) & (rows["phase"] == "evaluation")]
+    assert (
+        len(seed0) == 3
+    )  # one person per arm of seed 0: the LLM's accuracy over the pairs is its rows' mean
+    assert report.samples.loc["oracle", "llm_accuracy"] == pytest.approx(seed0["score"].mean())
+    assert "oracle: 6 of the 9 settings named like human ones were shown other samples" in " ".join(
+        report.notes
+    )

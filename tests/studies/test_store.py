@@ -88,12 +88,21 @@ def test_invites_have_unique_labels_and_explicit_arms_are_checked(tmp_path):
     assert store.invite(arms=["NoExplanation/NE2/seed2"]).participant.plan == ("NoExplanation/NE2/seed2",)
     with pytest.raises(InvalidParameterError, match="'arm'"):
         store.invite(arms=["NMF/E2/seed0"])
+    # two arms on one seed: the same LP/EP samples twice for one person, refused (nobody is invited)
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"'arms'.*different seeds.*NE1/seed1, NoExplanation/NE2/seed1 \(all on seed 1\)",
+    ):
+        store.invite(arms=["NoExplanation/NE2/seed0", "NoExplanation/NE1/seed1", "NoExplanation/NE2/seed1"])
+    assert len(store.participants()) == 1
+    two = store.invite(arms=["NoExplanation/NE2-a/seed0", "NoExplanation/NE1/seed1"]).participant
+    assert two.plan == ("NoExplanation/NE2-a/seed0", "NoExplanation/NE1/seed1")
     store.invite(label="alice")
     with pytest.raises(InvalidParameterError, match=r"'label'.*not used yet"):
         store.invite(label="alice")
     tokens = {store.invite().token for _ in range(20)}
     assert len(tokens) == 20 and all(len(t) >= 32 for t in tokens)
-    assert [p.label for p in store.participants()][:3] == ["P1", "alice", "P3"]
+    assert [p.label for p in store.participants()][:4] == ["P1", "P2", "alice", "P4"]
     admin = store.new_admin_token()
     assert store.is_admin(admin) and not store.is_admin(admin[:-1]) and not store.is_admin(None)
     replaced = store.new_admin_token()

@@ -19,7 +19,7 @@ that says whether an LLM simulator ranks explanations the way people do.
 
 from __future__ import annotations
 
-from xaimetrics.studies._agreement import AgreementReport, agreement_report, agreement_section
+from xaimetrics.studies._agreement import AgreementReport, agreement_report, agreement_section, shown_samples
 from xaimetrics.studies._app import create_app
 from xaimetrics.studies._build import choose_examples, explain_method, likert_study_from_concepts
 from xaimetrics.studies._bundle import load_study, save_study
@@ -82,6 +82,7 @@ __all__ = [
     "open_study",
     "save_study",
     "serve",
+    "shown_samples",
     "simulatability_study_from_grid",
     "simulate_study",
     "write_config",

@@ -1,13 +1,16 @@
 """The admin's routes: sign in and out, progress, invites, revoking a link, and the exports.
 
 The admin token comes as ``Authorization: Bearer`` or as the cookie set by ``/admin/login``; every form carries
-a CSRF token bound to it. What the study offers (arms, planned annotators, downloads) comes from its
+a CSRF token bound to it. The invite form also carries a one-time batch id: its POST makes the invites once and
+redirects to ``/admin?invited=BATCH``, which shows their links; reloading either page invites nobody again
+(:class:`~xaimetrics.studies._web.InviteBatches`). What the study offers (arms, planned annotators, downloads) comes from its
 :class:`~xaimetrics.studies._kinds.StudyKind`.
 """
 
 from __future__ import annotations
 
 import logging
+import secrets
 from collections.abc import Sequence
 from typing import Annotated
 
@@ -17,7 +20,15 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 from xaimetrics.studies._security import csrf_token, parse_number, verify_csrf
 from xaimetrics.studies._store import Invite, hash_token
-from xaimetrics.studies._web import ADMIN_COOKIE, StudyApp, app_state, bad_request, form_fields, redirect
+from xaimetrics.studies._web import (
+    ADMIN_COOKIE,
+    InviteBatches,
+    StudyApp,
+    app_state,
+    bad_request,
+    form_fields,
+    redirect,
+)
 
 __all__ = ["MAX_INVITES", "router"]
 
@@ -46,7 +57,14 @@ def login(request: Request, state: State, fields: Form) -> Response:
 @router.get("/admin")
 def admin(request: Request, state: State) -> Response:
     token = state.admin_token(request)
-    return state.denied(request, "no admin token") if token is None else _admin_page(request, state, token)
+    if token is None:
+        return state.denied(request, "no admin token")
+    batch = request.query_params.get("invited")
+    invites = state.invite_batches.get(batch) if batch and InviteBatches.ID.fullmatch(batch) else None
+    notice = None
+    if batch and invites is None:
+        notice = "These links are no longer shown (the server restarted or made many invites since)."
+    return _admin_page(request, state, token, invites or (), notice=notice)
 
 
 @router.post("/admin/invite")
@@ -57,13 +75,21 @@ def add_invites(request: Request, state: State, fields: Form) -> Response:
     count = parse_number(fields.get("count", "1"))
     if count is None or not 1 <= count <= MAX_INVITES:
         return bad_request(f"count must be a number from 1 to {MAX_INVITES}")
+    batch = fields.get("batch", "")
+    if not InviteBatches.ID.fullmatch(batch):
+        return bad_request("the invite form must carry its batch id: reload the admin page and invite again")
     arms = [a.strip() for a in fields.get("arms", "").split(",") if a.strip()] or None
     try:
-        invites = [state.store.invite(arms=arms) for _ in range(count)]
+        invites, made = state.invite_batches.create(
+            batch, lambda: [state.store.invite(arms=arms) for _ in range(count)]
+        )
     except ValueError as error:
         return PlainTextResponse(str(error), status_code=400)
-    _LOG.info("the admin invited %s", ", ".join(i.participant.label for i in invites))
-    return _admin_page(request, state, token, invites)
+    if made:
+        _LOG.info("the admin invited %s", ", ".join(i.participant.label for i in invites))
+    else:
+        _LOG.info("an invite form posted again: nobody new invited")
+    return redirect(f"/admin?invited={batch}")
 
 
 @router.post("/admin/revoke")
@@ -129,5 +155,5 @@ def _admin_page(
         request, "admin.html.jinja", participants=rows, exports=list(state.kind.exports),
         invites=[{"label": i.participant.label, "url": i.url(base)} for i in invites],
         csrf=csrf_token(state.secret, hash_token(token), "admin"), notice=notice, arms=list(facts.arms),
-        planned=facts.planned,
+        planned=facts.planned, batch=secrets.token_urlsafe(16),
     )  # fmt: skip

@@ -1,9 +1,12 @@
 """Does the LLM rank explanations like people? Human vs LLM simulators on the same settings.
 
 Reads a results store holding human rows (simulator ``"human"``, from :func:`export_results`) and LLM rows
-(from ``xaimetrics benchmark run`` on the same grid, or :func:`simulate_study` on the same study), matched on
-every setting column (dataset, model, method, number of concepts, interpretation, prompt type,
-anonymisation, seed):
+(from ``xaimetrics benchmark run`` on the grid the study was created from, or :func:`simulate_study` on the
+same study), matched on every setting column (dataset, model, method, number of concepts, interpretation,
+prompt type, anonymisation, seed) **and on the samples both sides were shown** (:func:`shown_samples`: the
+``Sample_i`` lines of the prompt, so the LP and EP texts and ids and f's answers on LP). Two rows of the same
+names but other samples (another ``n_lp``/``n_ep``, balance, pool or data) are never compared: the report
+counts them (:attr:`AgreementReport.overlap`), and refuses when no LLM row was shown the people's samples.
 
 - **scores per method**, side by side: the mean eq. 5 accuracy of people and of each LLM over the shared
   settings, and the methods' ranks by it;
@@ -20,7 +23,8 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from xaimetrics._digest import json_digest
 from xaimetrics._validation import invalid
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.studies._results import HUMAN
@@ -36,13 +41,47 @@ if TYPE_CHECKING:
     from xaimetrics.benchmark import ResultsStore
     from xaimetrics.representation import AlphaResult
 
-__all__ = ["SETTING_COLUMNS", "AgreementReport", "agreement_report", "agreement_section"]
+__all__ = ["SETTING_COLUMNS", "AgreementReport", "agreement_report", "agreement_section", "shown_samples"]
 
 #: the columns that make two rows the same setting (simulator aside)
 SETTING_COLUMNS: tuple[str, ...] = (
     "dataset", "model", "method", "n_concepts", "interpretation", "prompt_type", "anonymized", "seed",
 )  # fmt: skip
 TITLE = "Does the LLM rank explanations like people?"
+_SAMPLE_LINE = re.compile(r"^Sample_[0-9]+:.*$", re.MULTILINE)
+
+
+def shown_samples(result: Mapping[str, Any]) -> str:
+    """What a ConSim result's reader was shown, as a digest: every ``Sample_i: ...`` line of its prompt (the LP
+    and EP texts with their ids, and f's answers on the LP samples), else its EP ids and f's answers on them.
+
+    Two rows with equal digests asked the same questions about the same texts; the explanation lines (concepts,
+    importances) are left out, so that two methods on one seed share it.
+
+    Args:
+        result: a result's record (``ConSimResult.to_dict()``, as the results store keeps it).
+
+    Example:
+        >>> from xaimetrics.consim import render_prompt, score_response
+        >>> def shown(ep, n_lp=2):
+        ...     prompt = render_prompt("NE2", class_names=["a", "b"], lp_samples=["x", "y", "z"][:n_lp],
+        ...                            lp_predictions=[0, 1, 0][:n_lp], ep_samples=ep, ep_predictions=[1] * len(ep))
+        ...     return shown_samples(score_response(prompt, None).to_dict())
+        >>> shown(["p", "q"]) == shown(["p", "q"]), shown(["p", "q"]) == shown(["p", "r"])
+        (True, False)
+        >>> shown(["p", "q"]) == shown(["p", "q"], n_lp=3)  # another LP block: other ids, other texts
+        False
+    """
+    lines = [
+        line
+        for message in result.get("messages") or []
+        for line in _SAMPLE_LINE.findall(
+            str(message.get("content", "")) if isinstance(message, Mapping) else ""
+        )
+    ]
+    if not lines:  # a record without its prompt: the EP ids and f's answers on them
+        lines = [f"{i}: {result.get('references', {}).get(i)}" for i in result.get("sample_ids") or []]
+    return json_digest(lines, length=16)
 
 
 @dataclass
@@ -59,6 +98,10 @@ class AgreementReport:
         samples: one row per simulator: ``pairs``, ``agreement``, ``kappa``, ``human_accuracy``,
             ``llm_accuracy``; ``samples_by_method`` the same per method.
         alpha_same_arm, alpha_same_text: Krippendorff's α between people (``AlphaResult`` or ``None``).
+        overlap: one row per LLM simulator: ``same_names`` (human settings it has a row of the same setting
+            names for), ``same_samples`` (of those, shown the same samples: compared), ``other_samples``
+            (left out), ``human_settings``.
+        grid: the study's grid file and its selection options, when the report was given it.
         notes: what could not be computed, and why.
         n_participants, n_answers: people and answers behind the human rows.
     """
@@ -72,6 +115,8 @@ class AgreementReport:
     samples_by_method: pd.DataFrame
     alpha_same_arm: AlphaResult | None = None
     alpha_same_text: AlphaResult | None = None
+    overlap: pd.DataFrame = field(default_factory=pd.DataFrame)
+    grid: str | None = None
     notes: list[str] = field(default_factory=list)
     n_participants: int = 0
     n_answers: int = 0
@@ -112,6 +157,7 @@ class AgreementReport:
 
     def _tables(self) -> dict[str, pd.DataFrame]:
         return {
+            "Settings compared (same seed, samples shown and prompt setting)": self.overlap.reset_index(),
             "Scores per method (mean accuracy at predicting the model, eq. 5)": self.scores.reset_index(
                 drop=True
             ),
@@ -124,7 +170,9 @@ class AgreementReport:
     def _intro(self) -> str:
         return (
             f"Human answers (simulator `{self.human}`: {self.n_participants} people, {self.n_answers} answers) "
-            f"against {', '.join(f'`{s}`' for s in self.simulators) or 'no LLM'}, on the settings both have."
+            f"against {', '.join(f'`{s}`' for s in self.simulators) or 'no LLM'}, on the settings both have with "
+            "the same samples shown (seed, LP/EP texts and prompt setting)."
+            + (f" The study's grid: {self.grid}." if self.grid else "")
         )
 
     def to_markdown(self, level: int = 2) -> str:
@@ -176,7 +224,7 @@ class AgreementReport:
             "human": self.human, "simulators": list(self.simulators), "summary": self.summary(),
             "scores": records(self.scores), "correlations": records(self.correlations),
             "copeland": records(self.copeland), "samples": records(self.samples),
-            "samples_by_method": records(self.samples_by_method),
+            "samples_by_method": records(self.samples_by_method), "overlap": records(self.overlap),
             "alpha_same_arm": None if self.alpha_same_arm is None else self.alpha_same_arm.to_dict(),
             "alpha_same_text": None if self.alpha_same_text is None else self.alpha_same_text.to_dict(),
             "notes": list(self.notes), "n_participants": self.n_participants, "n_answers": self.n_answers,
@@ -211,6 +259,26 @@ def _normalise(frame: pd.DataFrame) -> pd.DataFrame:
     rows["seed"] = rows["seed"].astype(int)
     rows["score"] = rows["score"].astype(float)
     return rows
+
+
+def _grid_line(path: str | Path) -> str:
+    """``PATH (n_lp=…, n_ep=…, balance=…, seeds=…)``: the study's grid file and what draws its samples."""
+    from xaimetrics.benchmark._grid import read_grid_file
+
+    data = read_grid_file(path)  # errors name the file
+    shown = ", ".join(
+        f"{k}={data[k]}" for k in ("n_lp", "n_ep", "balance", "pool_size", "seeds") if k in data
+    )
+    return f"{path} ({shown})" if shown else str(path)
+
+
+def _row_shown(payload: Mapping[str, Any]) -> str:
+    """:func:`shown_samples` of a stored row: its result, or its first participant's (one arm, one prompt)."""
+    result = payload.get("result")
+    if not isinstance(result, Mapping):
+        participants = payload.get("participants") or [{}]
+        result = participants[0].get("result") if isinstance(participants[0], Mapping) else None
+    return shown_samples(result) if isinstance(result, Mapping) else ""
 
 
 def _ranks(values: pd.Series) -> pd.Series:
@@ -255,14 +323,20 @@ def _kappa(first: Sequence[object], second: Sequence[object]) -> float:
 
 
 def agreement_report(
-    results: ResultsStore | str | Path, *, human: str = HUMAN, simulators: list[str] | None = None
+    results: ResultsStore | str | Path,
+    *,
+    human: str = HUMAN,
+    simulators: list[str] | None = None,
+    grid: str | Path | None = None,
 ) -> AgreementReport:
-    """Compare the human rows of a results store with its LLM rows on the shared settings.
+    """Compare the human rows of a results store with its LLM rows on the shared settings and samples.
 
     Args:
         results: a :class:`~xaimetrics.benchmark.ResultsStore` or its path, holding both kinds of rows.
         human: the simulator name of the human rows.
         simulators: the LLM simulators to compare (default: every other simulator in the store).
+        grid: the grid file the study was made from (``STUDY.grid.toml``, written by ``study create``): the
+            report names it and its selection options, and a refusal says to run the LLMs on it.
 
     Returns:
         An :class:`AgreementReport` (``to_markdown``, ``to_html``, ``save``).
@@ -273,6 +347,7 @@ def agreement_report(
     from xaimetrics.benchmark import ResultsStore
 
     owner = "agreement_report"
+    grid_line = None if grid is None else _grid_line(grid)
     store = results if isinstance(results, ResultsStore) else ResultsStore(results)
     owned = store is not results
     try:
@@ -290,13 +365,26 @@ def agreement_report(
     finally:
         if owned:
             store.close()
-    keys = list(SETTING_COLUMNS)
+    rows = rows.assign(shown=[_row_shown(payloads.get(key, {})) for key in rows["key"]])
+    people = rows[rows["simulator"] == human]
+    keys = [*SETTING_COLUMNS, "shown"]
     score_tables, correlations, pairs, notes, matched_frames = [], {}, [], [], []
+    overlap: dict[str, dict[str, int]] = {}
     for llm in llms:
         theirs = rows[rows["simulator"] == llm]
+        named = people[list(SETTING_COLUMNS)].merge(theirs[list(SETTING_COLUMNS)].drop_duplicates())
         merged = people.merge(theirs, on=keys, suffixes=("_human", "_llm"))
+        counts = {"human_settings": len(people), "same_names": len(named), "same_samples": len(merged)}
+        overlap[llm] = {**counts, "other_samples": counts["same_names"] - counts["same_samples"]}
+        if counts["same_names"] > counts["same_samples"]:
+            notes.append(
+                f"{llm}: {overlap[llm]['other_samples']} of the {counts['same_names']} settings named like human "
+                "ones were shown other samples (another n_lp/n_ep, balance, pool or data): left out, "
+                f"{counts['same_samples']} compared."
+            )
         if merged.empty:
-            notes.append(f"{llm} shares no setting with the human rows: left out.")
+            if not counts["same_names"]:
+                notes.append(f"{llm} shares no setting with the human rows: left out.")
             continue
         matched_frames.append(
             pd.concat([people.merge(merged[keys], on=keys), theirs.merge(merged[keys], on=keys)])
@@ -313,14 +401,28 @@ def agreement_report(
             pairs += _sample_pairs(llm, row, payloads)
     compared = tuple(c for c in llms if c in correlations)
     if not compared:
-        raise invalid("results", owner, "LLM rows on the same settings as the human rows", f"simulators {list(llms)}",
-                      "Run the benchmark (or simulate_study) on the grid or study the people answered.")  # fmt: skip
+        named = {llm: o["same_names"] for llm, o in overlap.items() if o["same_names"]}
+        got = (
+            "; ".join(f"{llm}: {n} settings of the same names, 0 on the same samples" for llm, n in named.items())
+            if named else f"simulators {list(llms)}: no setting of the same names"
+        )  # fmt: skip
+        raise invalid(
+            "results", owner, "LLM rows on the same settings and samples as the human rows", got,
+            (f"Run the LLMs on the study's grid: xaimetrics benchmark run {grid} --output FOLDER, "
+             if grid is not None else "Run the benchmark on the grid file the study was created from (study create "
+             "writes it beside the bundle: STUDY.grid.toml), ")
+            + "or ask the LLM the study's own prompts: xaimetrics study simulate STUDY.toml.",
+        )  # fmt: skip
     scores = pd.concat(score_tables, ignore_index=True)
     scores = scores[
         ["simulator", "method", "human", "llm", "difference", "n_settings", "human_rank", "llm_rank"]
     ]
     corr = pd.DataFrame.from_dict(correlations, orient="index")
     corr.index.name = "simulator"
+    overlap_table = pd.DataFrame.from_dict(overlap, orient="index")[
+        ["human_settings", "same_names", "same_samples", "other_samples"]
+    ]
+    overlap_table.index.name = "simulator"
     copeland = _copeland(
         pd.concat(matched_frames, ignore_index=True).drop_duplicates("key"), human, compared, notes
     )
@@ -330,7 +432,8 @@ def agreement_report(
     participants = {p["participant"] for key in people["key"] for p in payloads[key].get("participants", [])}
     return AgreementReport(
         human=human, simulators=compared, scores=scores, correlations=corr, copeland=copeland, samples=samples,
-        samples_by_method=by_method, alpha_same_arm=same_arm, alpha_same_text=same_text, notes=notes,
+        samples_by_method=by_method, alpha_same_arm=same_arm, alpha_same_text=same_text, overlap=overlap_table,
+        grid=grid_line, notes=notes,
         n_participants=len(participants), n_answers=n_answers,
     )  # fmt: skip
 

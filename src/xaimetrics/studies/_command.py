@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from xaimetrics._arguments import (
     add_data_arguments,
     add_portable_argument,
+    add_progress_argument,
     add_registry_argument,
     data_options,
 )
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
 
     from xaimetrics.benchmark import Grid, Providers
     from xaimetrics.simulators import Simulator
-    from xaimetrics.studies import StudyConfig, StudyStore
+    from xaimetrics.studies import SimulatabilityStudy, StudyConfig, StudyStore
     from xaimetrics.studies._bundle import Study
     from xaimetrics.studies._likert import LikertStudy
 
@@ -125,6 +126,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     design.add_argument(
         "--no-shuffle", action="store_true", help="likert: same text order for every annotator"
     )
+    add_progress_argument(design)
     server = create.add_argument_group("server (written to the .toml)")
     server.add_argument("--host", default="127.0.0.1", help="default: %(default)s")
     server.add_argument("--port", type=int, default=8765, help="default: %(default)s")
@@ -173,6 +175,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     report.add_argument("--results-store", type=Path, required=True)
     report.add_argument("--output", type=Path, default=Path("agreement-report"))
     report.add_argument("--human", default="human", help="the simulator name of the human rows")
+    report.add_argument(
+        "--study", type=Path, help="STUDY.toml (or the bundle): the report reads the grid it was made from"
+    )
     report.set_defaults(func=_report)
     return parser
 
@@ -223,18 +228,22 @@ def _grid(args: argparse.Namespace, providers: Providers | None) -> Grid:
 
 
 def _create(args: argparse.Namespace) -> int:
-    from xaimetrics.studies import LikertStudy, StudyConfig, save_study, write_config
+    from xaimetrics.benchmark import Providers
+    from xaimetrics.studies import LikertStudy, SimulatabilityStudy, StudyConfig, save_study, write_config
+    from xaimetrics.studies._from_grid import write_grid
 
     if args.output.suffix != ".json":
         raise invalid("--output", _OWNER, "a .json file (the study bundle)", str(args.output))
-    providers = _providers(args.providers)
+    # the built-in models show their fine-tuning (minutes to hours on first use) unless --no-progress
+    providers = _providers(args.providers) or Providers(progress=not args.no_progress)
     title: str | None = args.title
     if args.kind == "simulatability":
         from xaimetrics.studies import simulatability_study_from_grid
 
+        grid = _grid(args, providers)
         try:
             study: Study = simulatability_study_from_grid(
-                _grid(args, providers), providers, artefact_dir=args.artefacts, dataset=args.dataset,
+                grid, providers, artefact_dir=args.artefacts, dataset=args.dataset,
                 model=args.model, seeds=args.seeds, methods=args.methods, prompt_types=args.prompt_types,
                 arms_per_participant=args.arms_per_participant, title=args.title,
             )  # fmt: skip
@@ -261,8 +270,40 @@ def _create(args: argparse.Namespace) -> int:
     size = f"{len(study.items)} texts" if isinstance(study, LikertStudy) else f"{len(study.arms)} arms"
     print(f"Study ({args.kind}, {size}): {bundle}")
     print(f"Configuration: {config}")
+    if isinstance(study, SimulatabilityStudy):
+        path = write_grid(
+            _study_grid(grid, study, args), grid_path(bundle), header=_GRID_HEADER.format(bundle=bundle)
+        )
+        print(f"Grid of the study (its data, model, selection and prompts): {path}")
+        print(
+            f"  LLM rows on the people's samples: xaimetrics benchmark run {path} --output FOLDER (set its simulators)"
+        )
     print(f"Next: xaimetrics study invite {config} --count N, then xaimetrics study serve {config}")
     return 0
+
+
+_GRID_HEADER = (
+    "The grid the study {bundle} was made from (written by xaimetrics study create, with its options).\n"
+    "Run the LLM simulators on it (xaimetrics benchmark run THIS_FILE --output FOLDER): their rows are then shown the\n"
+    "people's samples and meet them in the agreement report. Changing n_lp, n_ep, balance, pool_size or the data\n"
+    "here gives other samples, which the report does not compare."
+)
+
+
+def grid_path(bundle: Path) -> Path:
+    """Where ``study create`` writes the grid of the study ``bundle`` (``STUDY.grid.toml`` beside it)."""
+    return bundle.with_suffix(".grid.toml")
+
+
+def _study_grid(grid: Grid, study: SimulatabilityStudy, args: argparse.Namespace) -> Grid:
+    """``grid`` narrowed to what the study shows: its dataset, model, seeds, and the chosen methods and prompts."""
+    changes: dict[str, Any] = {"datasets": (study.dataset,), "models": (study.model,),
+                               "seeds": tuple(s.seed for s in study.samples)}  # fmt: skip
+    if args.methods:
+        changes["methods"] = tuple(m for m in args.methods if m in grid.methods)
+    if args.prompt_types:
+        changes["prompt_types"] = tuple(args.prompt_types)
+    return grid.replace(**changes)
 
 
 def _likert_from_files(args: argparse.Namespace, title: str | None) -> LikertStudy:
@@ -413,7 +454,15 @@ def _report(args: argparse.Namespace) -> int:
 
     if not args.results_store.is_file():
         raise invalid("--results-store", _OWNER, "an existing results store", str(args.results_store))
-    report = agreement_report(args.results_store, human=args.human)
+    grid = None
+    if args.study is not None:
+        from xaimetrics.studies import load_config
+
+        grid = grid_path(Path(load_config(args.study).study))
+        if not grid.is_file():
+            raise invalid("--study", _OWNER, f"a study with its grid file beside it ({grid.name})", str(args.study),
+                          "Create the study again with this version (study create writes it), or leave --study out.")  # fmt: skip
+    report = agreement_report(args.results_store, human=args.human, grid=grid)
     paths = report.save(args.output)
     for line in report.summary():
         print(line)

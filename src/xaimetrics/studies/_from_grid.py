@@ -5,6 +5,9 @@ and the LLM's land on the same settings of the results store.
 
 from __future__ import annotations
 
+import json
+import logging
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -28,9 +31,10 @@ if TYPE_CHECKING:
     from xaimetrics.benchmark import Artefacts, Grid, Providers
     from xaimetrics.concepts import ConceptInterpretation
 
-__all__ = ["likert_study_from_grid", "simulatability_study_from_grid"]
+__all__ = ["likert_study_from_grid", "simulatability_study_from_grid", "write_grid"]
 
 _CONTROLS = ("SurrogateWords", "RandomWords")
+_LOG = logging.getLogger("xaimetrics.studies")
 
 
 def _pick(values: Sequence[str], chosen: str | None, name: str, owner: str) -> str:
@@ -98,9 +102,16 @@ def simulatability_study_from_grid(
     if unknown:
         raise invalid("methods", owner, "methods of the grid: " + ", ".join(listed), unknown)
     labels = [PromptSetting.parse(p) for p in (grid.prompt_types if prompt_types is None else prompt_types)]
+    _LOG.info("study: loading the data of %r", dataset)
     _, pool = artefacts.data(dataset)
-    check_selection(pool.labels, pool.class_names, grid, dataset)  # before the model reads the pool (minutes)
+    # before the model is loaded (fine-tuned on first use: minutes to hours) and reads the pool (minutes)
+    check_selection(pool.labels, pool.class_names, grid, dataset, texts=pool.texts)
+    _LOG.info("study: the model %r for %r (a built-in model is fine-tuned on first use: minutes, with a "
+              "progress bar unless --no-progress)", model_name, dataset)  # fmt: skip
+    artefacts.model(dataset, model_name)
+    _LOG.info("study: the model reads the pool of %d texts and the LP/EP samples are drawn", len(pool.labels))
     samples = {s: SampleSet.from_samples(artefacts.samples(dataset, model_name, s)) for s in seeds}
+    _LOG.info("study: explanations of %d methods on %d seeds", len(methods), len(seeds))
     arms: list[StudyArm] = []
     explanations: list[MethodExplanation] = []
     for method in methods:
@@ -129,7 +140,12 @@ def simulatability_study_from_grid(
 
 
 def check_selection(
-    labels: Sequence[int] | np.ndarray, class_names: Sequence[str], grid: Grid, dataset: str
+    labels: Sequence[int] | np.ndarray,
+    class_names: Sequence[str],
+    grid: Grid,
+    dataset: str,
+    *,
+    texts: Sequence[str] | None = None,
 ) -> None:
     """Fail fast when the pool's labels alone cannot give the LP/EP selection of ``grid``.
 
@@ -137,7 +153,9 @@ def check_selection(
     predicted right and half wrong by the model; which are wrong is known only after the model has read the
     whole pool (minutes on long texts). The label counts are known at once: when a class has fewer texts
     than its share (``balance="strict"``), or the pool fewer than ``n_lp + n_ep`` texts, no prediction can
-    help, and the error comes before the long work.
+    help, and the error comes before the long work. With ``texts``, a text repeating an earlier one (after
+    the selection's normalisation) is not counted: the selection never shows it twice. What strict balance
+    will then need from the model's predictions (so many wrong answers per class) is logged at INFO.
 
     Example:
         >>> from xaimetrics.benchmark import Grid
@@ -149,7 +167,14 @@ def check_selection(
         ...     print(str(error).split(": ")[1].split(". ")[0])
         class 'a' has 3 texts, and each class needs at least 4 (half predicted right by the model, half wrong)
     """
-    counts = np.bincount(np.asarray(labels, dtype=np.int64), minlength=len(class_names))
+    labels = np.asarray(labels, dtype=np.int64)
+    if (
+        texts is not None
+    ):  # the selection leaves out repeated texts before it counts (select_examples(inputs=))
+        from xaimetrics.consim._selection import _first_occurrences
+
+        labels = labels[_first_occurrences(list(texts), len(labels))]
+    counts = np.bincount(labels, minlength=len(class_names))
     total = grid.n_lp + grid.n_ep
     share = total // len(class_names)
     head = (
@@ -170,6 +195,14 @@ def check_selection(
             f"by the model, half wrong). {fix}, or fill the short classes from the others with --balance relaxed "
             "(balance='relaxed')."
         )
+    if grid.balance == "strict":
+        wrong = (share // 2) * len(class_names)
+        _LOG.info(
+            "study: balance='strict' needs %d texts per class that the model predicts wrongly (%d of the pool's "
+            "%d, so at most %.1f%% accuracy on it); a more accurate model fails after reading the pool: "
+            "--balance relaxed fills the short cells from the others.",
+            share // 2, wrong, int(counts.sum()), 100 * (1 - wrong / max(int(counts.sum()), 1)),
+        )  # fmt: skip
 
 
 def _explanation(
@@ -249,3 +282,55 @@ def likert_study_from_grid(
         list(pool.texts), values, interpretation, n_examples=n_examples, labels=list(pool.labels),
         concept_ids=concept_ids, seed=seed, **options,
     )  # fmt: skip
+
+
+def _toml(value: object) -> str:
+    """A TOML value: strings, numbers, booleans, lists and (inline) tables, as a grid holds them."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return (
+            ("nan" if math.isnan(value) else ("inf" if value > 0 else "-inf"))
+            if not math.isfinite(value)
+            else repr(value)
+        )
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # a JSON string is a TOML basic string
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        inner = ", ".join(
+            f"{json.dumps(str(k), ensure_ascii=False)} = {_toml(v)}"
+            for k, v in value.items()
+            if v is not None
+        )
+        return "{ " + inner + " }" if inner else "{}"
+    raise invalid(
+        "grid", "write_grid", "plain values (strings, numbers, lists, tables)", type(value).__name__
+    )
+
+
+def write_grid(grid: Grid, path: str | Path, *, header: str = "") -> Path:
+    """Write ``grid`` as the TOML file :func:`~xaimetrics.benchmark.load_grid` reads back (``base_url`` without
+    credentials); ``header`` becomes comment lines at the top.
+
+    ``xaimetrics study create`` writes the grid a study was made from beside its bundle, so that the LLM rows of
+    ``xaimetrics benchmark run STUDY.grid.toml`` are shown the people's samples.
+
+    Example:
+        >>> import os, tempfile
+        >>> from xaimetrics.benchmark import Grid, load_grid
+        >>> grid = Grid(methods=("NMF", "NoExplanation"), n_concepts={"NMF": 5}, seeds=(3,), n_lp=4, n_ep=6,
+        ...             balance="relaxed", simulators=("perfect",))
+        >>> path = write_grid(grid, os.path.join(tempfile.mkdtemp(), "study.grid.toml"), header="made by a test")
+        >>> load_grid(path) == grid
+        True
+    """
+    path = Path(path)
+    lines = [f"# {line}" for line in header.splitlines()]
+    lines += [f"{name} = {_toml(value)}" for name, value in grid.to_dict().items()]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path

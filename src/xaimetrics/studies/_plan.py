@@ -120,6 +120,17 @@ def make_plan(study: Study, number: int, arms: Sequence[str] | None = None) -> l
         study.arm(arm_id)  # raises on an unknown id
     if not arms or len(set(arms)) != len(arms):
         raise invalid("arms", "make_plan", "distinct arm ids", arms)
+    by_seed: dict[int, list[str]] = {}
+    for arm_id in arms:
+        by_seed.setdefault(study.arm(arm_id).seed, []).append(arm_id)
+    repeated = {seed: ids for seed, ids in by_seed.items() if len(ids) > 1}
+    if repeated:  # the same LP/EP samples twice: what the answers to the first arm taught helps on the second
+        seed, ids = next(iter(repeated.items()))
+        raise invalid(
+            "arms", "make_plan", "arms on different seeds (one person never sees the same samples twice)",
+            f"{', '.join(ids)} (all on seed {seed})",
+            "Give each participant at most one arm per seed, or let the study assign them (no --arms).",
+        )  # fmt: skip
     return arms
 
 

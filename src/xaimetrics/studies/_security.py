@@ -16,6 +16,10 @@
   strings, which crashed handlers with a 500.
 - **Errors**: an exception in a handler becomes a plain 500 page that carries the same headers as every other
   response (Starlette's own error page is outside this middleware and would not).
+- **Log lines**: a visitor chooses the path, headers and form values that end up in the server log (the
+  researcher's terminal with ``-v``). :class:`EscapeLogFilter`, on the studies' logger, writes every control
+  character of a record's message, arguments and traceback (NUL, ESC of terminal sequences, CR/LF that would
+  forge another line, C1 controls, bidirectional overrides) as a visible escape such as ``\\x1b``.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import hmac
 import logging
 import re
 import secrets
+import unicodedata
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
@@ -33,9 +38,11 @@ if TYPE_CHECKING:
     from starlette.responses import Response
 
 __all__ = [
+    "EscapeLogFilter",
     "csrf_token",
     "loggable_path",
     "parse_number",
+    "printable",
     "read_form",
     "same_origin_posts",
     "security_headers",
@@ -47,6 +54,47 @@ _NUMBER = re.compile(r"[0-9]{1,9}")
 _LOG = logging.getLogger("xaimetrics.studies")
 _REFUSED = frozenset({400, 403, 405, 413, 415})
 _Next = Callable[["Request"], Awaitable["Response"]]
+
+
+def printable(text: str, *, keep_newlines: bool = False) -> str:
+    """``text`` with every control or format character (Unicode categories Cc and Cf: NUL, ESC, CR, LF,
+    C1 controls, bidirectional overrides…) written as a visible Python escape; the rest unchanged.
+
+    Example:
+        >>> printable("/a\\x00b\\x1b[31mred\\nforged\\u202e")
+        '/a\\\\x00b\\\\x1b[31mred\\\\nforged\\\\u202e'
+        >>> printable("line 1\\nline 2", keep_newlines=True)
+        'line 1\\nline 2'
+    """
+    out = []
+    for char in text:
+        if (char == "\n" and keep_newlines) or unicodedata.category(char) not in ("Cc", "Cf"):
+            out.append(char)
+        else:
+            out.append(repr(char)[1:-1] if char.isascii() or ord(char) < 0x100 else f"\\u{ord(char):04x}")
+    return "".join(out)
+
+
+class EscapeLogFilter(logging.Filter):
+    """A logging filter that makes a record safe to print (see :func:`printable`): its message with its
+    arguments, and its traceback (newlines kept there). Installed on the ``xaimetrics.studies`` logger.
+
+    Example:
+        >>> record = logging.LogRecord("x", logging.INFO, "", 0, "refused %s", ("/\\x1b]0;owned\\x07",), None)
+        >>> EscapeLogFilter().filter(record), record.getMessage()
+        (True, 'refused /\\\\x1b]0;owned\\\\x07')
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg, record.args = printable(record.getMessage()), None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = printable(
+                logging.Formatter().formatException(record.exc_info), keep_newlines=True
+            )
+        return True
+
+
+_LOG.addFilter(EscapeLogFilter())
 
 
 def parse_number(text: object) -> int | None:
@@ -117,7 +165,10 @@ def _same_origin(request: Request) -> bool:
     if origin is None or origin == "null":
         return origin is None
     host = request.headers.get("host", "")
-    return urlsplit(origin).netloc == host
+    try:
+        return urlsplit(origin).netloc == host
+    except ValueError:  # "Invalid IPv6 URL" (an unmatched "[" in the header): not this site
+        return False
 
 
 async def same_origin_posts(request: Request, call_next: _Next) -> Response:
@@ -152,13 +203,14 @@ async def security_headers(request: Request, call_next: _Next) -> Response:
 
 
 def loggable_path(path: str) -> str:
-    """``path`` without an invite token (``/s/{token}``): tokens never go to the log.
+    """``path`` without an invite token (``/s/{token}``): tokens never go to the log; control characters
+    escaped (:func:`printable`).
 
     Example:
-        >>> loggable_path("/s/Zm9vYmFy"), loggable_path("/study/3")
-        ('/s/…', '/study/3')
+        >>> loggable_path("/s/Zm9vYmFy"), loggable_path("/study/3"), loggable_path("/a\\x1b[2J")
+        ('/s/…', '/study/3', '/a\\\\x1b[2J')
     """
-    return "/s/…" if path.startswith("/s/") else path
+    return "/s/…" if path.startswith("/s/") else printable(path)
 
 
 def _secure(response: Response, nonce: str) -> Response:

@@ -11,7 +11,11 @@ This module imports Starlette and Jinja at the top: it is imported only by :func
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 import jinja2
 from starlette.exceptions import HTTPException
@@ -22,11 +26,12 @@ from xaimetrics.studies._bundle import Study
 from xaimetrics.studies._kinds import StudyKind
 from xaimetrics.studies._plan import Screen
 from xaimetrics.studies._security import FormError, loggable_path, read_form
-from xaimetrics.studies._store import Participant, StudyStore, hash_token
+from xaimetrics.studies._store import Invite, Participant, StudyStore, hash_token
 
 __all__ = [
     "ADMIN_COOKIE",
     "PARTICIPANT_COOKIE",
+    "InviteBatches",
     "StudyApp",
     "app_state",
     "bad_request",
@@ -42,6 +47,45 @@ _COOKIE_SECONDS = 30 * 24 * 3600
 _LOG = logging.getLogger("xaimetrics.studies")
 
 
+class InviteBatches:
+    """The invites made by each admin form, by the form's one-time batch id (in memory, the latest ``limit``).
+
+    An invite form carries a fresh batch id; posting it twice (a reload, a double click, the browser's "resend")
+    makes its invites once, and its links can be shown again to the signed-in admin (they are not stored
+    anywhere else: the database keeps only their hashes).
+
+    Example:
+        >>> batches, calls = InviteBatches(), []
+        >>> first = batches.create("b" * 22, lambda: calls.append("made") or [])
+        >>> again = batches.create("b" * 22, lambda: calls.append("made") or [])
+        >>> first, again, calls, batches.get("c" * 22)
+        (((), True), ((), False), ['made'], None)
+    """
+
+    ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
+
+    def __init__(self, limit: int = 64) -> None:
+        self.limit = limit
+        self._batches: OrderedDict[str, tuple[Invite, ...]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def create(self, batch: str, make: Callable[[], Sequence[Invite]]) -> tuple[tuple[Invite, ...], bool]:
+        """The invites of ``batch``: made now by ``make()`` (``True``) or earlier (``False``)."""
+        with self._lock:  # two posts of one form at once (a double click) make its invites once
+            if batch in self._batches:
+                return self._batches[batch], False
+            made = tuple(make())
+            self._batches[batch] = made
+            while len(self._batches) > self.limit:
+                self._batches.popitem(last=False)
+            return made, True
+
+    def get(self, batch: str | None) -> tuple[Invite, ...] | None:
+        """The invites of ``batch``, ``None`` when unknown (or forgotten: a restart, older than ``limit``)."""
+        with self._lock:
+            return self._batches.get(batch) if batch else None
+
+
 @dataclass(frozen=True)
 class StudyApp:
     """Everything a route needs: the study, its kind, the answers, the templates and the app's options."""
@@ -52,6 +96,7 @@ class StudyApp:
     templates: jinja2.Environment
     max_body_bytes: int
     secure_cookies: bool
+    invite_batches: InviteBatches = field(default_factory=InviteBatches)
 
     @property
     def secret(self) -> str:
