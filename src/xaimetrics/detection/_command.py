@@ -176,8 +176,12 @@ def _check_args(args: argparse.Namespace) -> list[str]:
         value = getattr(args, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             raise invalid(f"--{name.replace('_', '-')}", _OWNER, f"an integer ≥ {minimum}", value)
-    if args.model != "demo" and args.providers is None and not os.path.isdir(args.model):
-        raise invalid("--model", _OWNER, "'demo' or a saved classifier directory", args.model,
+    from xaimetrics.models import CLASSIFIERS
+
+    named = args.model == "demo" or args.model in CLASSIFIERS.names()
+    if not named and args.providers is None and not os.path.isdir(args.model):
+        raise invalid("--model", _OWNER, "'demo', " + ", ".join(CLASSIFIERS.names()) + " or a saved classifier "
+                      "directory", args.model,
                       "Fine-tune one with 'xaimetrics finetune --output DIR'.")  # fmt: skip
     return readers
 
