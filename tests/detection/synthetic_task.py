@@ -75,3 +75,13 @@ def group_dataset(split: str) -> object:
 
 def group_model(dataset: str) -> GroupClassifier:
     return GroupClassifier()
+
+
+def _providers() -> object:
+    from xaimetrics.benchmark import Providers
+
+    return Providers(datasets={"groups": group_dataset}, models={"minilm+": group_model}, progress=False)
+
+
+#: for ``--providers synthetic_task:PROVIDERS`` in real ``xaimetrics detection`` processes
+PROVIDERS = _providers()

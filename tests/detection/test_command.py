@@ -11,7 +11,7 @@ from synthetic_task import group_dataset, group_model
 from xaimetrics.benchmark import Providers
 from xaimetrics.cli import build_parser, main
 from xaimetrics.detection._command import run
-from xaimetrics.exceptions import InvalidParameterError
+from xaimetrics.exceptions import StoreError
 
 
 def _args(output: Path, *extra: str) -> object:
@@ -41,7 +41,7 @@ def test_detection_command_writes_rows_and_report_and_resumes(
     own = detection[(detection.description == "own") & (detection.negatives == "random")]
     assert own.value.median() >= 0.9
     out = capsys.readouterr().out
-    assert "Which concepts are legible — reader lexical" in out and "| concept | words |" in out
+    assert "Which concepts are legible — detection, reader lexical" in out and "| concept | words |" in out
     assert (tmp_path / "detection.html").read_text().count("<table") >= 3
     assert (tmp_path / "answers.jsonl").read_text().count("\n") >= 5 * 2 * 30
     # a rerun scores nothing again: the rows are unchanged
@@ -52,7 +52,7 @@ def test_detection_command_writes_rows_and_report_and_resumes(
 
 def test_other_settings_in_the_same_folder_are_refused(tmp_path: Path) -> None:
     assert run(_args(tmp_path), _providers()) == 0
-    with pytest.raises(InvalidParameterError, match="use another --output"):
+    with pytest.raises(StoreError, match=r"other settings \(prompt: .*use another --output"):
         run(_args(tmp_path, "--prompt", "topic"), _providers())
 
 

@@ -120,8 +120,8 @@ def test_a_text_only_reader_and_its_unreadable_answers() -> None:
     assert row["value"] == 1.0 and np.isnan(row["expected_accuracy"]) and row["n_trials"] == 3
     silent = Intruder(ScriptedSimulator(lambda m: "the second one"), n_shown=3, n_top=3, n_quantile=0,
                       n_random=3, n_hard=0, active_quantile=0.4, inactive_quantile=0.4)  # fmt: skip
-    row = silent.evaluate(U, texts).rows[0]
-    assert row["value"] == 0.0 and row["n_unanswered"] == 3
+    result = silent.evaluate(U, texts)  # no answer could be read: failed with the reason, never a score of 0
+    assert result.rows == [] and "none of the 3 answers could be read" in result.failed[0]
 
 
 def test_intruder_checks_its_arguments() -> None:

@@ -35,7 +35,15 @@ if TYPE_CHECKING:
 
     from xaimetrics.detection._prompts import Interpretation
 
-__all__ = ["Answer", "Detection", "DetectionResult", "ask", "detect_concept", "shuffled_concept"]
+__all__ = [
+    "Answer",
+    "Detection",
+    "DetectionResult",
+    "ask",
+    "detect_concept",
+    "failure_reason",
+    "shuffled_concept",
+]
 
 #: the score columns of a result row, after the setting columns
 SCORE_COLUMNS = ("metric", "value", "low", "high", "p_value", "auroc", "balanced_accuracy", "n_active",
@@ -168,6 +176,24 @@ def detect_concept(
     return rows, records
 
 
+def failure_reason(answers: Sequence[Mapping[str, object]]) -> str | None:
+    """Why one concept's answers cannot be scored (``None``: they can): a reader call failed (an HTTP error, no
+    server, no log-probabilities), or no answer could be read at all. A failure is never a score of 0.
+
+    Example:
+        >>> failure_reason([{"p_yes": 0.8, "yes": True, "error": None}])  # None: scorable
+        >>> failure_reason([{"p_yes": None, "yes": None, "error": "HTTP 500"}, {"p_yes": 0.2, "error": None}])
+        '1 of 2 reader calls failed: HTTP 500'
+    """
+    errors = [str(a["error"]) for a in answers if a.get("error")]
+    if errors:
+        return f"{len(errors)} of {len(answers)} reader calls failed: {errors[0]}"
+    readable = ("p_yes", "yes", "pick", "p_intruder")
+    if answers and all(all(a.get(name) is None for name in readable) for a in answers):
+        return f"none of the {len(answers)} answers could be read (no Yes/No, no pick, no probabilities)"
+    return None
+
+
 def describe_or_none(interpretation: Interpretation) -> tuple[tuple[str, ...], str | None] | None:
     """:func:`describe`, or ``None`` for a concept without words or label (nothing activates it)."""
     try:
@@ -178,11 +204,13 @@ def describe_or_none(interpretation: Interpretation) -> tuple[tuple[str, ...], s
 
 @dataclass
 class DetectionResult:
-    """Rows (one per concept, description and negative kind), per-text answers, and the concepts left out."""
+    """Rows (one per concept, description and negative kind), per-text answers, the concepts left out, and the
+    concepts whose reader calls failed (``failed``: their reasons; they have no rows, never a score of 0)."""
 
     rows: list[dict[str, object]] = field(default_factory=list)
     answers: list[dict[str, object]] = field(default_factory=list)
     skipped: dict[int, str] = field(default_factory=dict)
+    failed: dict[int, str] = field(default_factory=dict)
 
     def to_frame(self) -> pd.DataFrame:
         """The rows as a :class:`pandas.DataFrame`."""
@@ -258,6 +286,7 @@ class Detection:
         embeddings: ArrayLike | None = None,
         concept_ids: Iterable[int] | None = None,
         on_concept: Callable[[int, list[dict[str, object]], list[dict[str, object]]], None] | None = None,
+        on_failure: Callable[[int, str, list[dict[str, object]]], None] | None = None,
         progress: bool = False,
     ) -> DetectionResult:
         """Score every concept of ``concept_ids`` (default: every concept of ``interpretations``).
@@ -269,6 +298,8 @@ class Detection:
             embeddings: the hard negatives' space, shape ``(n_texts, d)`` (the classifier's activations).
             concept_ids: the concepts to score.
             on_concept: called with ``(concept, rows, answers)`` as each concept finishes (durable stores).
+            on_failure: called with ``(concept, reason, answers)`` for a concept whose reader calls failed
+                (:func:`failure_reason`); it gets no rows.
             progress: show a progress bar over concepts.
         """
         from xaimetrics.concepts._concept_model import to_numpy
@@ -309,8 +340,14 @@ class Detection:
                 max_chars=self.max_chars, shuffled=self.shuffled, seed=self.seed, confidence=self.confidence,
                 concurrency=self.concurrency,
             )  # fmt: skip
-            result.rows += rows
             result.answers += answers
+            reason = failure_reason(answers)
+            if reason is not None:
+                result.failed[concept] = reason
+                if on_failure is not None:
+                    on_failure(concept, reason, answers)
+                continue
+            result.rows += rows
             if on_concept is not None:
                 on_concept(concept, rows, answers)
         return result

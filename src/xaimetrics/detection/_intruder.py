@@ -451,7 +451,7 @@ class Intruder:
         ``interpretations`` is needed when ``describe`` is set (and then concepts without words are skipped).
         """
         from xaimetrics._validation import check_texts
-        from xaimetrics.detection._detection import DetectionResult, describe_or_none
+        from xaimetrics.detection._detection import DetectionResult, describe_or_none, failure_reason
         from xaimetrics.detection._sampling import sample_concepts
 
         owner = "Intruder.evaluate"
@@ -487,6 +487,10 @@ class Intruder:
             except ValueError as error:
                 result.skipped[concept] = str(error)
                 continue
-            result.rows += rows
             result.answers += records
+            reason = failure_reason(records)
+            if reason is not None:  # a failed call is never a score
+                result.failed[concept] = reason
+                continue
+            result.rows += rows
         return result
