@@ -143,3 +143,15 @@ def test_report_sections_say_when_the_grid_cannot_be_decomposed() -> None:
     assert "seed × method" in full[0]["md"] and "## Is the top 2 stable across seeds?" in full[1]["md"]
     one = pipeline_sections(rows[rows.seed == 0], units.iloc[:1], n_boot=20)
     assert len(one) == 1 and "Not computed: The 'results' parameter of variance_components" in one[0]["md"]
+
+
+def test_report_sections_of_a_perfect_reader_say_there_is_no_variance() -> None:
+    """A perfect reader scores every setting 1.0: the shares are undefined, and `benchmark run` crashed writing
+    its report (ValueError: Encountered all NA values)."""
+    from xaimetrics.benchmark._report import pipeline_sections
+
+    rows = simulate_results(n_seeds=4, methods=("NMF", "PCA"), controls=(), random_state=0)
+    rows = rows.assign(**{c: 1.0 for c in ("score", "expected_accuracy") if c in rows.columns})
+    units = rows.groupby(["seed", "method"])["score"].mean().unstack().drop(columns="NoExplanation")
+    (section, *_) = pipeline_sections(rows, units, n_boot=20)
+    assert "scores do not vary" in section["md"]

@@ -110,11 +110,20 @@ def pipeline_sections(
     from xaimetrics.benchmark._variance import top_k_stability, variance_components
 
     sections = []
+    table: pd.DataFrame | None = None
     try:
         table = variance_components(results, metric=metric, n_boot=n_boot)
     except ValueError as error:
         sections.append(report_section("How much of the score is the pipeline", f"Not computed: {error}"))
     else:
+        if table["share"].isna().all():  # every score the same (a perfect reader): nothing varies to share out
+            sections.append(report_section(
+                "How much of the score is the pipeline",
+                "Not computed: the explanation settings' scores do not vary (every one is the same), so there is "
+                "no variance to decompose.",
+            ))  # fmt: skip
+            table = None
+    if table is not None:
         top = table["share"].idxmax()
         sections.append(report_section(
             "How much of the score is the pipeline",

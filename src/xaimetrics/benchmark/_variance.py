@@ -250,7 +250,9 @@ def _table(
     table = pd.DataFrame(
         {"variance": [v for v, _ in point.values()], "df": [d for _, d in point.values()]}, index=list(point)
     )
-    table["share"] = table["variance"] / total if total > 0 else math.nan
+    # rounding leaves components of ~1e-33 where the scores do not vary at all: no shares, not shares of noise
+    floor = 1e-12 * max(1.0, float(np.mean(np.square(y))))
+    table["share"] = table["variance"] / total if total > floor else math.nan
     table["share_low"] = math.nan
     table["share_high"] = math.nan
     if n_boot:
@@ -272,7 +274,7 @@ def _table(
                 continue
             values = {k: v for k, (v, _) in estimate.items()}
             whole = sum(v for v in values.values() if math.isfinite(v))
-            draws.append([values.get(k, math.nan) / whole if whole > 0 else math.nan for k in table.index])
+            draws.append([values.get(k, math.nan) / whole if whole > floor else math.nan for k in table.index])
         if draws:
             shares = np.asarray(draws)
             tail = (1 - confidence) / 2 * 100
