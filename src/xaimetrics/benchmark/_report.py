@@ -116,7 +116,8 @@ def pipeline_sections(
     except ValueError as error:
         sections.append(report_section("How much of the score is the pipeline", f"Not computed: {error}"))
     else:
-        if table["share"].isna().all():  # every score the same (a perfect reader): nothing varies to share out
+        # every score the same (a perfect reader): nothing varies to share out
+        if table["share"].isna().all():
             sections.append(report_section(
                 "How much of the score is the pipeline",
                 "Not computed: the explanation settings' scores do not vary (every one is the same), so there is "

@@ -39,6 +39,7 @@ method is in it, next to its mean score.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -274,12 +275,16 @@ def _table(
                 continue
             values = {k: v for k, (v, _) in estimate.items()}
             whole = sum(v for v in values.values() if math.isfinite(v))
-            draws.append([values.get(k, math.nan) / whole if whole > floor else math.nan for k in table.index])
+            draws.append(
+                [values.get(k, math.nan) / whole if whole > floor else math.nan for k in table.index]
+            )
         if draws:
             shares = np.asarray(draws)
             tail = (1 - confidence) / 2 * 100
-            table["share_low"] = np.nanpercentile(shares, tail, axis=0)
-            table["share_high"] = np.nanpercentile(shares, 100 - tail, axis=0)
+            with warnings.catch_warnings():  # a component no draw could estimate: NaN, said by the NaN itself
+                warnings.simplefilter("ignore", RuntimeWarning)
+                table["share_low"] = np.nanpercentile(shares, tail, axis=0)
+                table["share_high"] = np.nanpercentile(shares, 100 - tail, axis=0)
     table.index.name = "component"
     table["df"] = table["df"].astype(int)
     return table[["variance", "share", "share_low", "share_high", "df"]]
