@@ -172,3 +172,18 @@ def test_options_are_checked_and_keep_the_default_cache_identity() -> None:
         OpenAICompatibleSimulator("m", base_url="http://127.0.0.1:9/v1", top_logprobs=0)
     with pytest.raises(InvalidParameterError, match=r"'probability_fallback' .*'uniform' or 'error'"):
         OpenAICompatibleSimulator("m", base_url="http://127.0.0.1:9/v1", probability_fallback="zero")  # type: ignore[arg-type]
+
+
+def test_a_cached_answer_keeps_the_flag_of_its_filled_in_probabilities(tmp_path) -> None:
+    """A replay through the response cache read the uniform fill-in as a real probability (the flag was lost)."""
+    from xaimetrics.simulators import CachedSimulator
+
+    schema = AnswerSchema(("12", "3", "9"), ("negative", "positive"), probabilities=True)
+    respond, logprobs = binary_script()
+    with FakeOpenAIServer(respond, logprobs=logprobs) as server:
+        cached = CachedSimulator(make(server), tmp_path / "cache.sqlite")
+        first = cached.generate(PROMPT, answer_schema=schema)
+        again = cached.generate(PROMPT, answer_schema=schema)
+    assert first.metadata["probability_fallback_ids"] == ["9"] and not first.cached
+    assert again.cached and again.metadata["probability_fallback_ids"] == ["9"]
+    assert again.probabilities == first.probabilities

@@ -17,7 +17,9 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import cast
 
 from xaimetrics._digest import json_digest
 from xaimetrics._validation import invalid
@@ -224,11 +226,9 @@ class CachedSimulator(BaseSimulator):
             return key, identity, None
         text, model, prompt_tokens, completion_tokens, latency_s, cost_usd, probabilities = row
         try:
-            stored = (
-                None if probabilities is None else {i: tuple(p) for i, p in json.loads(probabilities).items()}
-            )
+            stored, unread = _read_probabilities(probabilities)
         except (ValueError, TypeError, AttributeError):
-            stored = None
+            stored, unread = None, []
             text = None  # a row another program wrote: a miss, overwritten by the fresh answer
         if not isinstance(text, str) or not isinstance(model, str):
             return key, identity, None
@@ -241,7 +241,13 @@ class CachedSimulator(BaseSimulator):
             cost_usd=0.0,
             cached=True,
             attempts=0,
-            metadata={"original_latency_s": latency_s, "original_cost_usd": cost_usd, "cache_key": key},
+            metadata={
+                "original_latency_s": latency_s,
+                "original_cost_usd": cost_usd,
+                "cache_key": key,
+                # the samples whose probabilities were filled in, not read: kept so a replay never reads them
+                **({"probability_fallback_ids": unread} if unread else {}),
+            },
             probabilities=stored,
         )
         return key, identity, hit
@@ -269,9 +275,7 @@ class CachedSimulator(BaseSimulator):
                     float(response.latency_s),
                     float(response.cost_usd),
                     time.time(),
-                    None
-                    if response.probabilities is None
-                    else json.dumps({i: list(p) for i, p in response.probabilities.items()}),
+                    _write_probabilities(response),
                 ),
             )
 
@@ -287,3 +291,31 @@ class CachedSimulator(BaseSimulator):
         response = self.inner.generate(messages, answer_schema=answer_schema)
         self._store(key, identity, response)
         return response
+
+
+def _write_probabilities(response: SimulatorResponse) -> str | None:
+    """The probabilities column: ``{sample: [p, ...]}``, or ``{"probabilities": ..., "fallback_ids": [...]}``
+    when some were filled in rather than read (``metadata["probability_fallback_ids"]``), so the flag survives."""
+    if response.probabilities is None:
+        return None
+    values = {i: list(p) for i, p in response.probabilities.items()}
+    flagged = (response.metadata or {}).get("probability_fallback_ids") or ()
+    unread = [str(i) for i in cast("Sequence[object]", flagged)]
+    return json.dumps({"probabilities": values, "fallback_ids": unread} if unread else values)
+
+
+def _read_probabilities(text: str | None) -> tuple[dict[str, tuple[float, ...]] | None, list[str]]:
+    """The probabilities and the filled-in sample ids of a stored column (both forms of :func:`_write_probabilities`).
+
+    Example:
+        >>> _read_probabilities('{"probabilities": {"1": [0.5, 0.5]}, "fallback_ids": ["1"]}')
+        ({'1': (0.5, 0.5)}, ['1'])
+        >>> _read_probabilities('{"1": [0.2, 0.8]}')
+        ({'1': (0.2, 0.8)}, [])
+    """
+    if text is None:
+        return None, []
+    data = json.loads(text)
+    if isinstance(data.get("probabilities"), dict):  # sample ids are digits: no clash with the keyword
+        return {i: tuple(p) for i, p in data["probabilities"].items()}, [str(i) for i in data["fallback_ids"]]
+    return {i: tuple(p) for i, p in data.items()}, []
