@@ -238,6 +238,7 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "AssetError",
         "InvalidParameterError",
         "LocalModelCrashed",
+        "LocalModelTimeout",
         "MissingDependencyError",
         "NotFittedError",
         "SimulatorError",

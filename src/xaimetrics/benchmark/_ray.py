@@ -30,7 +30,7 @@ from xaimetrics.consim import ConSimPrompt, ConSimResult
 from xaimetrics.simulators import Simulator
 from xaimetrics.simulators._threads import map_bounded
 
-__all__ = ["run_groups_on_ray"]
+__all__ = ["run_groups_on_ray", "stop_ray"]
 
 #: ``(name, grid, providers, cache_path) -> simulator``: the runner's simulator factory, sent to the workers
 SimulatorFactory = Callable[[str, Grid, Providers, "Path | None"], Simulator]
@@ -42,6 +42,28 @@ class _Bar(Protocol):
     """The runner's progress bar and tally (``_Progress``; not imported: the runner imports this module)."""
 
     def done(self, result: ConSimResult, ok: bool, setting: Setting) -> None: ...
+
+
+#: whether this process started the Ray runtime it uses (then it also stops it: no Ray process outlives it)
+_STARTED_HERE = False
+
+
+def stop_ray() -> bool:
+    """Shut down the Ray runtime :func:`run_groups_on_ray` started in this process (its raylet, GCS and
+    workers); whether there was one. A runtime the caller connected to is left alone.
+
+    Example:
+        >>> stop_ray()
+        False
+    """
+    global _STARTED_HERE
+    if not _STARTED_HERE:
+        return False
+    _STARTED_HERE = False
+    ray = import_optional("ray", extra="ray", caller="run_grid(backend='ray')")
+    with contextlib.suppress(Exception):
+        ray.shutdown()
+    return True
 
 
 # Per worker process: artefacts and simulators survive between the tasks a worker runs.
@@ -97,7 +119,9 @@ def run_groups_on_ray(
     """
     ray = import_optional("ray", extra="ray", caller="run_grid(backend='ray')")
     if not ray.is_initialized():
+        global _STARTED_HERE
         ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False)
+        _STARTED_HERE = True
     task = ray.remote(_run_group)
     pending: list[object] = [  # Ray's object references
         task.remote(artefacts.grid, artefacts.providers, artefacts.directory, group, cache, make_simulator)
