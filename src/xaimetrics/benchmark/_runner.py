@@ -323,9 +323,16 @@ def _run_phase(
     bar = _Progress(len(pending), progress, summary)
     try:
         if backend == "ray":
-            from xaimetrics.benchmark._ray import run_groups_on_ray
+            from xaimetrics.benchmark._ray import RayInterrupted, run_groups_on_ray
 
-            run_groups_on_ray(list(_groups(pending)), artefacts, store, cache, bar, grid_simulator)
+            try:
+                run_groups_on_ray(list(_groups(pending)), artefacts, store, cache, bar, grid_simulator)
+            except RayInterrupted as stopped:  # what was stored, as after a local run's Ctrl-C
+                try:
+                    stored = len(store)
+                except StoreError:
+                    stored = summary.skipped + summary.completed
+                raise RunInterrupted(summary, stored, stopped.immediate) from None
         else:
             _run_local(pending, artefacts, store, cache, bar, on_result)
     finally:
