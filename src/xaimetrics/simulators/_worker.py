@@ -215,19 +215,17 @@ class ModelWorker:
         assert self._outbox is not None and self._inbox is not None  # started
         with self._lock:
             started = time.monotonic()
+            answered = False
             try:
                 self._outbox.send(message)
                 # poll in slices: a Ctrl-C in this thread, or a kill by stop_workers, is seen within one
-                while not self._inbox.poll(0.25):
+                while not (answered := self._inbox.poll(0.25)):
                     if deadline is not None and time.monotonic() - started > deadline:
-                        self.kill()
-                        self._wait()
-                        timed_out = WorkerTimedOut(deadline, phase, self._log_tail())
-                        self.close()
-                        raise timed_out
+                        break
                     if self._process is not None and self._process.poll() is not None:
                         raise EOFError  # died without closing its pipe (a grandchild may hold it)
-                status, value = self._inbox.recv()
+                if answered:
+                    status, value = self._inbox.recv()
             except (EOFError, OSError) as error:
                 code, killed = self._wait(), self._killed
                 crash = WorkerCrashed(code, phase, self._log_tail(), stopped_here=killed)
@@ -237,6 +235,12 @@ class ModelWorker:
                 self.kill()
                 self.close()
                 raise
+            if not answered:  # past the deadline: kill the child (a stopped one too), then say so
+                self.kill()
+                self._wait()
+                timed_out = WorkerTimedOut(float(deadline or 0), phase, self._log_tail())
+                self.close()
+                raise timed_out
         if status == "error":
             raise value
         return value
