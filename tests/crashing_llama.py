@@ -8,13 +8,18 @@ inherits it):
 - ``first-decode``: loading with the accelerated weights (``portable=False``) crashes, the portable ones work;
 - ``always-first-decode``: loading crashes whatever the weights;
 - ``once:<file>``: the first answer crashes and creates ``<file>``; later answers (any process) work;
-- ``call``: every answer whose prompt holds ``CRASH`` crashes.
+- ``call``: every answer whose prompt holds ``CRASH`` crashes;
+- ``stop-load:<file>``: loading writes the worker's pid to ``<file>`` and takes 60 s (for a kill from outside);
+- ``stop:<file>``: the first answer writes the worker's pid to ``<file>`` and stops the worker (a real SIGSTOP:
+  a hung process); later answers (a new worker) work.
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -40,12 +45,20 @@ class CrashingLlama(LlamaCppSimulator):
         mode = os.environ.get("CRASH_AT", "")
         if mode == "always-first-decode" or (mode == "first-decode" and not self.weights.portable):
             segfault()
+        if mode.startswith("stop-load:"):  # loads slowly: its pid is the cue for a test's kill -9
+            Path(mode.split(":", 1)[1]).write_text(str(os.getpid()))
+            time.sleep(60)
         return {"weights": self.weights.label, "pid": os.getpid()}
 
     def _maybe_crash(self, messages) -> None:
         mode = os.environ.get("CRASH_AT", "")
         if mode == "call" and any("CRASH" in m.content for m in messages):
             segfault()
+        if mode.startswith("stop:"):
+            marker = Path(mode.split(":", 1)[1])
+            if not marker.exists():
+                marker.write_text(str(os.getpid()))
+                os.kill(os.getpid(), signal.SIGSTOP)
         if mode.startswith("once:"):
             marker = Path(mode.split(":", 1)[1])
             if not marker.exists():

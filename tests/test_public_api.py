@@ -240,6 +240,7 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "AssetError",
         "InvalidParameterError",
         "LocalModelCrashed",
+        "LocalModelTimeout",
         "MissingDependencyError",
         "NotFittedError",
         "SimulatorError",

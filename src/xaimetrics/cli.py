@@ -5,7 +5,9 @@ Each sub-command lives in the family it belongs to, in a ``_command.py`` module 
 arguments and returns an exit code. The global options ``-v``/``--verbose`` (repeatable) and ``--log-level`` come
 before the sub-command and show the ``xaimetrics`` log records (retries, cache hits, fallbacks, skipped
 settings) on stderr; warnings are shown by default. User mistakes (:class:`~xaimetrics.exceptions.XaimetricsError`) print as
-one ``Type: message`` line and exit with code 1, without a traceback.
+one ``Type: message`` line and exit with code 1, without a traceback. A Ctrl-C (or SIGTERM) prints one line and
+exits with code 130; a second one ends the process at once, without a traceback, and no child process (a local
+model's worker, Ray) outlives the command (:mod:`xaimetrics._interrupts`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import sys
 from collections.abc import Sequence
 
 from xaimetrics import __version__
+from xaimetrics._interrupts import exit_now_on_interrupt, stop_children, terminate_as_interrupt
 from xaimetrics._logging import LOG_LEVELS, level_from_options, log_to_stderr
 from xaimetrics._progress import bars_disabled, no_progress_bars
 from xaimetrics.exceptions import XaimetricsError
@@ -56,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    restore_sigterm = terminate_as_interrupt()
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -70,13 +74,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             log_to_stderr(level_from_options(args.verbose, args.log_level)),
             no_progress_bars() if quiet else contextlib.nullcontext(),
         ):
-            return int(args.func(args) or 0)
+            code = int(args.func(args) or 0)
     except XaimetricsError as error:
         print(f"{type(error).__name__}: {error}", file=sys.stderr)
-        return 1
+        code = 1
     except KeyboardInterrupt:  # also during start-up (imports, model loading): one line, no traceback
+        exit_now_on_interrupt()  # a second Ctrl-C while the interpreter winds down: no traceback either
+        stop_children()
         print("Interrupted.", file=sys.stderr)
         return 130
+    restore_sigterm()
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

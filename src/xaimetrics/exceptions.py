@@ -15,6 +15,7 @@ __all__ = [
     "AssetError",
     "InvalidParameterError",
     "LocalModelCrashed",
+    "LocalModelTimeout",
     "MissingDependencyError",
     "NotFittedError",
     "SimulatorError",
@@ -51,6 +52,11 @@ class LocalModelCrashed(SimulatorError):
     """A local model's native code (llama.cpp, torch) crashed in its worker process. The caller's process is
     unaffected; the message names the signal, what the model was doing, the CPU's features and the switch
     that avoids the crash."""
+
+
+class LocalModelTimeout(SimulatorError, TimeoutError):
+    """A local model's worker process gave no answer within the call's deadline (a hung or stopped process) and
+    was killed; the next call starts a new one. The message names the deadline and the option that sets it."""
 
 
 class StoreError(XaimetricsError, RuntimeError):

@@ -231,3 +231,29 @@ def test_quiet_flags_and_tqdm_disable_silence_every_bar(data_file, tokenizer, tm
         silent = stderr(name, *extra, **variables)
         for bar in ("%|", "it/s", "fine-tuning", "Loading weights", "Writing model shards", "batch/s"):
             assert bar not in silent, f"{name}: {bar!r} in {silent!r}"
+
+
+@pytest.mark.parametrize(
+    ("labels", "why"),
+    [
+        (["sports, world", "tech"], "commas"),  # benchmark run's check
+        (["Sci/Tech", "sci-tech"], "names that differ in their letters or digits"),  # ConSim prompts' check
+    ],
+)
+def test_class_names_that_consim_refuses_are_refused_before_training(
+    tokenizer, tmp_path: Path, capsys: pytest.CaptureFixture[str], labels: list[str], why: str
+) -> None:
+    """Before: finetune trained (about a minute) on class names that consim and benchmark run then refused."""
+    data = tmp_path / "classes.csv"
+    pd.DataFrame(
+        {"text": [f"text number {i}" for i in range(60)], "label": [labels[i % 2] for i in range(60)]}
+    ).to_csv(data, index=False)
+    with pytest.raises(
+        InvalidParameterError, match=rf"'class names of .*classes\.csv' parameter of finetune.*{why}"
+    ):
+        finetune(tmp_path / "nowhere", data, cache_dir=tmp_path, progress=False)
+    assert not (tmp_path / "models").exists()  # refused before any model is loaded or written
+    args = ["finetune", "--model", str(tmp_path / "nowhere"), "--dataset", str(data), "--cache-dir", str(tmp_path),
+            "--quiet"]  # fmt: skip
+    assert main(args) == 1
+    assert "parameter of finetune" in capsys.readouterr().err

@@ -265,3 +265,86 @@ def test_the_offline_model_decodes_in_its_worker(portable, monkeypatch) -> None:
     assert all(abs(sum(p) - 1) < 1e-9 for p in probabilities.probabilities.values())
     assert sim.prompt_tokens(MESSAGES)[:1] and len(sim.prompt_tokens(MESSAGES)) > 10
     sim.close()
+
+
+# -- deadlines (issue #33): a stopped worker is killed, the call fails with the reason, the next one restarts ---
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z"  # ended, not yet reaped by its parent
+
+
+def test_a_stopped_worker_is_killed_at_its_deadline_and_the_next_call_restarts(
+    crashing, monkeypatch, tmp_path
+) -> None:
+    import time
+
+    from xaimetrics.exceptions import LocalModelTimeout
+
+    marker = tmp_path / "stopped"
+    monkeypatch.setenv("CRASH_AT", f"stop:{marker}")
+    sim = CrashingLlama(crashing, portable=True, max_tokens=4, call_timeout=1)
+    sim.load()
+    started = time.monotonic()
+    with pytest.raises(
+        LocalModelTimeout, match=r"no answer within 2 s .*killed.*call_timeout in a grid file"
+    ):
+        sim.generate(MESSAGES, answer_schema=SCHEMA)
+    assert time.monotonic() - started < 10  # 1 s + 0.01 s × 43 characters + 0.25 s × 4 tokens, not forever
+    stopped = int(marker.read_text())
+    assert _gone(stopped)
+    assert sim.generate(MESSAGES, answer_schema=SCHEMA).text == "Sample_3: a\nSample_1: a"
+    assert sim._worker.pid != stopped
+    sim.close()
+
+
+def test_the_deadline_grows_with_the_prompt_and_is_configurable(monkeypatch) -> None:
+    from xaimetrics.simulators._llama import CALL_TIMEOUT_ENV, call_deadline, resolve_call_timeout
+
+    assert call_deadline(10, 0, 0) == 10 and call_deadline(10, 1000, 8) == 10 + 10 + 2
+    monkeypatch.setenv(CALL_TIMEOUT_ENV, "7.5")
+    assert resolve_call_timeout("auto") == 7.5 and resolve_call_timeout(3) == 3.0  # the argument wins
+    monkeypatch.setenv(CALL_TIMEOUT_ENV, "none")
+    assert resolve_call_timeout("auto") is None
+    monkeypatch.setenv(CALL_TIMEOUT_ENV, "soon")
+    with pytest.raises(
+        InvalidParameterError, match=f"'{CALL_TIMEOUT_ENV}' parameter of the environment.*soon"
+    ):
+        resolve_call_timeout("auto")
+    monkeypatch.delenv(CALL_TIMEOUT_ENV)
+    assert resolve_call_timeout("auto") == 120.0
+    for bad in (0, -1, True, "fast", float("inf")):
+        with pytest.raises(InvalidParameterError, match="'call_timeout' parameter of LlamaCppSimulator"):
+            CrashingLlama("model.gguf", call_timeout=bad)
+
+
+def test_an_outside_sigkill_while_loading_is_not_called_a_cpu_crash(crashing, monkeypatch, tmp_path) -> None:
+    """An out-of-memory kill (SIGKILL from outside) while the model loads: said so, no CPU advice, no fallback."""
+    import threading
+
+    marker = tmp_path / "stopped"
+    monkeypatch.setenv("CRASH_AT", f"stop-load:{marker}")
+    sim = CrashingLlama(crashing, call_timeout=None)
+    sim.weights = WeightsPolicy(False, "auto: no AMX on this CPU", chosen=False)  # a fallback would be tried
+
+    def kill_when_loading() -> None:
+        for _ in range(600):
+            if marker.exists() and marker.read_text():
+                os.kill(int(marker.read_text()), signal.SIGKILL)  # what the out-of-memory killer sends
+                return
+            threading.Event().wait(0.05)
+
+    killer = threading.Thread(target=kill_when_loading)
+    killer.start()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no fallback to the portable weights
+        with pytest.raises(LocalModelCrashed) as raised:
+            sim.load()
+    killer.join()
+    message = str(raised.value)
+    assert "killed from outside (SIGKILL)" in message and "out-of-memory" in message
+    assert "while loading the model" in message
+    assert "CPU" not in message.replace("not a crash of its code or a CPU feature", "")
+    assert "GGML_NATIVE" not in message and "portable" not in message

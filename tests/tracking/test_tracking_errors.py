@@ -57,3 +57,27 @@ def test_mlflow_errors_during_logging_are_tracking_errors(tmp_path):
         tracker.check()
     with pytest.raises(TrackingError):
         tracker.start("run")
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mlflow") is None, reason="needs mlflow")
+def test_the_documented_sqlite_uri_says_what_to_install_or_use(tmp_path, monkeypatch):
+    """``--mlflow-uri sqlite:///mlflow.db`` with the tracking extra's mlflow-skinny (no SQL store): before, MLflow's
+    "unsupported URI ... for model registry" error; now what to install, or the file: store to use instead."""
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    if importlib.util.find_spec("sqlalchemy") is not None:  # the full MLflow: the URI works
+        MLflowTracker(tracking_uri=uri, experiment="e").check()
+        return
+    with pytest.raises(
+        TrackingError, match=r"pip install mlflow .*file:///path/to/mlruns .*MLFLOW_ALLOW_FILE_STORE"
+    ):
+        MLflowTracker(tracking_uri=uri, experiment="e").check()
+    with pytest.raises(TrackingError, match="full MLflow package"):
+        MLflowTracker(tracking_uri="postgresql+psycopg2://u@h/db").check()
+    # the file: store it points to works with mlflow-skinny
+    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
+    tracker = MLflowTracker(tracking_uri=(tmp_path / "mlruns").as_uri(), experiment="e")
+    tracker.check()
+    tracker.start("run")
+    tracker.log_metrics({"score": 0.5})
+    tracker.end()
+    assert any((tmp_path / "mlruns").rglob("score"))

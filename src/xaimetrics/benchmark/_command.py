@@ -278,7 +278,12 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         # Everything stored is committed and the store is closed: exit now, without waiting for the abandoned
-        # calls' threads (second Ctrl-C) or for the interpreter's slow teardown of torch & co (seconds).
+        # calls' threads (second Ctrl-C) or for the interpreter's slow teardown of torch & co (seconds); the
+        # children (local models' workers, Ray) first, as os._exit runs no finaliser.
+        from xaimetrics._interrupts import exit_now_on_interrupt, stop_children
+
+        exit_now_on_interrupt()
+        stop_children()
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(130)

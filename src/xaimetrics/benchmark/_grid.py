@@ -220,6 +220,10 @@ class Grid:
             names; default: the usual ones, ``text``/``label`` …), as in :func:`xaimetrics.data.load_dataset`.
         encoding: the text encoding of data files (default UTF-8).
         drop_empty_rows: drop the rows of data files with an empty text or label (default: refuse them).
+        call_timeout: the base deadline in seconds of a local model's call (``local`` simulators: plus 0.01 s per
+            prompt character and 0.25 s per answer token); a worker past it is killed and the setting recorded
+            as failed. ``None``: the simulator's default (120 s, or ``--llm-call-timeout``). Not part of a
+            row's key.
 
     Example:
         >>> grid = Grid(methods=("NMF", "PCA", "NoExplanation"), prompt_types=("NE2", "E2"), seeds=(0, 1),
@@ -254,6 +258,7 @@ class Grid:
     label_column: str | None = None
     encoding: str | None = None
     drop_empty_rows: bool = False
+    call_timeout: float | None = None
     extra_datasets: tuple[str, ...] = field(default=(), repr=False, compare=False)
     extra_models: tuple[str, ...] = field(default=(), repr=False, compare=False)
     extra_simulators: tuple[str, ...] = field(default=(), repr=False, compare=False)
@@ -408,6 +413,10 @@ class Grid:
             check_encoding(self.encoding, _OWNER)
         if not isinstance(self.drop_empty_rows, bool):
             raise invalid("drop_empty_rows", _OWNER, "true or false", self.drop_empty_rows)
+        if self.call_timeout is not None:
+            from xaimetrics.simulators._llama import resolve_call_timeout
+
+            resolve_call_timeout(self.call_timeout, owner=_OWNER)
 
     def dataset_options(self) -> dict[str, Any]:
         """The keyword arguments of :func:`~xaimetrics.data.load_dataset` that read the grid's data files

@@ -48,9 +48,10 @@ __all__ = [
     "setting_inputs",
 ]
 
-#: grid fields that never change a row: how many calls run at once, and the names registered by the runner
-#: (what they stand for is fingerprinted through the data, the model and the simulator)
-RUN_ONLY_FIELDS = ("concurrency", "extra_datasets", "extra_models", "extra_simulators")
+#: grid fields that never change a row: how many calls run at once, how long a local model's call may take
+#: (a call past it fails and is not stored), and the names registered by the runner (what they stand for is
+#: fingerprinted through the data, the model and the simulator)
+RUN_ONLY_FIELDS = ("concurrency", "call_timeout", "extra_datasets", "extra_models", "extra_simulators")
 
 
 def data_digest(dataset: TextDataset) -> str:

@@ -84,7 +84,7 @@ def grid_simulator(name: str, grid: Grid, providers: Providers, cache_path: Path
     from xaimetrics.consim._scoring import check_scoring
 
     simulator = make_simulator(
-        name, base_url=grid.base_url, concurrency=grid.concurrency, cache=cache_path,
+        name, base_url=grid.base_url, concurrency=grid.concurrency, call_timeout=grid.call_timeout, cache=cache_path,
         provided=providers.simulators, owner="run_grid", argument="simulators",
     )  # fmt: skip
     check_scoring(grid.scoring, simulator, "run_grid")
@@ -323,13 +323,27 @@ def _run_phase(
     bar = _Progress(len(pending), progress, summary)
     try:
         if backend == "ray":
-            from xaimetrics.benchmark._ray import run_groups_on_ray
+            from xaimetrics.benchmark._ray import RayInterrupted, run_groups_on_ray
 
-            run_groups_on_ray(list(_groups(pending)), artefacts, store, cache, bar, grid_simulator)
+            try:
+                run_groups_on_ray(list(_groups(pending)), artefacts, store, cache, bar, grid_simulator)
+            except RayInterrupted as stopped:  # what was stored, as after a local run's Ctrl-C
+                try:
+                    stored = len(store)
+                except StoreError:
+                    stored = summary.skipped + summary.completed
+                raise RunInterrupted(summary, stored, stopped.immediate) from None
         else:
             _run_local(pending, artefacts, store, cache, bar, on_result)
     finally:
         bar.close()
+
+
+def stop_local_workers() -> int:
+    """Kill the local models' worker processes of this process, if any were started (their calls fail, and
+    are rerun by the next run); the number killed."""
+    worker = sys.modules.get("xaimetrics.simulators._worker")  # never imported: no local model ran
+    return 0 if worker is None else int(worker.stop_workers())
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -374,7 +388,8 @@ def _run_local(
     """Ask every pending setting; stop starting calls at the first Ctrl-C or failed write.
 
     On a ``KeyboardInterrupt`` in the main thread (prompt building or waiting), the queued calls are cancelled,
-    the calls in flight finish and are stored, then :class:`RunInterrupted` is raised; a second one while
+    local models' worker processes are killed (their answers cost nothing and are rerun; a hung worker would
+    never finish), the other calls in flight finish and are stored, then :class:`RunInterrupted` is raised; a second one while
     waiting raises it at once. A write that fails stops the run the same way and is raised after the calls in
     flight (whose rows may be lost with it: they are rerun by the next run).
     """
@@ -440,6 +455,9 @@ def _run_local(
         except BaseException as error:  # Ctrl-C, or a failure while building prompts (e.g. a full disk)
             stop.set(None if isinstance(error, KeyboardInterrupt) else error)
             pool.shutdown(wait=False, cancel_futures=True)
+            if isinstance(error, KeyboardInterrupt):
+                # a local model's call in flight costs nothing to redo and may hang (a stopped worker): end it
+                stop_local_workers()
             try:
                 _wait(futures, None)  # the calls in flight finish and are stored
             except KeyboardInterrupt:  # Ctrl-C (again): stop at once

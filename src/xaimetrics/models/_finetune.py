@@ -22,7 +22,7 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -36,6 +36,7 @@ from xaimetrics._optional import import_optional
 from xaimetrics._typing import DeviceLike
 from xaimetrics._validation import check_positive_int, invalid
 from xaimetrics.data._files import check_one_class
+from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.models._model_cache import (
     check_evaluation_splits,
     check_recipe,
@@ -172,6 +173,26 @@ def _cache_entry(
     return f"finetuned-{_slug(source)}-{_slug(str(train.name))}-{kind}-{_key_digest(params)}", params
 
 
+def _check_prompt_class_names(class_names: Sequence[str], source: str) -> None:
+    """Refuse, before training, the class names that ConSim prompts and ``benchmark run`` refuse later (commas,
+    control characters, a ``Sample_<id>:`` pattern, names without letters or digits, names equal but for case or
+    punctuation): a model trained on them could be evaluated by no grid."""
+    from xaimetrics.benchmark._grid import check_class_names
+    from xaimetrics.consim._rendering import _check_class_names
+
+    check_class_names(list(class_names), f"class names of {source}", _OWNER)
+    try:
+        _check_class_names(list(class_names))
+    except InvalidParameterError as error:
+        raise invalid(
+            f"class names of {source}",
+            _OWNER,
+            "names that ConSim prompts can show",
+            list(class_names),
+            f"{error} Rename the classes in the data.",
+        ) from None
+
+
 def finetune(
     model: str | os.PathLike[str] = "minilm",
     dataset: DatasetSource = "rotten_tomatoes",
@@ -261,6 +282,7 @@ def finetune(
         train.labels, train.class_names, str(train.info.get("source", train.name)),
         train.info.get("label_column", options.get("label_column", "label")),
     )  # fmt: skip
+    _check_prompt_class_names(train.class_names, str(train.info.get("source", train.name)))
     check_evaluation_splits(load, dataset, options)
     order = np.random.default_rng(seed).permutation(len(train))
     train = train.subset(order if n_train is None else order[:n_train])

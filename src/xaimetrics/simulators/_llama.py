@@ -14,7 +14,7 @@ import numpy as np
 
 from xaimetrics._optional import import_optional
 from xaimetrics._validation import check_positive_int, invalid
-from xaimetrics.exceptions import LocalModelCrashed
+from xaimetrics.exceptions import LocalModelCrashed, LocalModelTimeout, SimulatorError
 from xaimetrics.simulators._assets import DEFAULT_GGUF, GGUF_ASSETS, load_default_gguf
 from xaimetrics.simulators._base import AnswerSchema, ChatMessage, SimulatorResponse
 from xaimetrics.simulators._cpu import cpu_info
@@ -22,9 +22,9 @@ from xaimetrics.simulators._grammar import answer_grammar
 from xaimetrics.simulators._llama_weights import PORTABLE_ENV, WeightsPolicy, llama_weights, weights_policy
 from xaimetrics.simulators._local import LocalModelSimulator
 from xaimetrics.simulators._probabilities import class_continuations, log_softmax, probability_response
-from xaimetrics.simulators._worker import ModelWorker, WorkerCrashed, worker_supported
+from xaimetrics.simulators._worker import ModelWorker, WorkerCrashed, WorkerTimedOut, worker_supported
 
-__all__ = ["LlamaCppSimulator", "default_simulator"]
+__all__ = ["LlamaCppSimulator", "call_deadline", "default_simulator"]
 
 _OWNER = "LlamaCppSimulator"
 _LOG = logging.getLogger("xaimetrics.simulators")
@@ -32,6 +32,62 @@ _REBUILD = (
     'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install --force-reinstall --no-cache-dir --no-deps '
     "llama-cpp-python==0.3.36"
 )
+#: a call's deadline grows with its work: seconds per prompt character and per answer token (generous: about
+#: 25 tokens/s of prompt reading and 4 tokens/s of decoding, several times slower than 2 busy CPU cores)
+_S_PER_PROMPT_CHAR = 0.01
+_S_PER_ANSWER_TOKEN = 0.25
+#: loading the model (and decoding its first token) may take this many times ``call_timeout``
+_LOAD_FACTOR = 5
+#: the base deadline of a call when neither the argument nor :data:`CALL_TIMEOUT_ENV` says
+DEFAULT_CALL_TIMEOUT = 120.0
+#: the environment variable that sets ``call_timeout="auto"`` (``--llm-call-timeout`` on the command line)
+CALL_TIMEOUT_ENV = "XAIMETRICS_LLM_CALL_TIMEOUT"
+
+
+def resolve_call_timeout(value: float | str | None, owner: str = _OWNER) -> float | None:
+    """The base deadline in seconds that ``call_timeout`` stands for: a number > 0, ``None`` (no deadline) or
+    ``"auto"`` (:data:`CALL_TIMEOUT_ENV` when set, a number or ``none``; else 120 s).
+
+    Example:
+        >>> resolve_call_timeout(30), resolve_call_timeout(None)
+        (30.0, None)
+    """
+    argument = "call_timeout"
+    if value == "auto":
+        text = os.environ.get(CALL_TIMEOUT_ENV, "").strip()
+        if not text:
+            return DEFAULT_CALL_TIMEOUT
+        if text.lower() == "none":
+            return None
+        try:
+            value = float(text)
+        except ValueError:
+            value, argument, owner = text, CALL_TIMEOUT_ENV, "the environment"
+    if value is None:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not value > 0
+        or value == float("inf")
+    ):
+        raise invalid(argument, owner, "a number of seconds > 0, None (no deadline) or 'auto'", value)
+    return float(value)
+
+
+def call_deadline(call_timeout: float | None, prompt_chars: int, answer_tokens: int) -> float | None:
+    """Seconds a local model's call may take before its worker is killed: ``call_timeout`` plus 0.01 s per
+    prompt character and 0.25 s per answer token (``None``: no deadline).
+
+    Example:
+        >>> call_deadline(60, prompt_chars=4000, answer_tokens=64)
+        116.0
+        >>> call_deadline(None, 4000, 64) is None
+        True
+    """
+    if call_timeout is None:
+        return None
+    return float(call_timeout) + _S_PER_PROMPT_CHAR * prompt_chars + _S_PER_ANSWER_TOKEN * answer_tokens
 
 
 class LlamaCppSimulator(LocalModelSimulator):
@@ -69,6 +125,11 @@ class LlamaCppSimulator(LocalModelSimulator):
             buffers (``False``), or decide (``None``: :envvar:`XAIMETRICS_LLAMA_PORTABLE`, else portable exactly
             on CPUs with AMX); see :mod:`xaimetrics.simulators._llama_weights`.
         isolate: run the model in a worker process (default; POSIX only, elsewhere in-process).
+        call_timeout: seconds an isolated call may take before its worker is killed, plus 0.01 s per prompt
+            character and 0.25 s per answer token (:func:`call_deadline`); loading may take 5 times as long.
+            A call past its deadline raises :class:`~xaimetrics.exceptions.LocalModelTimeout` (a grid records
+            the setting as failed with it) and the next call starts a new worker. ``None``: no deadline;
+            ``"auto"``: :envvar:`XAIMETRICS_LLM_CALL_TIMEOUT` (``--llm-call-timeout``) if set, else 120 s.
 
     With ``AnswerSchema(probabilities=True)`` the answer is not generated: every sample ``i`` is scored as the
     continuation ``Sample_i: <class>`` of the prompt (see :mod:`xaimetrics.simulators._probabilities`), so no
@@ -101,6 +162,7 @@ class LlamaCppSimulator(LocalModelSimulator):
         prefix_reuse: bool = True,
         portable: bool | None = None,
         isolate: bool = True,
+        call_timeout: float | str | None = "auto",
     ) -> None:
         if model_path is None and model_name not in GGUF_ASSETS:
             raise invalid(
@@ -123,6 +185,8 @@ class LlamaCppSimulator(LocalModelSimulator):
         self.prefix_reuse = bool(prefix_reuse)
         if not isinstance(isolate, bool):
             raise invalid("isolate", _OWNER, "True or False", isolate)
+        #: the base deadline of a call in seconds (``None``: none)
+        self.call_timeout = resolve_call_timeout(call_timeout)
         self.portable = portable
         self.isolate = isolate and worker_supported()
         #: the weights policy in force (resolved now, so that a bad environment variable fails at once)
@@ -222,7 +286,7 @@ class LlamaCppSimulator(LocalModelSimulator):
         if not Path(path).is_file():
             raise invalid("model_path", _OWNER, "an existing .gguf file", str(path))
         worker = ModelWorker(self._worker_target, {**self._settings, "portable": portable, "isolate": False})
-        worker.start()
+        worker.start(None if self.call_timeout is None else _LOAD_FACTOR * self.call_timeout)
         return worker
 
     def _remote_worker(self) -> ModelWorker:
@@ -235,7 +299,7 @@ class LlamaCppSimulator(LocalModelSimulator):
         try:
             self._worker = self._spawn(policy.portable)
         except WorkerCrashed as crash:
-            if policy.portable or policy.chosen:
+            if policy.portable or policy.chosen or crash.stopped_here or crash.killed_from_outside:
                 raise self._crashed(crash) from None
             fallback = WeightsPolicy(
                 True,
@@ -259,15 +323,37 @@ class LlamaCppSimulator(LocalModelSimulator):
                 raise self._crashed(second) from None
         return self._worker
 
-    def _remote(self, method: str, *args: object) -> object:
+    def _remote(self, method: str, *args: object, deadline: float | None = None) -> object:
         worker = self._remote_worker()
         try:
-            return worker.call(method, *args)
+            return worker.call(method, *args, deadline=deadline)
         except WorkerCrashed as crash:
             self._worker = None
             raise self._crashed(crash) from None
 
-    def _crashed(self, crash: WorkerCrashed) -> LocalModelCrashed:
+    def _deadline(self, messages: tuple[ChatMessage, ...], answer_tokens: int) -> float | None:
+        return call_deadline(self.call_timeout, sum(len(m.content) for m in messages), answer_tokens)
+
+    def _crashed(self, crash: WorkerCrashed) -> SimulatorError:
+        where = f"the worker process of {self!r} while {crash.phase}"
+        if isinstance(crash, WorkerTimedOut):
+            return LocalModelTimeout(
+                f"llama.cpp gave no answer within {crash.deadline:.0f} s in {where} (the process hung or was "
+                f"stopped); it was killed and the next call starts a new worker. If the model is only slow here, "
+                f"raise the deadline: LlamaCppSimulator(call_timeout=...), call_timeout in a grid file or "
+                f"--llm-call-timeout on the command line (now {self.call_timeout} s plus the prompt's share)."
+            )
+        if crash.stopped_here:
+            return SimulatorError(f"llama.cpp was stopped in {where} (an interrupt); nothing was answered.")
+        if crash.killed_from_outside:
+            return LocalModelCrashed(
+                f"llama.cpp was killed from outside (SIGKILL) in {where}: often the system's out-of-memory "
+                f"killer, or a kill -9. This is not a crash of its code or a CPU feature. Free memory (close other "
+                f"programs, a smaller n_ctx or model) and start again; the next call starts a new worker."
+            )
+        return self._native_crash(crash)
+
+    def _native_crash(self, crash: WorkerCrashed) -> LocalModelCrashed:
         fix = (
             f"Keep the weights out of llama.cpp's AMX / repacked buffers with LlamaCppSimulator(portable=True), "
             f"{PORTABLE_ENV}=1 or the --portable-llm flag."
@@ -300,7 +386,8 @@ class LlamaCppSimulator(LocalModelSimulator):
         self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
     ) -> SimulatorResponse:
         if self.isolate:
-            return _response(self._remote("_complete", messages, answer_schema))
+            deadline = self._deadline(messages, self.max_tokens)
+            return _response(self._remote("_complete", messages, answer_schema, deadline=deadline))
         llama = self._model()
         too_long = self._too_long(len(self.prompt_tokens(messages)), self.max_tokens)
         if too_long is not None:
@@ -343,7 +430,9 @@ class LlamaCppSimulator(LocalModelSimulator):
     def prompt_tokens(self, messages: tuple[ChatMessage, ...] | list[ChatMessage]) -> list[int]:
         """The tokens of the chat prompt, exactly as the chat completion reads them (template of the GGUF)."""
         if self.isolate:
-            tokens = self._remote("prompt_tokens", tuple(messages))
+            tokens = self._remote(
+                "prompt_tokens", tuple(messages), deadline=self._deadline(tuple(messages), 0)
+            )
             return [int(t) for t in tokens] if isinstance(tokens, list | tuple) else []
         llama = self._model()
         if self._formatter is None:
@@ -384,7 +473,8 @@ class LlamaCppSimulator(LocalModelSimulator):
         # (deterministic for a given split), so a fixed split makes the probabilities independent of call
         # order and identical with and without reuse. Reuse spares re-reading the prompt for every sample.
         if self.isolate:
-            return _response(self._remote("_class_probabilities", messages, schema))
+            deadline = self._deadline(messages, 16 * len(schema.sample_ids))
+            return _response(self._remote("_class_probabilities", messages, schema, deadline=deadline))
         llama = self._model()
         prompt = self.prompt_tokens(messages)
         too_long = self._too_long(len(prompt), 64)

@@ -37,6 +37,8 @@ class SimulatorOptions:
     base_url: str | None = None
     api_key_env: str | None = None
     concurrency: int | None = None
+    #: the base deadline of a local model's call in seconds (``None``: the simulator's default)
+    call_timeout: float | None = None
     #: keyword arguments for the simulator's constructor (each kind's own: any type it accepts)
     extra: Mapping[str, Any] = field(default_factory=dict)
 
@@ -81,11 +83,10 @@ class SimulatorKind:
 def _local(argument: str | None, options: SimulatorOptions) -> Simulator:
     from xaimetrics.simulators._llama import default_simulator
 
-    return (
-        default_simulator(**options.extra)
-        if argument is None
-        else default_simulator(argument, **options.extra)
-    )
+    keywords: dict[str, Any] = dict(options.extra)
+    if options.call_timeout is not None:
+        keywords["call_timeout"] = options.call_timeout
+    return default_simulator(**keywords) if argument is None else default_simulator(argument, **keywords)
 
 
 def _gguf_names() -> Iterable[str]:
@@ -202,6 +203,7 @@ def make_simulator(
     base_url: str | None = None,
     api_key_env: str | None = None,
     concurrency: int | None = None,
+    call_timeout: float | None = None,
     cache: str | Path | None = None,
     provided: Mapping[str, Callable[[], Simulator]] | None = None,
     owner: str = "make_simulator",
@@ -217,6 +219,7 @@ def make_simulator(
         spec: ``"local"``, ``"local:<name>"``, ``"openai:<model>"``, ``"perfect"``, a registered kind, or a
             name of ``provided``.
         base_url, api_key_env, concurrency: for the simulators that use them (``openai:``).
+        call_timeout: the base deadline of a local model's call in seconds (``local``; ``None``: its default).
         cache: SQLite file of the response cache (``None``: no cache).
         provided: ``{name: factory() -> simulator}`` a caller adds (a runner's own simulators); such a
             simulator is put behind the cache too.
@@ -234,7 +237,11 @@ def make_simulator(
         return made if cache is None else _cached(made, cache)
     kind = SIMULATORS.get(name)
     options = SimulatorOptions(
-        base_url=base_url, api_key_env=api_key_env, concurrency=concurrency, extra=extra
+        base_url=base_url,
+        api_key_env=api_key_env,
+        concurrency=concurrency,
+        call_timeout=call_timeout,
+        extra=extra,
     )
     simulator = kind.factory(value, options)
     if cache is None or kind.oracle or kind.interactive:

@@ -3,7 +3,7 @@
 
 Example:
     >>> from xaimetrics.tracking import MLflowTracker, log_consim_grid
-    >>> tracker = MLflowTracker("sqlite:///mlflow.db", experiment="my-grid")  # nothing is opened yet
+    >>> tracker = MLflowTracker("file:///tmp/mlruns", experiment="my-grid")  # nothing is opened yet
     >>> tracker.experiment
     'my-grid'
 """

@@ -1,8 +1,9 @@
 """Experiment trackers with one small interface: MLflow (any tracking URI) and Weights & Biases (offline by default).
 
 The conventions are those of the interpretability reports (:mod:`xaimetrics.representation`): extra
-``tracking``; MLflow takes a tracking URI (``sqlite:///mlflow.db``, or a local ``file:`` store — MLflow 3 wants
-``MLFLOW_ALLOW_FILE_STORE=true`` for it) and an experiment name; W&B runs in offline mode unless told
+``tracking``; MLflow takes a tracking URI (a local ``file:`` store — MLflow 3 wants ``MLFLOW_ALLOW_FILE_STORE=true``
+for it —, a server's ``http://`` URL, or ``sqlite:///mlflow.db`` with the full ``mlflow`` package: the extra's
+``mlflow-skinny`` has no SQL store) and an experiment name; W&B runs in offline mode unless told
 otherwise, so nothing leaves the machine before ``wandb sync``; NaN values are never logged (trackers reject
 them: an undefined metric is simply absent).
 """
@@ -10,6 +11,7 @@ them: an undefined metric is simply absent).
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import math
 import os
 from abc import ABC, abstractmethod
@@ -21,6 +23,9 @@ from xaimetrics._optional import import_optional
 from xaimetrics.exceptions import TrackingError, XaimetricsError
 
 __all__ = ["MLflowTracker", "Tracker", "WandbTracker", "finite"]
+
+#: tracking URI schemes served by MLflow's SQL store (``postgresql+psycopg2://`` counts as ``postgresql``)
+_DATABASE_SCHEMES = frozenset({"sqlite", "postgresql", "mysql", "mssql"})
 
 
 def finite(metrics: Mapping[str, object]) -> dict[str, float]:
@@ -126,7 +131,9 @@ class MLflowTracker(Tracker):
     """Log to MLflow.
 
     Args:
-        tracking_uri: e.g. ``"sqlite:///mlflow.db"`` or ``Path("mlruns").as_uri()``; default MLflow's own.
+        tracking_uri: e.g. ``Path("mlruns").as_uri()`` (with ``MLFLOW_ALLOW_FILE_STORE=true`` under MLflow 3), a
+            server's ``http://`` URL, or ``"sqlite:///mlflow.db"`` (needs the full ``mlflow`` package, not the
+            ``tracking`` extra's ``mlflow-skinny``); default MLflow's own.
         experiment: the experiment name (created if needed).
 
     Example:
@@ -153,11 +160,25 @@ class MLflowTracker(Tracker):
             first = (str(error).strip().splitlines() or [""])[0][:300]
             raise TrackingError(
                 f"MLflow could not {what} at the tracking URI {self.tracking_uri or '(MLflow default)'!r} "
-                f"({type(error).__name__}: {first}). Check --mlflow-uri (e.g. 'file:///path/mlruns', "
-                "'sqlite:///mlflow.db' or a running server's http:// URL)."
+                f"({type(error).__name__}: {first}). Check --mlflow-uri (e.g. 'file:///path/mlruns' with "
+                "MLFLOW_ALLOW_FILE_STORE=true under MLflow 3, 'sqlite:///mlflow.db' with the full mlflow package, or "
+                "a running server's http:// URL)."
             ) from error
 
+    def _check_store(self) -> None:
+        """A database URI needs MLflow's SQL store, which ``mlflow-skinny`` (the ``tracking`` extra) lacks: say
+        what to install or use, instead of MLflow's "unsupported URI" error."""
+        scheme = (self.tracking_uri or "").split(":", 1)[0].split("+", 1)[0].lower()
+        if scheme in _DATABASE_SCHEMES and importlib.util.find_spec("sqlalchemy") is None:
+            raise TrackingError(
+                f"The MLflow tracking URI {self.tracking_uri!r} is a database, and MLflow's SQL store needs the full "
+                "MLflow package (SQLAlchemy, Alembic), which the 'tracking' extra (mlflow-skinny) does not install. "
+                "Install it with: pip install mlflow — or log to a local folder: --mlflow-uri file:///path/to/mlruns "
+                "(with MLflow 3, also set MLFLOW_ALLOW_FILE_STORE=true), or to a running server's http:// URL."
+            )
+
     def _connect(self) -> ModuleType:
+        self._check_store()
         mlflow = self._mlflow()
         with self._calling("open the experiment"):
             if self.tracking_uri is not None:
