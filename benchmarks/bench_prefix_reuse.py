@@ -116,9 +116,12 @@ def layouts(options: argparse.Namespace) -> None:
     register(demo_parser.add_subparsers())
     args = demo_parser.parse_args(["demo", "--output", options.output, "--no-progress"])
     changes: dict[str, object] = {"seeds": tuple(range(options.seeds)), "simulators": ("lexical",)}
+    demo = demo_grid(args)
     if options.methods:
         changes["methods"] = tuple(options.methods.split(","))
-    base = dataclasses.replace(demo_grid(args), **changes)
+        kept = {m: o for m, o in (demo.extractor_options or {}).items() if m in changes["methods"]}
+        changes["extractor_options"] = kept or None
+    base = dataclasses.replace(demo, **changes)
     wide = ("NE1-a", "E1-a", "NE2-a", "E2-a", "E3-a")
     grid = dataclasses.replace(base, prompt_types=tuple(dict.fromkeys((*base.prompt_types, *wide))))
     artefacts = Artefacts(grid, demo_providers(args), Path(options.output) / "artefacts")
