@@ -106,3 +106,16 @@ def test_prices_from_the_table_a_pair_or_a_triple() -> None:
         InvalidParameterError, match=r"'cached_input' parameter of TokenPrice must be a price"
     ):
         TokenPrice(1.0, 1.0, -0.1)
+
+
+def test_an_openai_spec_on_openais_api_is_priced_from_the_table_and_another_server_is_not(
+    monkeypatch,
+) -> None:
+    from xaimetrics.simulators import make_simulator
+
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # no request is made
+    assert make_simulator("openai:gpt-4.1-mini").price_per_1k_tokens is TOKEN_PRICES["gpt-4.1-mini"]
+    assert make_simulator("openai:my-finetune").price_per_1k_tokens is None  # not in the table: no guess
+    local = make_simulator("openai:gpt-4.1-mini", base_url="http://127.0.0.1:8080/v1")
+    assert local.price_per_1k_tokens is None  # a server of one's own names models as it likes
