@@ -10,6 +10,16 @@ Both runs give identical probabilities (checked here), so the ratio of prompt to
 The artefacts come from the demo's output folder (run ``xaimetrics demo`` first, or this builds them).
 
     PYTHONPATH=src python benchmarks/bench_prefix_reuse.py [--prompts 6] [--model qwen2.5-coder-0.5b-instruct]
+
+``--layouts`` measures the prompt layouts instead (issue #32; no LLM is loaded): on the demo's grid over
+``--seeds`` seeds, every prompt rendered in App. E's layout and in the cache layout, in grid order, and
+
+- the share of the grid's prompt characters in a prefix shared with an earlier prompt of the grid
+  (:func:`xaimetrics.consim.shared_prefix_share`; goal >= 60 % with the cache layout), for the demo's prompt
+  types and for the paper's five (anonymised);
+- the lexical reader's score of every setting in both layouts, averaged per seed, and a paired test over seeds.
+
+    PYTHONPATH=src python benchmarks/bench_prefix_reuse.py --layouts [--seeds 8] [--json benchmarks/prompt_layout.json]
 """
 
 from __future__ import annotations
@@ -26,7 +36,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from xaimetrics._demo import demo_grid, register  # noqa: E402
 from xaimetrics.benchmark import Artefacts, Providers  # noqa: E402
 from xaimetrics.benchmark._runner import _groups, build_group_prompts  # noqa: E402
-from xaimetrics.consim._scoring import answer_schema  # noqa: E402
+from xaimetrics.consim._scoring import ConSimPrompt, answer_schema  # noqa: E402
 from xaimetrics.simulators import default_simulator  # noqa: E402
 
 
@@ -35,7 +45,17 @@ def main() -> None:
     parser.add_argument("--prompts", type=int, default=6, help="prompts measured (default: %(default)s)")
     parser.add_argument("--model", default="qwen2.5-coder-0.5b-instruct")
     parser.add_argument("--output", default="xaimetrics-output", help="the demo's output folder")
+    parser.add_argument("--layouts", action="store_true", help="measure the prompt layouts (no LLM)")
+    parser.add_argument(
+        "--seeds", type=int, default=8, help="--layouts: seeds of the grid (default: %(default)s)"
+    )
+    parser.add_argument("--json", default=None, help="--layouts: write the figures to this JSON file")
+    parser.add_argument(
+        "--methods", default=None, help="--layouts: comma-separated methods (default: the demo's)"
+    )
     options = parser.parse_args()
+    if options.layouts:
+        return layouts(options)
 
     demo_parser = argparse.ArgumentParser()
     register(demo_parser.add_subparsers())
@@ -74,6 +94,84 @@ def main() -> None:
     print(f"wall time: without reuse {without[0]:.1f} s, with reuse {with_reuse[0]:.1f} s "
           f"-> {without[0] / with_reuse[0]:.1f}x faster")  # fmt: skip
     print(f"probabilities identical with and without reuse: {identical}")
+
+
+def layouts(options: argparse.Namespace) -> None:
+    """The shared-prefix share and the lexical reader's scores in both layouts (module docstring).
+
+    One set of artefacts (concept fits, selections) renders both layouts, so they differ in the order only.
+    The figures are written after every seed (``--json``), so an interrupted run still reports the seeds done.
+    """
+    import dataclasses
+    import json
+
+    import numpy as np
+    from scipy import stats
+
+    from xaimetrics._demo import demo_providers
+    from xaimetrics.consim import build_prompts, evaluate_prompts, shared_prefix_share
+    from xaimetrics.simulators import LexicalSimulator
+
+    demo_parser = argparse.ArgumentParser()
+    register(demo_parser.add_subparsers())
+    args = demo_parser.parse_args(["demo", "--output", options.output, "--no-progress"])
+    changes: dict[str, object] = {"seeds": tuple(range(options.seeds)), "simulators": ("lexical",)}
+    demo = demo_grid(args)
+    if options.methods:
+        changes["methods"] = tuple(options.methods.split(","))
+        kept = {m: o for m, o in (demo.extractor_options or {}).items() if m in changes["methods"]}
+        changes["extractor_options"] = kept or None
+    base = dataclasses.replace(demo, **changes)
+    wide = ("NE1-a", "E1-a", "NE2-a", "E2-a", "E3-a")
+    grid = dataclasses.replace(base, prompt_types=tuple(dict.fromkeys((*base.prompt_types, *wide))))
+    artefacts = Artefacts(grid, demo_providers(args), Path(options.output) / "artefacts")
+    reader = LexicalSimulator()
+    sent: dict[str, list[tuple[str, ConSimPrompt]]] = {
+        "paper": [],
+        "cache": [],
+    }  # (label, prompt), grid order
+    scores: dict[str, dict[tuple[int, str, str], float | None]] = {"paper": {}, "cache": {}}
+    figures: dict[str, object] = {"methods": list(grid.methods), "n_lp": grid.n_lp, "n_ep": grid.n_ep,
+                                  "max_sample_chars": grid.max_sample_chars}  # fmt: skip
+    for seed in grid.seeds:
+        for setting in grid.settings():
+            if setting.seed != seed:
+                continue
+            samples = artefacts.samples(setting.dataset, setting.model, seed)
+            _, pool = artefacts.aligned_data(setting.dataset, setting.model)
+            explanation = artefacts.explanation(setting)
+            for layout in ("paper", "cache"):
+                (prompt,) = build_prompts(
+                    samples, explanation, [setting.label], model=artefacts.model(setting.dataset, setting.model),
+                    class_names=list(pool.class_names), max_sample_chars=grid.max_sample_chars, layout=layout,
+                )  # fmt: skip
+                sent[layout].append((setting.label, prompt))
+                (result,) = evaluate_prompts([prompt], reader)
+                scores[layout][(seed, setting.method, setting.label)] = result.score
+        for name, types in (("demo", base.prompt_types), ("paper five", wide)):
+            shares = {
+                layout: shared_prefix_share([p for label, p in sent[layout] if label in types])
+                for layout in sent
+            }
+            figures[name] = {"prompt_types": list(types), "seeds_done": seed + 1, **{
+                f"share_{layout}": share for layout, share in shares.items()}}  # fmt: skip
+        keys = [k for k in scores["paper"] if k[2] in base.prompt_types and scores["paper"][k] is not None]
+        done = sorted({k[0] for k in keys})
+        mean = {
+            layout: np.array([np.mean([scores[layout][k] for k in keys if k[0] == s]) for s in done])
+            for layout in scores
+        }
+        difference = mean["cache"] - mean["paper"]
+        p_value = stats.ttest_rel(mean["cache"], mean["paper"]).pvalue if np.ptp(difference) > 0 else None
+        figures["lexical"] = {
+            "prompt_types": list(base.prompt_types), "seeds": done, "settings": len(keys),
+            "settings_equal": sum(scores["paper"][k] == scores["cache"][k] for k in keys),
+            "mean_paper": float(mean["paper"].mean()), "mean_cache": float(mean["cache"].mean()),
+            "seed_differences": difference.tolist(), "paired_t_p": p_value,
+        }  # fmt: skip
+        print(json.dumps({"seed": seed, **figures}), flush=True)
+        if options.json:
+            Path(options.json).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

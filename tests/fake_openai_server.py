@@ -5,7 +5,9 @@ It speaks enough of the OpenAI REST API (``POST /v1/chat/completions``, ``GET /v
 next requests (rate limits with ``Retry-After``, 5xx, a delay longer than the client timeout, a non-JSON body,
 a dropped connection, a 200 JSON body that is not a usable completion). With a ``logprobs`` callable it
 also returns token log-probabilities (``choices[0].logprobs.content`` with ``top_logprobs``) to requests
-that ask for them (see :func:`token_script`). It records every request (path, headers, JSON body) and the maximum number of requests
+that ask for them (see :func:`token_script`). Like OpenAI's prompt cache it reports
+``usage.prompt_tokens_details.cached_tokens``: the longest prefix of a request's prompt (its words, message by
+message) shared with an earlier request, in steps of ``cache_block`` tokens from ``cache_minimum``. It records every request (path, headers, JSON body) and the maximum number of requests
 in flight, so tests can check retries, the concurrency limit and what the client sent.
 
 Import it from any test (``tests/`` is on ``sys.path`` under pytest)::
@@ -353,6 +355,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         prompt_tokens = sum(_count_words(str(m.get("content", ""))) for m in messages)
         completion_tokens = _count_words(text)
+        cached_tokens = fake._cached_tokens(messages)
         with fake._lock:
             fake._completions += 1
             number = fake._completions
@@ -374,6 +377,7 @@ class _Handler(BaseHTTPRequestHandler):
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
                 "total_tokens": prompt_tokens + completion_tokens,
+                "prompt_tokens_details": {"cached_tokens": cached_tokens},
             },
         }
         self._send_json(200, payload)
@@ -411,6 +415,8 @@ class FakeOpenAIServer:
         model: the model id listed by ``/v1/models`` and echoed when a request names none.
         logprobs: ``(messages, text) -> logprobs content`` for requests with ``logprobs: true`` (default: none,
             ``"logprobs": null`` like a server that ignores the option); see :func:`token_script`.
+        cache_block, cache_minimum: the prompt cache's granularity and the shortest prompt it caches, in
+            tokens (words; OpenAI: 128 and 1,024 tokens); ``cache_block=0`` reports no cached tokens.
 
     Attributes (read them after the requests): ``requests`` (every :class:`RecordedRequest`),
     ``chat_request_count``, ``completion_count`` (successful answers), ``max_in_flight``, ``base_url``.
@@ -424,8 +430,13 @@ class FakeOpenAIServer:
         latency_s: float = 0.0,
         model: str = "fake-model",
         logprobs: LogprobsResponder | None = None,
+        cache_block: int = 1,
+        cache_minimum: int = 0,
     ) -> None:
         self.responder: Responder = responder or constant_responder("ok")
+        self.cache_block = cache_block
+        self.cache_minimum = cache_minimum
+        self._prompts: list[list[tuple[str, str]]] = []
         self.logprobs = logprobs
         self.latency_s = float(latency_s)
         self.model = model
@@ -559,6 +570,23 @@ class FakeOpenAIServer:
         """The largest number of chat-completion requests handled at the same time."""
         with self._lock:
             return self._max_in_flight
+
+    def _cached_tokens(self, messages: list[dict[str, Any]]) -> int:
+        """The request's prompt tokens in a prefix shared with an earlier request (then this one is cached too)."""
+        tokens = [(str(m.get("role")), word) for m in messages for word in str(m.get("content", "")).split()]
+        with self._lock:
+            shared = 0
+            for earlier in self._prompts:
+                n = 0
+                for a, b in zip(tokens, earlier, strict=False):
+                    if a != b:
+                        break
+                    n += 1
+                shared = max(shared, n)
+            self._prompts.append(tokens)
+        if self.cache_block <= 0 or len(tokens) < self.cache_minimum:
+            return 0
+        return shared // self.cache_block * self.cache_block
 
     def reset_records(self) -> None:
         """Forget recorded requests and counters (faults still pending are kept)."""

@@ -73,3 +73,11 @@ def test_class_names_differing_only_by_case_are_refused(tmp_path):
     providers = Providers(**{**PROVIDER_KWARGS, "datasets": {"toy": dataset}})
     with pytest.raises(InvalidParameterError, match="differ"):
         run_grid(toy_grid(), tmp_path / "r.sqlite", providers=providers, progress=False)
+
+
+def test_the_prompt_layout_is_read_from_a_grid_file_and_checked(tmp_path):
+    path = tmp_path / "grid.toml"
+    path.write_text('methods = ["PCA", "NoExplanation"]\nsimulators = ["perfect"]\nprompt_layout = "cache"\n')
+    assert load_grid(path).prompt_layout == "cache"
+    with pytest.raises(InvalidParameterError, match=r"'prompt_layout' parameter .* among 'paper', 'cache'"):
+        toy_grid(prompt_layout="cached")

@@ -104,6 +104,7 @@ CASES: dict[str, tuple[Change, int]] = {
     "n_lp": (lambda d: {"n_lp": 5}, 3),
     "n_ep": (lambda d: {"n_ep": 5}, 3),
     "max_sample_chars": (lambda d: {"max_sample_chars": 20}, 3),
+    "prompt_layout": (lambda d: {"prompt_layout": "cache"}, 3),
     "pool_size": (lambda d: {"pool_size": 30}, 3),
     "n_fit": (lambda d: {"n_fit": 60}, 2),  # the baseline reads no concept-fit text: rightly reused
     "extractor_options": (lambda d: {"extractor_options": {"NMF": {"max_iter": 7}}}, 1),  # NMF's row only
@@ -233,7 +234,7 @@ ALTERNATIVES: dict[str, object] = {
     "n_concepts": {"PCA": [2, 4]}, "interpretations": ("top_words", "llm_labels"), "prompt_types": ("NE1", "E1"),
     "seeds": (0, 1), "simulators": ("lexical", "openai:toy-llm"), "base_url": "http://127.0.0.1:10/v1",
     "n_lp": 5, "n_ep": 5, "n_fit": 80, "pool_size": 30, "validation_seeds": (7, 8), "max_sample_chars": 25,
-    "balance": "strict", "default_n_concepts": 2, "extractor_options": {"ICA": {"max_iter": 50}},
+    "prompt_layout": "cache", "balance": "strict", "default_n_concepts": 2, "extractor_options": {"ICA": {"max_iter": 50}},
     "controls": True, "scoring": "probability", "text_column": "text_b", "label_column": "label_b",
     "encoding": "latin-1", "drop_empty_rows": False, "fit_draw": "fixed",
 }  # fmt: skip

@@ -23,7 +23,7 @@ RESULTS_CSV_HEADER = (
     "key,dataset,model,method,n_concepts,interpretation,prompt_type,anonymized,seed,simulator,phase,"
     "is_upper_bound,score,n_samples,n_parsed,n_missing,n_invalid,prompt_tokens,completion_tokens,cost_usd,"
     "latency_s,cached,error,expected_accuracy,log_loss,brier,majority_share,degenerate,n_concepts_shown,scoring,"
-    "created_at"
+    "cached_prompt_tokens,created_at"
 )
 SRC = Path(__file__).parents[2] / "src"
 
@@ -66,7 +66,7 @@ def test_a_row_of_one_result_is_the_setting_and_the_result() -> None:
         "n_missing": 1, "n_invalid": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0,
         "latency_s": 0.0, "cached": False, "error": None, "expected_accuracy": None, "log_loss": None,
         "brier": None, "majority_share": result.majority_share, "degenerate": result.degenerate,
-        "n_concepts_shown": 1, "scoring": "accuracy",
+        "n_concepts_shown": 1, "scoring": "accuracy", "cached_prompt_tokens": 0,
     }  # fmt: skip
     assert payload == {"setting": SETTING.params(), "result": result.to_dict()}
     u1 = setting_row(SETTING, _result("Sample_1: yes\nSample_2: no\nSample_3: yes", "U1"))[0]

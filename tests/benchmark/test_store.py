@@ -198,3 +198,26 @@ def test_the_schema_is_the_row_types_columns(tmp_path: Path) -> None:
         names = [row[1] for row in connection.execute("PRAGMA table_info(results)")]
     connection.close()
     assert names == ["key", *ResultRow.columns(), "payload", "created_at"]
+
+
+def test_a_store_written_before_the_cached_prompt_tokens_column_is_read_and_extended(tmp_path: Path) -> None:
+    from xaimetrics.benchmark import ResultRow
+    from xaimetrics.benchmark._store import _schema
+
+    path = tmp_path / "old.sqlite"
+    old = [c for c in ResultRow.columns() if c != "cached_prompt_tokens"]
+    with sqlite3.connect(path) as connection:
+        connection.executescript(_schema(old))
+        connection.execute("INSERT INTO results (key, method, score, payload) VALUES ('k', 'NMF', 0.5, '{}')")
+    connection.close()
+    before = path.read_bytes()
+    with ResultsStore(path, read_only=True) as store:  # read as it is: the column's default, nothing written
+        frame = store.to_frame()
+        assert frame["cached_prompt_tokens"].tolist() == [0] and frame["score"].tolist() == [0.5]
+    assert path.read_bytes() == before
+    with ResultsStore(path) as store:  # opened to write: the column is added, old rows read 0
+        assert store.add("k2", {"method": "PCA", "score": 0.25, "cached_prompt_tokens": 1024})
+        frame = store.to_frame().sort_values("key")
+        assert frame["cached_prompt_tokens"].tolist() == [0, 1024]
+    with ResultsStore(path) as store:  # and it opens again
+        assert len(store) == 2

@@ -38,6 +38,19 @@ def test_dry_run_prints_the_prompt(consim_cli, tiny_model_dir, capsys) -> None:
     assert [line.split(":")[0] for line in expected] == [f"Sample_{i}" for i in range(6, 12)]
 
 
+def test_the_cache_layout_puts_the_learning_phase_before_the_explanation(consim_cli, tiny_model_dir, capsys):
+    assert (
+        consim_cli(*_common(tiny_model_dir), "--prompt-type", "E2", "--prompt-layout", "cache", "--dry-run")
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert (
+        out.index("The classes predicted for these examples")
+        < out.index("For each concept")
+        < out.index("[user]")
+    )
+
+
 def test_perfect_answers_over_http(
     consim_cli, tiny_model_dir, fake_openai_server, monkeypatch, capsys, tmp_path
 ) -> None:

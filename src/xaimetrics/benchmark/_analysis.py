@@ -329,6 +329,7 @@ _NOT_AXES = frozenset({
     "key", "n_samples", "n_parsed", "n_missing", "n_invalid", "prompt_tokens", "completion_tokens",
     "cost_usd", "latency_s", "cached", "error", "created_at", "n_concepts", "expected_accuracy", "log_loss",
     "brier", "majority_share", "degenerate", "n_concepts_shown", "scoring",
+    "cached_prompt_tokens",
 })  # fmt: skip
 
 
@@ -487,7 +488,7 @@ def totals(results: pd.DataFrame) -> dict[str, Any]:
     """Calls, cached calls, tokens, cost and summed simulator latency over the stored settings."""
     if results.empty:
         return {"settings": 0, "calls": 0, "cached_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
-                "cost_usd": 0.0, "latency_s": 0.0}  # fmt: skip
+                "cost_usd": 0.0, "latency_s": 0.0, "cached_prompt_tokens": 0}  # fmt: skip
     return {
         "settings": len(results),
         "calls": len(results),
@@ -496,4 +497,7 @@ def totals(results: pd.DataFrame) -> dict[str, Any]:
         "completion_tokens": int(results["completion_tokens"].fillna(0).sum()),
         "cost_usd": float(results["cost_usd"].fillna(0).sum()),
         "latency_s": float(results["latency_s"].fillna(0).sum()),
+        "cached_prompt_tokens": int(
+            results.get("cached_prompt_tokens", pd.Series(dtype=float)).fillna(0).sum()
+        ),
     }

@@ -295,6 +295,7 @@ def _run(args: argparse.Namespace) -> int:
         return 130
     print(f"{summary.completed} run, {summary.skipped} already stored, {summary.failed} failed "
           f"({summary.calls} calls, {summary.cached_calls} cached, {summary.total_tokens:,} tokens, "
+          f"{summary.cached_prompt_tokens:,} prompt tokens from the provider's cache, "
           f"${summary.cost_usd:.4f}) in {summary.wall_time_s:.1f} s")  # fmt: skip
     for note in summary.notes:
         print(f"Note: {note}", file=sys.stderr)

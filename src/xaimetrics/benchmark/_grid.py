@@ -49,7 +49,7 @@ from xaimetrics._urls import public_url
 from xaimetrics._validation import invalid
 from xaimetrics.benchmark._store import setting_key
 from xaimetrics.concepts import EXTRACTORS
-from xaimetrics.consim import CONTROLS, PROMPT_TYPES, PromptSetting
+from xaimetrics.consim import CONTROLS, PROMPT_LAYOUTS, PROMPT_TYPES, PromptLayout, PromptSetting
 from xaimetrics.consim._choices import BALANCES, INTERPRETATIONS, SCORINGS
 from xaimetrics.exceptions import InvalidParameterError
 
@@ -204,6 +204,9 @@ class Grid:
         pool_size: test texts LP/EP samples are drawn from (``None``: the whole test split).
         validation_seeds: seeds of the runs choosing the number of concepts (paper: two).
         max_sample_chars: cut longer sample texts in prompts.
+        prompt_layout: a name of :data:`~xaimetrics.consim.PROMPT_LAYOUTS`: ``"paper"`` (App. E) or ``"cache"``
+            (what a seed's prompts share first, the explanation after it, so a provider's prompt cache reads
+            the shared part; see :func:`~xaimetrics.consim.render_prompt`).
         balance: a name of :data:`~xaimetrics.consim.BALANCES`: ``"strict"`` or ``"relaxed"`` LP/EP selection
             (see :func:`xaimetrics.consim.select_examples`).
         default_n_concepts: the number of concepts of methods ``n_concepts`` does not name.
@@ -249,6 +252,7 @@ class Grid:
     pool_size: int | None = None
     validation_seeds: tuple[int, ...] = (1000, 1001)
     max_sample_chars: int | None = None
+    prompt_layout: PromptLayout = "paper"
     balance: str = "strict"
     default_n_concepts: int = 20
     extractor_options: Mapping[str, Mapping[str, object]] | None = None
@@ -311,6 +315,7 @@ class Grid:
             raise invalid("controls", _OWNER, "True or False", self.controls)
         _choices("scoring", [self.scoring], SCORINGS.names())
         _choices("fit_draw", [self.fit_draw], FIT_DRAWS)
+        _choices("prompt_layout", [self.prompt_layout], PROMPT_LAYOUTS)
         _choices("interpretations", self.interpretations, INTERPRETATIONS.names())
         kinds = [self._simulator_kind(simulator) for simulator in self.simulators]
         for simulator, kind in zip(self.simulators, kinds, strict=True):

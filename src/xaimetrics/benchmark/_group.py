@@ -17,7 +17,13 @@ from typing import cast
 from xaimetrics.benchmark._artefacts import Artefacts, SettingPrompts
 from xaimetrics.benchmark._grid import Setting
 from xaimetrics.benchmark._row import ResultRow
-from xaimetrics.consim import ConSimPrompt, ConSimResult, Scoring, build_prompts, evaluate_prompts
+from xaimetrics.consim import (
+    ConSimPrompt,
+    ConSimResult,
+    Scoring,
+    build_prompts,
+    evaluate_prompts,
+)
 from xaimetrics.simulators import Simulator
 
 __all__ = ["ask", "build_group_prompts", "register_prompts", "setting_row"]
@@ -47,7 +53,7 @@ def build_group_prompts(
         explanation = artefacts.explanation(of_kind[0], simulators.get(first.simulator))
         built = build_prompts(
             samples, explanation, [s.label for s in of_kind], model=model, class_names=list(pool.class_names),
-            max_sample_chars=artefacts.grid.max_sample_chars,
+            max_sample_chars=artefacts.grid.max_sample_chars, layout=artefacts.grid.prompt_layout,
         )  # fmt: skip
         prompts.update({s.key: p for s, p in zip(of_kind, built, strict=True)})
     out = [(setting, prompts[setting.key]) for setting in settings]

@@ -10,7 +10,8 @@ are its key already; everything else that can change the row goes into :func:`se
   only where they change what was read (the baseline does not read the concept-fit texts);
 - the model: a digest of its weights (every tensor of its ``state_dict``), config, class names and metadata
   (:func:`model_digest`);
-- the selection (``n_lp``, ``n_ep``, ``balance``) and the prompt options (``max_sample_chars``);
+- the selection (``n_lp``, ``n_ep``, ``balance``) and the prompt options (``max_sample_chars``,
+  ``prompt_layout``: recorded only when it is not the paper's, so older stores keep their keys);
 - the method's extractor options (only that method's rows);
 - the simulator: its ``cache_identity()`` (server URL *without* credentials or query, model, sampling), the
   same description its response cache keys on. API keys are never part of it.
@@ -105,7 +106,11 @@ def setting_inputs(
         "pool": data["pool"],
         "model": model,
         "selection": {"n_lp": grid.n_lp, "n_ep": grid.n_ep, "balance": grid.balance},
-        "prompt": {"max_sample_chars": grid.max_sample_chars},
+        "prompt": {
+            "max_sample_chars": grid.max_sample_chars,
+            # the paper's layout adds nothing, so the keys of stores written before the option stay valid
+            **({} if grid.prompt_layout == "paper" else {"layout": grid.prompt_layout}),
+        },
         "simulator": dict(simulator),
     }
     if setting.method != BASELINE_METHOD:  # concepts and controls are fitted on the concept-fit texts

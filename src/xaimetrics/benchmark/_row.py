@@ -12,7 +12,8 @@ column is one edit here, e.g.::
     n_hedged: int = field(default=0, metadata=summed("n_hedged"))
 
 (a field after ``scoring`` needs a default; a store written before it refuses to open, see
-:class:`~xaimetrics.benchmark.ResultsStore`).
+:class:`~xaimetrics.benchmark.ResultsStore`, unless the column is listed in its ``ADDED_COLUMNS`` with the
+value old rows read, as ``cached_prompt_tokens`` is).
 """
 
 from __future__ import annotations
@@ -114,6 +115,7 @@ class ResultRow:
     degenerate: bool = field(metadata=_every("degenerate"))
     n_concepts_shown: int = field(metadata=first(lambda r: len(r.concept_ids)))
     scoring: str = "accuracy"
+    cached_prompt_tokens: int = field(default=0, metadata=summed("cached_prompt_tokens"))
 
     @classmethod
     def columns(cls) -> tuple[str, ...]:
@@ -121,7 +123,7 @@ class ResultRow:
 
         Example:
             >>> ResultRow.columns()[-3:]
-            ('degenerate', 'n_concepts_shown', 'scoring')
+            ('n_concepts_shown', 'scoring', 'cached_prompt_tokens')
         """
         return tuple(f.name for f in dataclasses.fields(cls))
 

@@ -71,7 +71,7 @@ class RunSummary(UsageView):
             "total": self.total, "skipped": self.skipped, "completed": self.completed, "failed": self.failed,
             "calls": self.calls, "cached_calls": self.cached_calls, "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens, "total_tokens": self.total_tokens,
-            "cost_usd": self.cost_usd, "wall_time_s": self.wall_time_s,
+            "cached_prompt_tokens": self.cached_prompt_tokens, "cost_usd": self.cost_usd, "wall_time_s": self.wall_time_s,
             "chosen_n_concepts": dict(self.chosen_n_concepts), "errors": list(self.errors[:20]),
             "superseded": self.superseded, "notes": list(self.notes),
         }  # fmt: skip
@@ -117,7 +117,8 @@ class _Progress:
                 _LOG.info("setting failed, not stored (the next run asks it again): %s", s.errors[-1])
             if self.bar is not None:
                 self.bar.set_postfix_str(
-                    f"tokens={s.total_tokens:,} cost=${s.cost_usd:.4f} cached={s.cached_calls} failed={s.failed}",
+                    f"tokens={s.total_tokens:,} prompt-cached={s.cached_prompt_tokens:,} cost=${s.cost_usd:.4f} "
+                    f"cached={s.cached_calls} failed={s.failed}",
                     refresh=False,
                 )
                 self.bar.update(1)
@@ -228,7 +229,7 @@ def _preflight(grid: Grid, artefacts: Artefacts) -> None:
 INPUTS_META = "inputs"
 #: grid fields whose value is recorded to say what changed between two runs into one folder
 _RECORDED_FIELDS = (
-    "n_lp", "n_ep", "n_fit", "pool_size", "max_sample_chars", "balance", "base_url", "text_column", "label_column",
+    "n_lp", "n_ep", "n_fit", "pool_size", "max_sample_chars", "prompt_layout", "balance", "base_url", "text_column", "label_column",
     "encoding", "drop_empty_rows",
 )  # fmt: skip
 

@@ -13,7 +13,8 @@ start over), instead of a raw ``sqlite3.DatabaseError`` or a silent fresh start 
 
 The columns are the fields of :class:`~xaimetrics.benchmark.ResultRow` (``_row.py``), and a store holds exactly
 them: a store written with other columns (by another version) is refused with a :class:`StoreError`, never
-migrated.
+migrated — except the columns of :data:`ADDED_COLUMNS`, added since stores were first written: a store without
+them is read with their default (a writable one gets the column, appended at the end of the table).
 """
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ __all__ = ["ResultsStore", "setting_key"]
 #: the meta entry listing the keys of superseded rows (:meth:`ResultsStore.superseded`)
 SUPERSEDED_META = "superseded"
 _CREATED_AT = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+
+
+#: columns added after stores were first written, with the value rows of an older store read for them
+ADDED_COLUMNS: Mapping[str, object] = {"cached_prompt_tokens": 0}
 
 
 def _schema(columns: Sequence[str]) -> str:
@@ -96,6 +101,8 @@ class ResultsStore(SQLiteFile):
         self.read_only = bool(read_only)
         self.row_type = row_type
         self.columns: tuple[str, ...] = row_type.columns()
+        #: what SELECT reads for each column (its default for an added column an older store lacks)
+        self._read: dict[str, str] = {c: c for c in self.columns}
         existed = self.path.exists()
         if existed:
             _check_file(self.path)
@@ -167,6 +174,18 @@ class ResultsStore(SQLiteFile):
         if "results" in tables:
             present = [row[1] for row in connection.execute("PRAGMA table_info(results)")]
             expected = ["key", *self.columns, "payload", "created_at"]
+            added = [c for c in ADDED_COLUMNS if c in self.columns]
+            if [c for c in present if c not in added] == [c for c in expected if c not in added]:
+                for column in added:
+                    if column in present:
+                        continue
+                    if self.read_only:
+                        self._read[column] = f"{ADDED_COLUMNS[column]!r} AS {column}"
+                    else:  # an older store: the column, with its default for the rows it holds
+                        connection.execute(
+                            f"ALTER TABLE results ADD COLUMN {column} DEFAULT {ADDED_COLUMNS[column]!r}"
+                        )
+                present = expected
             if present != expected:
                 missing = [c for c in expected if c not in present]
                 extra = [c for c in present if c not in expected]
@@ -229,7 +248,7 @@ class ResultsStore(SQLiteFile):
         """Every stored row as ``{column: value}``, with ``key`` first and ``created_at`` last."""
         with self._lock, self._guard():
             cursor = self._connection.execute(
-                f"SELECT key, {', '.join(self.columns)}, created_at FROM results"
+                f"SELECT key, {', '.join(self._read[c] for c in self.columns)}, created_at FROM results"
             )
             names = [d[0] for d in cursor.description]
             fetched = cursor.fetchall()

@@ -13,7 +13,8 @@ The pipeline, as functions (the one path that :class:`ConSim`, the benchmark and
 - :data:`PROMPT_TYPES` — the prompt types (:class:`PromptType`: the six of the paper, NE1/L1, E1, NE2/L2, E2,
   E3 and the U1 upper bound, and any registered), each with an anonymised variant (a :class:`PromptSetting`
   is a prompt type and the anonymisation, written as its label ``"E3-a"``); :func:`render_prompt` renders one
-  (paper App. E);
+  (paper App. E) in the paper's layout or a cache-friendly one (:data:`PROMPT_LAYOUTS`), and
+  :func:`shared_prefix_share` says how much of a list of prompts a provider's prompt cache can read;
 - :func:`parse_answers` — answers matched by sample id, robust to formatting noise;
 - :func:`score_response` → :class:`ConSimResult` — accuracy against f's EP predictions (eq. 5);
   :func:`evaluate_prompts` — ask a simulator about rendered prompts (one batch) and score the answers;
@@ -51,6 +52,7 @@ from xaimetrics.consim._pipeline import (
     complete_explanation,
     interpret_concepts,
 )
+from xaimetrics.consim._prefix import shared_prefix_share
 from xaimetrics.consim._prompt_types import (
     PROMPT_TYPES,
     PromptContent,
@@ -58,7 +60,7 @@ from xaimetrics.consim._prompt_types import (
     PromptType,
     prompt_label,
 )
-from xaimetrics.consim._rendering import render_prompt
+from xaimetrics.consim._rendering import PROMPT_LAYOUTS, PromptLayout, render_prompt
 from xaimetrics.consim._result import DEGENERATE_SHARE, DEGENERATE_SPREAD, ConSimResult
 from xaimetrics.consim._samples import ConSimSamples, select_examples
 from xaimetrics.consim._scoring import SCORINGS, ConSimPrompt, Scoring, score_response
@@ -73,6 +75,7 @@ __all__ = [
     "DEGENERATE_SHARE",
     "DEGENERATE_SPREAD",
     "INTERPRETATIONS",
+    "PROMPT_LAYOUTS",
     "PROMPT_TYPES",
     "SCORINGS",
     "BalanceKind",
@@ -87,6 +90,7 @@ __all__ = [
     "LLMLabels",
     "ParsedAnswers",
     "PromptContent",
+    "PromptLayout",
     "PromptSetting",
     "PromptType",
     "RandomWords",
@@ -109,4 +113,5 @@ __all__ = [
     "render_prompt",
     "score_response",
     "select_examples",
+    "shared_prefix_share",
 ]

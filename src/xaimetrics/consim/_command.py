@@ -48,6 +48,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """
     from xaimetrics.concepts import EXTRACTORS
     from xaimetrics.consim._prompt_types import PROMPT_TYPES
+    from xaimetrics.consim._rendering import PROMPT_LAYOUTS
 
     parser = subparsers.add_parser(
         "consim",
@@ -143,6 +144,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     setting.add_argument(
         "--max-sample-chars", type=int, default=None, help="cut longer sample texts in prompts"
     )
+    setting.add_argument(
+        "--prompt-layout",
+        choices=PROMPT_LAYOUTS,
+        default="paper",
+        help="'paper' (App. E) or 'cache': the parts a seed's prompts share first, the explanation after "
+        "them, so a provider's prompt cache reads them (default: %(default)s)",
+    )
     simulator = parser.add_argument_group("simulator")
     add_simulator_arguments(simulator, default="local", local="the offline GGUF model")
     add_scoring_argument(simulator, default="accuracy")
@@ -221,7 +229,7 @@ def run(args: argparse.Namespace) -> int:
         _say(f"Concepts written to {export_concepts(records, args.export_concepts)}")
     prompts = build_prompts(
         samples, explanation, settings, model=model, class_names=class_names,
-        max_sample_chars=args.max_sample_chars,
+        max_sample_chars=args.max_sample_chars, layout=args.prompt_layout,
     )  # fmt: skip
     if args.dry_run:
         for prompt in prompts:

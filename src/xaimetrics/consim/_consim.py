@@ -37,6 +37,7 @@ from xaimetrics.consim._pipeline import (
     prompt_settings,
 )
 from xaimetrics.consim._prompt_types import PromptSetting, PromptType
+from xaimetrics.consim._rendering import PromptLayout, check_layout
 from xaimetrics.consim._result import ConSimResult
 from xaimetrics.consim._samples import (
     DEFAULT_N_EP,
@@ -91,6 +92,8 @@ class ConSim:
             simulator for its class probabilities per EP sample and fill
             :attr:`ConSimResult.expected_accuracy`, ``log_loss`` and ``brier`` (the simulator must support
             them, e.g. :class:`~xaimetrics.simulators.LlamaCppSimulator`).
+        layout: the prompt layout, ``"paper"`` (App. E) or ``"cache"`` (a seed's shared parts first, so a
+            provider's prompt cache reads them; see :func:`~xaimetrics.consim.render_prompt`).
 
     Example:
         >>> from xaimetrics.simulators import ScriptedSimulator
@@ -114,6 +117,7 @@ class ConSim:
         max_sample_chars: int | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
         scoring: Scoring = "accuracy",
+        layout: PromptLayout = "paper",
     ) -> None:
         if simulator is not None and not callable(getattr(simulator, "generate", None)):
             raise invalid(
@@ -135,6 +139,7 @@ class ConSim:
         self.max_sample_chars = max_sample_chars
         self.batch_size = batch_size
         self.scoring = scoring
+        self.layout = check_layout(layout, _OWNER)
         self._global_cache: list[tuple[tuple[str, str, int], Array]] = []
 
     @property
@@ -299,7 +304,7 @@ class ConSim:
         return build_prompts(
             selected, explanation, settings, model=self.model, class_names=names,
             importance_threshold=self.importance_threshold, max_sample_chars=self.max_sample_chars,
-            batch_size=self.batch_size,
+            batch_size=self.batch_size, layout=self.layout,
         )  # fmt: skip
 
     def _samples(

@@ -26,7 +26,7 @@ from xaimetrics.consim._explanation import (
     local_importances_of,
 )
 from xaimetrics.consim._prompt_types import PromptSetting, PromptType
-from xaimetrics.consim._rendering import render_prompt
+from xaimetrics.consim._rendering import PromptLayout, render_prompt
 from xaimetrics.consim._samples import ConSimSamples
 from xaimetrics.consim._scoring import ConSimPrompt
 
@@ -136,6 +136,7 @@ def build_prompts(
     importance_threshold: float = DEFAULT_IMPORTANCE_THRESHOLD,
     max_sample_chars: int | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
+    layout: PromptLayout = "paper",
 ) -> list[ConSimPrompt]:
     """Render the prompts of several prompt types on the same samples and explanation (no simulator call).
 
@@ -153,6 +154,8 @@ def build_prompts(
         importance_threshold: ``τ`` on normalised importances (paper: 0.05).
         max_sample_chars: cut sample texts longer than this (``None``: keep them whole).
         batch_size: batch size of the importance computations.
+        layout: ``"paper"`` (App. E) or ``"cache"`` (a seed's shared parts first, for providers' prompt
+            caches; see :func:`~xaimetrics.consim.render_prompt`).
 
     Returns:
         One :class:`ConSimPrompt` per prompt type, in order.
@@ -195,6 +198,7 @@ def build_prompts(
             concept_ids=full.concept_ids,
             importance_threshold=importance_threshold,
             max_sample_chars=max_sample_chars,
+            layout=layout,
         )
         for setting in settings
     ]

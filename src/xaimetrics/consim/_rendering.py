@@ -14,6 +14,12 @@ Concepts keep their **real ids**. A concept is shown when its normalised global 
 ``|Φ̂| > threshold``, and a local explanation the shown concepts with ``|φ̂| > threshold`` (eq. 10). Signs follow
 Tab. 4 (``--``, ``-``, ``+``, ``++``); with a threshold below 0.05, values between it and 0.05 show as ``+``/``-``.
 
+**Layouts.** ``layout="paper"`` (the default) orders the parts as App. E does. ``layout="cache"`` keeps the same
+parts and headers but orders them so that prompts sharing a seed share a long prefix, which a provider's prompt
+cache (OpenAI, Anthropic, vLLM, llama.cpp) reads at a discount: a task text that does not depend on the prompt
+type, the class list, the LP samples and f's predictions on them; then the sentence that announces the
+explanation, the global explanation and the LP local explanations; the EP samples last (user message, unchanged).
+
 Samples are numbered ``Sample_0 … Sample_{n_lp-1}`` in LP and ``Sample_{n_lp} …`` in EP, as in App. E, so an id
 never names two samples. Sample texts are put on one line (runs of whitespace become one space).
 """
@@ -22,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence, Sized
-from typing import TypeAlias
+from typing import Literal, TypeAlias, get_args
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -34,7 +40,7 @@ from xaimetrics.consim._prompt_types import PromptSetting, PromptType
 from xaimetrics.consim._scoring import ConSimPrompt
 from xaimetrics.simulators import ChatMessage
 
-__all__ = ["ConSimPrompt", "render_prompt"]
+__all__ = ["PROMPT_LAYOUTS", "ConSimPrompt", "PromptLayout", "render_prompt"]
 
 _OWNER = "render_prompt"
 
@@ -46,6 +52,10 @@ Importances: TypeAlias = ArrayLike | Mapping[str | int, Mapping[int, float]] | S
 #: how a concept is described: see :func:`render_prompt`'s ``interpretation``
 Description: TypeAlias = ConceptInterpretation | str | Sequence[str] | Mapping[str, object] | None
 _WHITESPACE = re.compile(r"\s+")
+#: the order of a prompt's parts: App. E's (``"paper"``) or shared parts first (``"cache"``, module docstring)
+PromptLayout: TypeAlias = Literal["paper", "cache"]
+#: every :data:`PromptLayout`, the default first
+PROMPT_LAYOUTS: tuple[str, ...] = get_args(PromptLayout)
 
 
 def render_prompt(
@@ -64,6 +74,7 @@ def render_prompt(
     anonymize_classes: bool | None = None,
     importance_threshold: float = 0.05,
     max_sample_chars: int | None = None,
+    layout: PromptLayout = "paper",
 ) -> ConSimPrompt:
     """Render the ConSim prompt of ``prompt_type`` from explicit inputs (paper App. E).
 
@@ -88,6 +99,8 @@ def render_prompt(
         anonymize_classes: show ``Class_0``… instead of the names (also selected by an ``-a`` suffix).
         importance_threshold: ``τ`` on normalised importances, in ``[0, 1)`` (paper: 0.05).
         max_sample_chars: cut longer sample texts to this many characters (adding ``"..."``).
+        layout: ``"paper"`` (App. E's order) or ``"cache"`` (what a seed's prompts share first, the
+            explanation after it; see the module docstring). Same parts, same headers, same answer key.
 
     Returns:
         A :class:`ConSimPrompt`.
@@ -104,8 +117,34 @@ def render_prompt(
         Sample_2: too long
         >>> prompt.sample_ids, prompt.references
         (('1', '2'), (1, 0))
+        >>> cached = render_prompt(
+        ...     "E2", class_names=["negative", "positive"], lp_samples=["a dull plot"], lp_predictions=[0],
+        ...     ep_samples=["a fine cast"], ep_predictions=[1], interpretation={0: ["dull"]},
+        ...     global_importances=[[1.0], [-1.0]], layout="cache")
+        >>> print(cached.messages[0].content)  # doctest: +NORMALIZE_WHITESPACE
+        You are a classifier. For each sample, you have to predict the class. You will have examples of samples
+        and labels as references for the task. Each sample class prediction should be in the format:
+        'Sample_{i}: {predicted_class}'. Answer with one such line for every sample to classify, and nothing else.
+        <BLANKLINE>
+        The classes are: [negative, positive]
+        <BLANKLINE>
+        Here are examples of samples:
+        Sample_0: a dull plot
+        <BLANKLINE>
+        The classes predicted for these examples are:
+        Sample_0: negative
+        <BLANKLINE>
+        To complete the task, you will be given the concepts and their importance for each class.
+        <BLANKLINE>
+        For each concept, the most aligned and opposed words are:
+        concept_0: aligned: ['dull']
+        <BLANKLINE>
+        The most important concepts and their importance for each class are:
+        negative: 'concept_0': '++'
+        positive: 'concept_0': '--'
     """
     setting = PromptSetting.parse(prompt_type, anonymize_classes, owner=_OWNER)
+    cache = check_layout(layout, _OWNER) == "cache"
     kind, anonymized = setting.kind, setting.anonymized
     content = kind.content
     names = _check_class_names(class_names)
@@ -129,8 +168,9 @@ def render_prompt(
     lp_ids = tuple(str(i) for i in range(n_lp))
     ep_ids = tuple(str(n_lp + i) for i in range(len(ep_texts)))
 
-    system: list[str] = [_task_description(kind), "The classes are: [" + ", ".join(shown) + "]"]
+    system: list[str] = [_task_description(kind, cache), "The classes are: [" + ", ".join(shown) + "]"]
     user: list[str] = [_sample_lines(ep_ids, ep_texts)]
+    explanation: list[str] = []  # the concept parts (after the LP block in the cache layout)
     shown_concepts: tuple[int, ...] = ()
     if content.global_explanations:
         if interpretation is None or global_importances is None:
@@ -145,26 +185,31 @@ def render_prompt(
         keep = np.abs(phi_hat) > threshold
         shown_mask = keep.any(axis=0)
         shown_concepts = tuple(int(ids[j]) for j in np.flatnonzero(shown_mask))
-        system.append(_concept_block(interpretation, shown_concepts))
-        system.append(_class_block(phi_hat, ids, keep, shown))
+        explanation.append(_concept_block(interpretation, shown_concepts))
+        explanation.append(_class_block(phi_hat, ids, keep, shown))
     shown_set = set(shown_concepts)
 
     def local_block(values: Importances | None, name: str, sample_ids: tuple[str, ...]) -> str:
         local, local_ids = _local(values, name, len(sample_ids), concept_ids, kind)
         return _local_block(local, local_ids, sample_ids, shown_set, threshold)
 
+    lp_block: list[str] = []
+    lp_local: list[str] = []
     if content.lp_samples:
-        system.append("Here are examples of samples:\n" + _sample_lines(lp_ids, lp_texts))
+        lp_block.append("Here are examples of samples:\n" + _sample_lines(lp_ids, lp_texts))
         if content.lp_local:
-            system.append(
+            lp_local.append(
                 "The concepts contributions for each example are:\n"
                 + local_block(lp_local_importances, "lp_local_importances", lp_ids)
             )
         if content.lp_predictions:
-            system.append(
-                "The classes predicted for these examples are:\n"
-                + _sample_lines(lp_ids, [shown[c] for c in lp_refs])
-            )
+            predictions = "The classes predicted for these examples are:\n"
+            lp_block.append(predictions + _sample_lines(lp_ids, [shown[c] for c in lp_refs]))
+    if cache:  # shared by the seed's prompts first, then the method's explanation (E2's is a prefix of E3's)
+        global_note, local_note, ep_note = _cache_layout_notes(kind)
+        system += [*lp_block, *global_note, *explanation, *local_note, *lp_local, *ep_note]
+    else:  # App. E: the explanation, the LP samples, their local contributions, f's predictions
+        system += [*explanation, *lp_block[:1], *lp_local, *lp_block[1:]]
     if content.ep_local:
         user.append(local_block(ep_local_importances, "ep_local_importances", ep_ids))
     messages = (ChatMessage("system", "\n\n".join(system)), ChatMessage("user", "\n\n".join(user)))
@@ -180,29 +225,57 @@ def render_prompt(
     )
 
 
+def check_layout(layout: object, owner: str, argument: str = "layout") -> PromptLayout:
+    """``layout`` if it is one of :data:`PROMPT_LAYOUTS`, else an :class:`InvalidParameterError` naming ``owner``."""
+    if not isinstance(layout, str) or layout not in PROMPT_LAYOUTS:
+        raise invalid(
+            argument, owner, f"one of {', '.join(map(repr, PROMPT_LAYOUTS))}", layout,
+            "Use 'paper' (App. E, the default) or 'cache' (shared parts first, for providers' prompt caches).",
+        )  # fmt: skip
+    return layout  # type: ignore[return-value]  # checked just above
+
+
 def _sample_lines(sample_ids: Sequence[str], values: Sequence[str]) -> str:
     """One ``Sample_{id}: {value}`` line per sample."""
     return "\n".join(f"Sample_{i}: {value}" for i, value in zip(sample_ids, values, strict=True))
 
 
-def _task_description(kind: PromptType) -> str:
+def _task_description(kind: PromptType, cache: bool = False) -> str:
+    """The task text; in the cache layout it leaves the explanation to :func:`_cache_layout_notes`, so it is the
+    same for every prompt type with (or without) a learning phase."""
     content = kind.content
     parts = ["You are a classifier. For each sample, you have to predict the class."]
-    if content.global_explanations:
+    if content.global_explanations and not cache:
         parts.append(
             "To complete the task, you will be given the concepts and their importance for each class."
         )
     if content.lp_samples:  # say only what the learning phase shows (a registered kind may omit f's labels)
         items = ["samples", *(["labels"] if content.lp_predictions else [])]
-        if content.lp_local:
+        if content.lp_local and not cache:
             items.append("concepts' contributions" + (" to labels" if content.lp_predictions else ""))
         listed = " and ".join(items) if len(items) <= 2 else ", ".join(items[:-1]) + ", and " + items[-1]
         parts.append(f"You will have examples of {listed} as references for the task.")
-    if content.ep_local:
+    if content.ep_local and not cache:
         parts.append("The samples to classify also come with their concepts' contributions.")
     parts.append("Each sample class prediction should be in the format: 'Sample_{i}: {predicted_class}'.")
     parts.append("Answer with one such line for every sample to classify, and nothing else.")
     return " ".join(parts)
+
+
+def _cache_layout_notes(kind: PromptType) -> tuple[list[str], list[str], list[str]]:
+    """The cache layout's sentences on the explanation parts, each said where its part starts: before the global
+    explanation, before the LP local contributions, and at the end (EP local contributions, U1)."""
+    content = kind.content
+    global_note = [
+        "To complete the task, you will be given the concepts and their importance for each class."
+    ]
+    local_note = ["The examples also come with their concepts' contributions."]
+    ep_note = ["The samples to classify also come with their concepts' contributions."]
+    return (
+        global_note if content.global_explanations else [],
+        local_note if content.lp_local else [],
+        ep_note if content.ep_local else [],
+    )
 
 
 def _check_class_names(class_names: object) -> tuple[str, ...]:

@@ -182,6 +182,7 @@ class ConSimResult(ReasonCounts, UsageView):
             "raw_answer": self.raw_answer,
             "model": self.model,
             "prompt_tokens": self.prompt_tokens,
+            "cached_prompt_tokens": self.cached_prompt_tokens,
             "completion_tokens": self.completion_tokens,
             "latency_s": self.latency_s,
             "cost_usd": self.cost_usd,

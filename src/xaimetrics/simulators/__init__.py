@@ -41,6 +41,7 @@ from xaimetrics.simulators._lexical import LexicalSimulator
 from xaimetrics.simulators._llama import LlamaCppSimulator, default_simulator
 from xaimetrics.simulators._openai import OpenAICompatibleSimulator
 from xaimetrics.simulators._perfect import PerfectSimulator
+from xaimetrics.simulators._prices import TOKEN_PRICES, TokenPrice
 from xaimetrics.simulators._registry import (
     SIMULATORS,
     SimulatorKind,
@@ -58,6 +59,7 @@ __all__ = [
     "DEFAULT_GGUF",
     "GGUF_ASSETS",
     "SIMULATORS",
+    "TOKEN_PRICES",
     "AnswerSchema",
     "BaseSimulator",
     "BatchSimulator",
@@ -74,6 +76,7 @@ __all__ = [
     "SimulatorKind",
     "SimulatorOptions",
     "SimulatorResponse",
+    "TokenPrice",
     "TransformersChatSimulator",
     "Usage",
     "UsageTracker",

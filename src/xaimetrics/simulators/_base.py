@@ -169,6 +169,8 @@ class SimulatorResponse(UsageView):
     cache and cost nothing (their ``cost_usd`` is 0).
     ``prompt_tokens`` counts the prompt tokens the model *computed* (a prefix reused from a KV cache is not
     counted); ``metadata["prompt_tokens_total"]``, when present, counts every prompt token it conditioned on.
+    ``cached_prompt_tokens`` counts the prompt tokens read from the backend's prompt cache (see
+    :class:`Usage`).
 
     ``probabilities`` (when the :class:`AnswerSchema` asked for them and the simulator can) maps each sample
     id to the simulator's probabilities of the schema's classes, in the schema's class order, summing to 1.
@@ -201,6 +203,7 @@ class SimulatorResponse(UsageView):
         probabilities: Mapping[str, tuple[float, ...]] | None = None,
         *,
         usage: Usage | None = None,
+        cached_prompt_tokens: int | None = None,
     ) -> None:
         if usage is not None and not isinstance(usage, Usage):
             raise invalid("usage", "SimulatorResponse", "a Usage or None", type(usage).__name__)
@@ -214,6 +217,9 @@ class SimulatorResponse(UsageView):
             cached=base.cached if cached is None else cached,
             attempts=base.attempts if attempts is None else attempts,
             failed=error is not None,
+            cached_prompt_tokens=base.cached_prompt_tokens
+            if cached_prompt_tokens is None
+            else cached_prompt_tokens,
         )
         object.__setattr__(self, "text", text)
         object.__setattr__(self, "model", model)

@@ -32,6 +32,7 @@ from xaimetrics._validation import check_positive_int, invalid
 from xaimetrics.simulators._base import AnswerSchema, BaseSimulator, ChatMessage, SimulatorResponse
 from xaimetrics.simulators._grammar import answer_grammar
 from xaimetrics.simulators._logprobs import read_class_probabilities, token_logprobs
+from xaimetrics.simulators._prices import TokenPrice, token_price
 from xaimetrics.simulators._probabilities import check_probabilities
 
 if TYPE_CHECKING:
@@ -125,6 +126,30 @@ def completion_problem(completion: object) -> tuple[str, bool] | None:
     return None
 
 
+def cached_prompt_tokens(completion: object, prompt_tokens: int) -> int:
+    """The prompt tokens a server read from its prompt cache: OpenAI's ``usage.prompt_tokens_details.cached_tokens``,
+    else the llama.cpp server's ``timings.cache_n``; 0 when it reports neither (or a count outside
+    ``[0, prompt_tokens]``, which no cache can give).
+
+    Example:
+        >>> from types import SimpleNamespace as NS
+        >>> cached_prompt_tokens(NS(usage=NS(prompt_tokens_details=NS(cached_tokens=1024))), 1500)
+        1024
+        >>> cached_prompt_tokens(NS(usage=NS(prompt_tokens_details=None), timings={"cache_n": 37}), 50)
+        37
+    """
+    details = getattr(getattr(completion, "usage", None), "prompt_tokens_details", None)
+    value = (
+        details.get("cached_tokens") if isinstance(details, dict) else getattr(details, "cached_tokens", None)
+    )
+    if value is None:
+        timings = getattr(completion, "timings", None)
+        value = timings.get("cache_n") if isinstance(timings, dict) else None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= prompt_tokens:
+        return 0
+    return value
+
+
 class OpenAICompatibleSimulator(BaseSimulator):
     """Chat completions over HTTP with retries, a concurrency limit and accounting.
 
@@ -160,7 +185,9 @@ class OpenAICompatibleSimulator(BaseSimulator):
         timeout: seconds before a request is abandoned (then retried).
         max_retries: retries after the first attempt (the ``openai`` client's ``max_retries``).
         max_concurrency: requests in flight in :meth:`generate_batch` (threads).
-        price_per_1k_tokens: ``(input, output)`` USD per 1,000 tokens, to fill ``cost_usd``.
+        price_per_1k_tokens: USD per 1,000 tokens, to fill ``cost_usd``: ``(input, output)``, ``(input, output,
+            cached input)``, a :class:`TokenPrice` or a model name of :data:`TOKEN_PRICES`. Prompt tokens the
+            server read from its prompt cache (``cached_prompt_tokens``) are priced at the cached rate.
         raise_on_error: raise instead of returning an error response after the last retry.
         extra_body: extra JSON fields for the request (server-specific options).
         grammar_field: when set (``"grammar"`` for a llama.cpp server), an :class:`AnswerSchema` is sent as a
@@ -191,7 +218,7 @@ class OpenAICompatibleSimulator(BaseSimulator):
         timeout: float = 60.0,
         max_retries: int = 4,
         max_concurrency: int = 8,
-        price_per_1k_tokens: tuple[float, float] | None = None,
+        price_per_1k_tokens: TokenPrice | tuple[float, ...] | str | None = None,
         raise_on_error: bool = False,
         extra_body: Mapping[str, object] | None = None,
         grammar_field: str | None = None,
@@ -209,19 +236,7 @@ class OpenAICompatibleSimulator(BaseSimulator):
             raise invalid("timeout", _OWNER, "a number of seconds > 0", timeout)
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
             raise invalid("max_retries", _OWNER, "an integer ≥ 0", max_retries)
-        if price_per_1k_tokens is not None and not (
-            isinstance(price_per_1k_tokens, tuple | list)
-            and len(price_per_1k_tokens) == 2
-            and all(
-                isinstance(p, int | float) and not isinstance(p, bool) and p >= 0 for p in price_per_1k_tokens
-            )
-        ):
-            raise invalid(
-                "price_per_1k_tokens",
-                _OWNER,
-                "an (input, output) pair of prices ≥ 0 or None",
-                price_per_1k_tokens,
-            )
+        price = token_price(price_per_1k_tokens, _OWNER)
         if max_tokens_param not in ("max_tokens", "max_completion_tokens"):
             raise invalid(
                 "max_tokens_param", _OWNER, "'max_tokens' or 'max_completion_tokens'", max_tokens_param
@@ -234,9 +249,7 @@ class OpenAICompatibleSimulator(BaseSimulator):
         self.timeout = float(timeout)
         self.max_retries = max_retries
         self.max_concurrency = check_positive_int(max_concurrency, "max_concurrency", _OWNER)
-        self.price_per_1k_tokens = (
-            None if price_per_1k_tokens is None else tuple(map(float, price_per_1k_tokens))
-        )
+        self.price_per_1k_tokens = price
         self.raise_on_error = bool(raise_on_error)
         self.extra_body = dict(extra_body or {})
         self.grammar_field = grammar_field
@@ -361,15 +374,19 @@ class OpenAICompatibleSimulator(BaseSimulator):
         usage = completion.usage
         prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
         completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+        cached_tokens = cached_prompt_tokens(completion, prompt_tokens)
         cost = 0.0
         if self.price_per_1k_tokens is not None:
-            cost = (
-                prompt_tokens * self.price_per_1k_tokens[0] + completion_tokens * self.price_per_1k_tokens[1]
-            ) / 1000
+            cost = self.price_per_1k_tokens.cost(
+                prompt_tokens=prompt_tokens,
+                cached_prompt_tokens=cached_tokens,
+                completion_tokens=completion_tokens,
+            )
         return SimulatorResponse(
             text=choice.message.content or "",
             model=str(getattr(completion, "model", "") or self.model),
             prompt_tokens=prompt_tokens,
+            cached_prompt_tokens=cached_tokens,
             completion_tokens=completion_tokens,
             latency_s=time.perf_counter() - started,
             cost_usd=cost,

@@ -204,13 +204,14 @@ def probability_response(
     Example:
         >>> r = probability_response(AnswerSchema(("1",), ("a", "b")), {"1": (0.2, 0.8)}, model="m", computed=5,
         ...                          conditioned=50, latency_s=0.1, prefix_reuse=True)
-        >>> r.text, r.prompt_tokens, r.metadata["prompt_tokens_total"]
-        ('Sample_1: b', 5, 50)
+        >>> r.text, r.prompt_tokens, r.metadata["prompt_tokens_total"], r.cached_prompt_tokens
+        ('Sample_1: b', 5, 50, 45)
     """
     return SimulatorResponse(
         text=answer_text(schema, probabilities),
         model=model,
         prompt_tokens=computed,
+        cached_prompt_tokens=max(0, conditioned - computed),  # the prefix read from the KV state
         completion_tokens=0,
         latency_s=latency_s,
         probabilities=dict(probabilities),

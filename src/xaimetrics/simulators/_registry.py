@@ -95,15 +95,25 @@ def _gguf_names() -> Iterable[str]:
     return tuple(GGUF_ASSETS)
 
 
+#: the URL whose models :data:`TOKEN_PRICES` prices (another server may reuse a model name at another price)
+_OPENAI_API = "https://api.openai.com/v1"
+
+
 def _openai(argument: str | None, options: SimulatorOptions) -> Simulator:
     from xaimetrics.simulators._openai import OpenAICompatibleSimulator
+    from xaimetrics.simulators._prices import TOKEN_PRICES
 
     keywords: dict[str, Any] = dict(options.extra)
     if options.api_key_env is not None:
         keywords["api_key_env"] = options.api_key_env
     if options.concurrency is not None:
         keywords["max_concurrency"] = options.concurrency
-    return OpenAICompatibleSimulator(str(argument), base_url=options.base_url, **keywords)
+    simulator = OpenAICompatibleSimulator(str(argument), base_url=options.base_url, **keywords)
+    if "price_per_1k_tokens" not in keywords and simulator.base_url == _OPENAI_API:
+        simulator.price_per_1k_tokens = TOKEN_PRICES.get(
+            simulator.model
+        )  # OpenAI's own API: its dated prices
+    return simulator
 
 
 def _perfect(argument: str | None, options: SimulatorOptions) -> Simulator:

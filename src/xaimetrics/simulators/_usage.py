@@ -26,7 +26,11 @@ class Usage:
     ``calls`` counts responses (cached or not, failed or not); ``cached_calls`` those read from a cache;
     ``failed_calls`` those with an error; ``attempts`` the requests sent (retries included; a response cache
     reports 0 for its hits). Tokens and latency include cached calls; ``cost_usd`` does not (a cached call
-    costs nothing). :meth:`of_call` builds the record of one call.
+    costs nothing). ``cached_prompt_tokens`` counts the prompt tokens the backend read from its *prompt* cache
+    (a provider's prefix cache or a KV cache) instead of computing them: an OpenAI-compatible server counts them
+    inside ``prompt_tokens`` (it bills every prompt token, the cached ones at a discount); the local llama.cpp
+    simulator leaves them out of ``prompt_tokens``, which counts what it computed. :meth:`of_call` builds the
+    record of one call.
 
     Example:
         >>> first = Usage.of_call(prompt_tokens=12, completion_tokens=3, cost_usd=0.5, attempts=2)
@@ -46,6 +50,7 @@ class Usage:
     completion_tokens: int = 0
     cost_usd: float = 0.0
     latency_s: float = 0.0
+    cached_prompt_tokens: int = 0
 
     @classmethod
     def of_call(
@@ -58,6 +63,7 @@ class Usage:
         cached: bool = False,
         attempts: int = 1,
         failed: bool = False,
+        cached_prompt_tokens: int = 0,
     ) -> Usage:
         """The usage of one call; a cached call costs nothing."""
         return cls(
@@ -69,6 +75,7 @@ class Usage:
             completion_tokens=int(completion_tokens),
             cost_usd=0.0 if cached else float(cost_usd),
             latency_s=float(latency_s),
+            cached_prompt_tokens=int(cached_prompt_tokens),
         )
 
     def __add__(self, other: Usage) -> Usage:
@@ -132,6 +139,7 @@ class UsageView:
     calls = _FromUsage[int]()
     cached_calls = _FromUsage[int]()
     prompt_tokens = _FromUsage[int]()
+    cached_prompt_tokens = _FromUsage[int]()
     completion_tokens = _FromUsage[int]()
     total_tokens = _FromUsage[int]()
     latency_s = _FromUsage[float]()
