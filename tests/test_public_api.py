@@ -78,6 +78,8 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "spearman_with_metrics",
         "subset_rankings",
         "top_k_stability",
+        "twin_comparison",
+        "twin_method",
         "unit_differences",
         "unit_normalised_gains",
         "unit_scores",

@@ -235,7 +235,7 @@ ALTERNATIVES: dict[str, object] = {
     "n_lp": 5, "n_ep": 5, "n_fit": 80, "pool_size": 30, "validation_seeds": (7, 8), "max_sample_chars": 25,
     "balance": "strict", "default_n_concepts": 2, "extractor_options": {"ICA": {"max_iter": 50}},
     "controls": True, "scoring": "probability", "text_column": "text_b", "label_column": "label_b",
-    "encoding": "latin-1", "drop_empty_rows": False,
+    "encoding": "latin-1", "drop_empty_rows": False, "randomized_twins": ("all",),
 }  # fmt: skip
 
 
