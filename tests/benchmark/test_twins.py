@@ -25,6 +25,7 @@ from xaimetrics.benchmark import (
     twin_comparison,
     twin_method,
     unit_differences,
+    write_report,
 )
 from xaimetrics.benchmark._group import build_group_prompts
 from xaimetrics.benchmark._twins import parse_twin, split_twin
@@ -222,6 +223,9 @@ def test_a_reader_that_ignores_the_explanation_shows_no_gain_over_the_twin(
     table = twin_comparison(ranking_frame(results))
     assert list(table["twin"]) == ["all", "top"] and (table["n_units"] == 3).all()
     assert (table["over_twin"] == 0).all() and (table["p_twin"] == 1).all() and not table["beats_twin"].any()
+    write_report(results, tmp_path / "report")
+    report = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+    assert "## Does each method beat its randomised twin?" in report and "no (all, top)" in report
     rerun = run_grid(grid, tmp_path / "results.sqlite", providers=_providers(), progress=False)
     assert (
         rerun.completed == 0 and rerun.skipped == summary.total
