@@ -230,6 +230,7 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "intruder_trials",
         "legibility_table",
         "mark_words",
+        "random_baseline",
         "sample_texts",
         "score",
         "sentence_encoder",
