@@ -3,7 +3,8 @@
 The demo's providers (BBC News, the ``minilm+`` classifier fine-tuned on 800 articles) and a grid like the demo's
 (anonymised NE2-a / E2-a / E3-a, 10 + 10 samples, k = 20, expected accuracy) with ``randomized_twins = ["all",
 "top"]``: each concept method also runs on a copy of the classifier with every weight re-drawn, and on one with
-the head re-drawn (pooler and classifier), seeded by the setting's seed. Concepts are fitted on ``--n-fit``
+the head re-drawn (pooler and classifier), drawn once with ``--twin-seed`` (0; ``-1`` draws one twin per seed,
+which costs a forward of the concept-fit texts and of the vocabulary per seed and twin). Concepts are fitted on ``--n-fit``
 training articles (the same number for the trained model and its twins). Writes ``benchmarks/twins.json``
 (the :func:`~xaimetrics.benchmark.twin_comparison` table and two concepts of each twin, seed 0) with the commit,
 machine and date; docs/benchmark.md's table is read from it. Resumable.
@@ -44,13 +45,17 @@ def main() -> None:
     parser.add_argument("--json", default=str(ROOT / "benchmarks" / "twins.json"))
     parser.add_argument("--seeds", type=int, default=8)
     parser.add_argument("--n-fit", type=int, default=500)
+    parser.add_argument(
+        "--twin-seed", type=int, default=0, help="one twin per entry drawn with it (-1: one per seed, slower)"
+    )
     args = parser.parse_args()
     providers = demo_providers(argparse.Namespace(dataset="bbc_news", no_progress=True))
     grid = Grid(
         datasets=("bbc_news",), models=("minilm+",), methods=METHODS, n_concepts=20,
         prompt_types=("NE2-a", "E2-a", "E3-a"), seeds=tuple(range(args.seeds)), simulators=("lexical",),
         n_lp=10, n_ep=10, n_fit=args.n_fit, max_sample_chars=150, balance="relaxed", scoring="probability",
-        randomized_twins=("all", "top"), concurrency=2, **providers.grid_extras(),
+        randomized_twins=("all", "top"), concurrency=2,
+        twin_seed=None if args.twin_seed < 0 else args.twin_seed, **providers.grid_extras(),
     )  # fmt: skip
     output = Path(args.output)
     started = time.perf_counter()

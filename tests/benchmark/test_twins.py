@@ -230,3 +230,27 @@ def test_a_reader_that_ignores_the_explanation_shows_no_gain_over_the_twin(
     assert (
         rerun.completed == 0 and rerun.skipped == summary.total
     )  # twins are redrawn identically: rows reused
+
+
+def test_twin_seed_draws_one_twin_for_the_grid_and_enters_only_the_twins_keys(
+    tiny: tuple[Path, Path],
+) -> None:
+    data, model = tiny
+    per_seed = Artefacts(_grid(data, model), _providers(), None)
+    fixed_grid = _grid(data, model, twin_seed=7)
+    fixed = Artefacts(fixed_grid, _providers(), None)
+
+    def head(artefacts: Artefacts, seed: int) -> torch.Tensor:
+        fit = ConceptFit(str(data), str(model), "PCA@random-all", 3, seed)
+        return artefacts.classifier(fit).model.classifier.weight
+
+    assert not torch.equal(head(per_seed, 0), head(per_seed, 1))
+    assert head(fixed, 0) is head(fixed, 1)  # one draw, shared by every seed
+    keys = {s.key: s for s in per_seed.fingerprinted(per_seed.grid.settings())}
+    fixed_keys = {s.key: s for s in fixed.fingerprinted(fixed_grid.settings())}
+    changed = {keys[k].method for k in set(keys) - set(fixed_keys)}
+    assert changed == {"PCA@random-all", "PCA@random-top"}
+    with pytest.raises(
+        InvalidParameterError, match="'twin_seed' parameter of Grid must be None or an integer"
+    ):
+        _grid(data, model, twin_seed=-1)

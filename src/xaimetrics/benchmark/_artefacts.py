@@ -416,7 +416,11 @@ class Artefacts:
         twin = split_twin(fit.method)[1]
         if twin is None:
             return self.model(fit.dataset, fit.model)
-        return self.twin_model(fit.dataset, fit.model, twin, fit.seed)
+        return self.twin_model(fit.dataset, fit.model, twin, self._twin_seed(fit))
+
+    def _twin_seed(self, fit: ConceptFit) -> int:
+        """The seed a twin is drawn with: the grid's ``twin_seed``, else the setting's seed."""
+        return fit.seed if self.grid.twin_seed is None else self.grid.twin_seed
 
     def fit_activations(self, fit: ConceptFit) -> np.ndarray:
         """The concept-fit activations of :meth:`classifier` (a twin's are computed once, in memory)."""
@@ -430,7 +434,7 @@ class Artefacts:
             texts, _ = self.data(fit.dataset)
             return _numpy(self.classifier(fit).activations(list(texts.texts)))
 
-        return self._once(("twin_activations", fit.dataset, fit.model, twin, fit.seed), compute)
+        return self._once(("twin_activations", fit.dataset, fit.model, twin, self._twin_seed(fit)), compute)
 
     def model_id(self, dataset: str, model: str) -> str:
         """What identifies the model: :func:`~xaimetrics.benchmark._inputs.model_digest` (weights, config,
@@ -615,7 +619,8 @@ class Artefacts:
         """The word activations of a twin's classifier (memory only: a twin is re-drawn by every run)."""
         classifier = self.classifier(fit)
         return self._once(
-            ("twin_words", fit.dataset, fit.model, twin, fit.seed), lambda: _WordActivations(classifier, None)
+            ("twin_words", fit.dataset, fit.model, twin, self._twin_seed(fit)),
+            lambda: _WordActivations(classifier, None),
         )
 
     def global_importances(self, fit: ConceptFit) -> Array:

@@ -212,6 +212,9 @@ class Grid:
             entry (``"all"``, ``"top"``, ``"top<N>"``) every concept method also runs as ``<method>@random-<entry>``
             on a copy of the classifier with re-drawn weights (seeded by the setting's seed), while the simulator
             predicts the trained classifier; :func:`~xaimetrics.benchmark.twin_comparison` tests real vs twin.
+        twin_seed: ``None`` (default): each seed draws its own twin (the random draw is part of the replicate);
+            an integer: one twin per entry for the whole grid, drawn with it (one forward per twin instead of
+            one per seed; the intervals are then conditional on that draw).
         scoring: a name of :data:`~xaimetrics.consim.SCORINGS`: ``"accuracy"`` (eq. 5 on the answer text) or
             ``"probability"`` (also the simulator's class probabilities per EP sample: expected accuracy,
             log-loss, Brier; needs a simulator with log-probabilities). Rankings use expected accuracy when every setting has it.
@@ -248,6 +251,7 @@ class Grid:
     extractor_options: Mapping[str, Mapping[str, object]] | None = None
     controls: bool = False
     randomized_twins: tuple[str, ...] = ()
+    twin_seed: int | None = None
     scoring: str = "accuracy"
     text_column: str | None = None
     label_column: str | None = None
@@ -310,6 +314,12 @@ class Grid:
             raise invalid("controls", _OWNER, "True or False", self.controls)
         for twin in self.randomized_twins:
             parse_twin(twin)
+        if self.twin_seed is not None and (
+            isinstance(self.twin_seed, bool)
+            or not isinstance(self.twin_seed, int)
+            or not 0 <= self.twin_seed < MAX_SEED
+        ):
+            raise invalid("twin_seed", _OWNER, "None or an integer in [0, 2**32 - 1]", self.twin_seed)
         if self.randomized_twins and not self.concept_methods:
             raise invalid(
                 "randomized_twins", _OWNER, "empty when no concept method is listed (a twin re-runs a concept "
