@@ -236,7 +236,8 @@ ALTERNATIVES: dict[str, object] = {
     "n_lp": 5, "n_ep": 5, "n_fit": 80, "pool_size": 30, "validation_seeds": (7, 8), "max_sample_chars": 25,
     "prompt_layout": "cache", "balance": "strict", "default_n_concepts": 2, "extractor_options": {"ICA": {"max_iter": 50}},
     "controls": True, "scoring": "probability", "text_column": "text_b", "label_column": "label_b",
-    "encoding": "latin-1", "drop_empty_rows": False, "fit_draw": "fixed",
+    "encoding": "latin-1", "drop_empty_rows": False, "fit_draw": "fixed", "randomized_twins": ("top",),
+    "twin_seed": 5,
 }  # fmt: skip
 
 
@@ -252,7 +253,7 @@ def test_every_grid_field_changes_a_key_or_a_fingerprint(tmp_path: Path) -> None
         "datasets": (str(data),), "methods": ("PCA", "ICA", "NoExplanation"), "n_concepts": {"PCA": [2, 3]},
         "default_n_concepts": 3, "simulators": ("perfect", "openai:toy-llm"), "base_url": "http://127.0.0.1:9/v1",
         "balance": "relaxed", "drop_empty_rows": True, "models": ("toy",), "n_lp": 6, "n_ep": 6, "n_fit": 100,
-        "prompt_types": ("NE2", "E2"), "seeds": (0,),
+        "prompt_types": ("NE2", "E2"), "seeds": (0,), "randomized_twins": ("all",),
     }  # fmt: skip
     reference = _keys(_grid(data, **base))
     fields = [f.name for f in dataclasses.fields(Grid)]

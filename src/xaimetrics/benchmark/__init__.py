@@ -9,6 +9,8 @@ HTML/Markdown report.
   :func:`pairwise_differences`, :func:`spearman_with_metrics` — the statistics, for any grid axis
   (``ranking_frame(results, axis="interpretation")``);
 - :func:`normalised_gain`, :func:`unit_normalised_gains` — NSG (Mayne et al., 2026) beside the raw difference;
+- :func:`twin_comparison` — each concept method against its randomised twin (``Grid(randomized_twins=...)``: the
+  same extractor on a re-initialised copy of the classifier), beside its gain over NoExplanation;
 - :func:`variance_components`, :func:`top_k_stability` — how much of a score is the pipeline (seed draw,
   interpretation, prompt type, simulator, method) and how stable the top-k is across draws of seeds;
 - :func:`assess` — what the results support: statistics on independent units (one per seed of a dataset,
@@ -80,6 +82,7 @@ from xaimetrics.benchmark._sequential import (
 )
 from xaimetrics.benchmark._simulation import simulate_results
 from xaimetrics.benchmark._store import ResultsStore
+from xaimetrics.benchmark._twins import twin_comparison, twin_method
 from xaimetrics.benchmark._uncertainty import (
     DEFAULT_MARGIN,
     baseline_comparison,
@@ -157,6 +160,8 @@ __all__ = [
     "spearman_with_metrics",
     "subset_rankings",
     "top_k_stability",
+    "twin_comparison",
+    "twin_method",
     "unit_differences",
     "unit_normalised_gains",
     "unit_scores",

@@ -396,6 +396,46 @@ class Artefacts:
             lambda: self.providers.load_model(model, dataset, self.grid.dataset_options()),
         )
 
+    def twin_model(self, dataset: str, model: str, twin: str, seed: int) -> SplitModel:
+        """The randomised twin of ``model`` (:func:`~xaimetrics.models.randomized_copy` with the layers of
+        ``twin`` and ``seed``), kept in memory for the run (re-drawn identically by a resumed run)."""
+
+        def draw() -> SplitModel:
+            from xaimetrics.benchmark._twins import parse_twin
+            from xaimetrics.models import randomized_copy
+
+            layers, n_top = parse_twin(twin)
+            return randomized_copy(self.model(dataset, model), layers, n_top=n_top, seed=seed)  # type: ignore[arg-type]
+
+        return self._once(("twin_model", dataset, model, twin, seed), draw)
+
+    def classifier(self, fit: ConceptFit) -> SplitModel:
+        """The classifier a concept fit explains: the trained one, or a twin's randomised copy."""
+        from xaimetrics.benchmark._twins import split_twin
+
+        twin = split_twin(fit.method)[1]
+        if twin is None:
+            return self.model(fit.dataset, fit.model)
+        return self.twin_model(fit.dataset, fit.model, twin, self._twin_seed(fit))
+
+    def _twin_seed(self, fit: ConceptFit) -> int:
+        """The seed a twin is drawn with: the grid's ``twin_seed``, else the setting's seed."""
+        return fit.seed if self.grid.twin_seed is None else self.grid.twin_seed
+
+    def fit_activations(self, fit: ConceptFit) -> np.ndarray:
+        """The concept-fit activations of :meth:`classifier` (a twin's are computed once, in memory)."""
+        from xaimetrics.benchmark._twins import split_twin
+
+        twin = split_twin(fit.method)[1]
+        if twin is None:
+            return self.activations(fit.dataset, fit.model)["fit"]
+
+        def compute() -> np.ndarray:
+            texts, _ = self.data(fit.dataset)
+            return _numpy(self.classifier(fit).activations(list(texts.texts)))
+
+        return self._once(("twin_activations", fit.dataset, fit.model, twin, self._twin_seed(fit)), compute)
+
     def model_id(self, dataset: str, model: str) -> str:
         """What identifies the model: :func:`~xaimetrics.benchmark._inputs.model_digest` (weights, config,
         class names, metadata), so that artefacts of a retrained or replaced model are never reused."""
@@ -523,13 +563,15 @@ class Artefacts:
         run fits the same one: extractors are never saved as pickles, which would run code when read)."""
 
         def compute() -> ConceptExtractor:
+            from xaimetrics.benchmark._twins import split_twin
             from xaimetrics.concepts import make_extractor
 
             options = cast(
                 "dict[str, Any]", self.grid.options(fit.method)
             )  # keywords of the method's extractor
-            extractor = make_extractor(fit.method, fit.n_concepts, random_state=fit.seed, **options)
-            activations = self.activations(fit.dataset, fit.model)["fit"]
+            method = split_twin(fit.method)[0]  # a twin fits its method's extractor
+            extractor = make_extractor(method, fit.n_concepts, random_state=fit.seed, **options)
+            activations = self.fit_activations(fit)
             return extractor.fit(activations[fit_rows(len(activations), fit.seed, self.grid.fit_draw)])
 
         return self._once(("fit", fit), compute)
@@ -554,22 +596,32 @@ class Artefacts:
         :func:`xaimetrics.consim.interpret_concepts` with its defaults (those of ``xaimetrics consim``)."""
 
         def interpret() -> dict[int, ConceptInterpretation]:
+            from xaimetrics.benchmark._twins import split_twin
             from xaimetrics.consim import interpret_concepts
 
             texts, _ = self.aligned_data(fit.dataset, fit.model)
             extractor = self.extractor(fit)
             if kind == "top_words":
-                words = self.words(fit.dataset, fit.model)
+                twin = split_twin(fit.method)[1]
+                words = self.words(fit.dataset, fit.model) if twin is None else self._twin_words(fit, twin)
                 interpretation = interpret_concepts(kind, texts.texts, model=words, extractor=extractor)
                 words.save()
                 return interpretation
             return interpret_concepts(
-                kind, texts.texts, model=self.model(fit.dataset, fit.model), extractor=extractor,
+                kind, texts.texts, model=self.classifier(fit), extractor=extractor,
                 simulator=simulator, class_names=list(texts.class_names), seed=fit.seed,
             )  # fmt: skip
 
         return self._once(
             ("interpretation", fit, kind, simulator_name if kind == "llm_labels" else ""), interpret
+        )
+
+    def _twin_words(self, fit: ConceptFit, twin: str) -> _WordActivations:
+        """The word activations of a twin's classifier (memory only: a twin is re-drawn by every run)."""
+        classifier = self.classifier(fit)
+        return self._once(
+            ("twin_words", fit.dataset, fit.model, twin, self._twin_seed(fit)),
+            lambda: _WordActivations(classifier, None),
         )
 
     def global_importances(self, fit: ConceptFit) -> Array:
@@ -581,8 +633,7 @@ class Artefacts:
 
             _, pool = self.aligned_data(fit.dataset, fit.model)
             return global_importances_of(
-                self.model(fit.dataset, fit.model), self.extractor(fit),
-                self.activations(fit.dataset, fit.model)["fit"], len(pool.class_names),
+                self.classifier(fit), self.extractor(fit), self.fit_activations(fit), len(pool.class_names),
             )  # fmt: skip
 
         return self._once(("global_importances", fit), compute)
@@ -601,7 +652,7 @@ class Artefacts:
         return Explanation(
             extractor=self.extractor(fit),
             interpretation=self.interpretation(fit, setting.interpretation, simulator, setting.simulator),
-            activations=self.activations(setting.dataset, setting.model)["fit"],
+            activations=self.fit_activations(fit),
             global_importances=self.global_importances(fit),
         )
 

@@ -48,6 +48,7 @@ from xaimetrics._registry import did_you_mean, join_or
 from xaimetrics._urls import public_url
 from xaimetrics._validation import invalid
 from xaimetrics.benchmark._store import setting_key
+from xaimetrics.benchmark._twins import parse_twin, split_twin, twin_method
 from xaimetrics.concepts import EXTRACTORS
 from xaimetrics.consim import CONTROLS, PROMPT_LAYOUTS, PROMPT_TYPES, PromptLayout, PromptSetting
 from xaimetrics.consim._choices import BALANCES, INTERPRETATIONS, SCORINGS
@@ -216,6 +217,13 @@ class Grid:
             and the negative control (``RandomWords``, random words) on the explanation prompt types, so
             that the report can say whether this grid detects explanation quality at all. The control
             names may also be listed in ``methods``.
+        randomized_twins: the model-randomisation control (:mod:`xaimetrics.benchmark._twins`): for each
+            entry (``"all"``, ``"top"``, ``"top<N>"``) every concept method also runs as ``<method>@random-<entry>``
+            on a copy of the classifier with re-drawn weights (seeded by the setting's seed), while the simulator
+            predicts the trained classifier; :func:`~xaimetrics.benchmark.twin_comparison` tests real vs twin.
+        twin_seed: ``None`` (default): each seed draws its own twin (the random draw is part of the replicate);
+            an integer: one twin per entry for the whole grid, drawn with it (one forward per twin instead of
+            one per seed; the intervals are then conditional on that draw).
         scoring: a name of :data:`~xaimetrics.consim.SCORINGS`: ``"accuracy"`` (eq. 5 on the answer text) or
             ``"probability"`` (also the simulator's class probabilities per EP sample: expected accuracy,
             log-loss, Brier; needs a simulator with log-probabilities). Rankings use expected accuracy when every setting has it.
@@ -257,6 +265,8 @@ class Grid:
     default_n_concepts: int = 20
     extractor_options: Mapping[str, Mapping[str, object]] | None = None
     controls: bool = False
+    randomized_twins: tuple[str, ...] = ()
+    twin_seed: int | None = None
     scoring: str = "accuracy"
     text_column: str | None = None
     label_column: str | None = None
@@ -272,6 +282,11 @@ class Grid:
             object.__setattr__(self, name, _tuple_of(name, getattr(self, name), str))
         for name in ("seeds", "validation_seeds"):
             object.__setattr__(self, name, _tuple_of(name, getattr(self, name), int, allow_empty=True))
+        object.__setattr__(
+            self,
+            "randomized_twins",
+            _tuple_of("randomized_twins", self.randomized_twins, str, allow_empty=True),
+        )
         for name in ("extra_datasets", "extra_models", "extra_simulators"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
         methods = tuple(_canonical_method(m) for m in self.methods)
@@ -313,6 +328,20 @@ class Grid:
         _choices("methods", self.methods, method_names())
         if not isinstance(self.controls, bool):
             raise invalid("controls", _OWNER, "True or False", self.controls)
+        for twin in self.randomized_twins:
+            parse_twin(twin)
+        if self.twin_seed is not None and (
+            isinstance(self.twin_seed, bool)
+            or not isinstance(self.twin_seed, int)
+            or not 0 <= self.twin_seed < MAX_SEED
+        ):
+            raise invalid("twin_seed", _OWNER, "None or an integer in [0, 2**32 - 1]", self.twin_seed)
+        if self.randomized_twins and not self.concept_methods:
+            raise invalid(
+                "randomized_twins", _OWNER, "empty when no concept method is listed (a twin re-runs a concept "
+                "method on a randomised copy of the model)", list(self.randomized_twins),
+                "List a concept method in 'methods' or drop 'randomized_twins'.",
+            )  # fmt: skip
         _choices("scoring", [self.scoring], SCORINGS.names())
         _choices("fit_draw", [self.fit_draw], FIT_DRAWS)
         _choices("prompt_layout", [self.prompt_layout], PROMPT_LAYOUTS)
@@ -464,6 +493,16 @@ class Grid:
         return tuple(m for m in self.methods if m != BASELINE_METHOD and m not in CONTROLS)
 
     @property
+    def twin_methods(self) -> tuple[str, ...]:
+        """The randomised twins run (``"PCA@random-all"`` …): each concept method × ``randomized_twins``.
+
+        Example:
+            >>> Grid(methods=("PCA", "NoExplanation"), simulators=("perfect",), randomized_twins=("all", "top")).twin_methods
+            ('PCA@random-all', 'PCA@random-top')
+        """
+        return tuple(twin_method(m, twin) for m in self.concept_methods for twin in self.randomized_twins)
+
+    @property
     def control_methods(self) -> tuple[str, ...]:
         """The controls run: those listed in ``methods``, and both when ``controls`` is on."""
         listed = [m for m in self.methods if m in CONTROLS]
@@ -471,7 +510,8 @@ class Grid:
         return (*listed, *extra)
 
     def candidates(self, method: str) -> tuple[int, ...]:
-        """The numbers of concepts tried for ``method`` (one value: no validation run)."""
+        """The numbers of concepts tried for ``method`` (one value: no validation run); a twin's are its method's."""
+        method = split_twin(method)[0]
         kind = EXTRACTORS.find(method) or CONTROLS.find(method)
         if kind is not None and not kind.sized:
             return (0,)  # C = H (the model's width), or one concept per class direction (the surrogate's)
@@ -488,8 +528,8 @@ class Grid:
         return any(len(self.candidates(m)) > 1 for m in self.concept_methods)
 
     def options(self, method: str) -> dict[str, object]:
-        """Extra keyword arguments of ``method``'s extractor."""
-        return dict((self.extractor_options or {}).get(method, {}))
+        """Extra keyword arguments of ``method``'s extractor (a twin's are its method's)."""
+        return dict((self.extractor_options or {}).get(split_twin(method)[0], {}))
 
     def prompt_settings(self) -> list[PromptSetting]:
         """The prompt types of the grid as :class:`~xaimetrics.consim.PromptSetting` values, in grid order."""
@@ -530,7 +570,8 @@ class Grid:
             for prompt in self.prompt_settings():
                 if prompt.kind.is_baseline:
                     yield Setting(dataset, model, BASELINE_METHOD, 0, "", prompt, seed, simulator, phase)
-        for method in (*self.concept_methods, *(() if validation else self.control_methods)):
+        later = () if validation else (*self.twin_methods, *self.control_methods)
+        for method in (*self.concept_methods, *later):
             candidates = self.candidates(method)
             if validation:
                 if len(candidates) == 1:
@@ -539,9 +580,10 @@ class Grid:
             elif len(candidates) == 1:
                 counts = candidates
             else:
-                if (dataset, model, method) not in chosen:
+                base = split_twin(method)[0]  # a twin shows as many concepts as its method
+                if (dataset, model, base) not in chosen:
                     continue
-                counts = (chosen[(dataset, model, method)],)
+                counts = (chosen[(dataset, model, base)],)
             for k in counts:
                 for interpretation in self.interpretations:
                     for prompt in self.prompt_settings():

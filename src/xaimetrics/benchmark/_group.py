@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import cast
 
-from xaimetrics.benchmark._artefacts import Artefacts, SettingPrompts
+from xaimetrics.benchmark._artefacts import Artefacts, ConceptFit, SettingPrompts
 from xaimetrics.benchmark._grid import Setting
 from xaimetrics.benchmark._row import ResultRow
 from xaimetrics.consim import (
@@ -44,7 +44,7 @@ def build_group_prompts(
     first = settings[0]
     samples = artefacts.samples(first.dataset, first.model, first.seed)
     _, pool = artefacts.aligned_data(first.dataset, first.model)  # class names in the model's order
-    model = artefacts.model(first.dataset, first.model)
+    model = artefacts.classifier(ConceptFit.of(first))  # a twin's importances are its randomised copy's
     kinds: dict[str, list[Setting]] = {}
     for setting in settings:
         kinds.setdefault(setting.interpretation, []).append(setting)

@@ -13,6 +13,7 @@ are its key already; everything else that can change the row goes into :func:`se
 - the selection (``n_lp``, ``n_ep``, ``balance``) and the prompt options (``max_sample_chars``,
   ``prompt_layout``: recorded only when it is not the paper's, so older stores keep their keys);
 - the method's extractor options (only that method's rows);
+- a randomised twin's ``twin_seed`` when the grid sets one (the twin's rows only);
 - the simulator: its ``cache_identity()`` (server URL *without* credentials or query, model, sampling), the
   same description its response cache keys on. API keys are never part of it.
 
@@ -101,6 +102,7 @@ def setting_inputs(
         ['model', 'pool', 'prompt', 'selection', 'simulator']
     """
     from xaimetrics.benchmark._grid import BASELINE_METHOD
+    from xaimetrics.benchmark._twins import TWIN_SEPARATOR
 
     inputs: dict[str, object] = {
         "pool": data["pool"],
@@ -117,6 +119,10 @@ def setting_inputs(
         inputs["fit"] = data["fit"]
         inputs["method"] = grid.options(setting.method)
         inputs["fit_draw"] = grid.fit_draw
+    if (
+        grid.twin_seed is not None and TWIN_SEPARATOR in setting.method
+    ):  # one twin for the grid, drawn with it
+        inputs["twin_seed"] = grid.twin_seed
     return inputs
 
 

@@ -149,6 +149,45 @@ def pipeline_sections(
     return sections
 
 
+def twin_sections(long: pd.DataFrame, ranking: pd.DataFrame | None = None) -> list[dict[str, str]]:
+    """The report's randomised-twin section (none without twins), and ``ranking``'s ``beats_twins`` mark.
+
+    Each concept method's gain over NoExplanation beside its gain over each randomised twin
+    (:func:`~xaimetrics.benchmark.twin_comparison`); a method that does not beat a twin (pre-stated one-sided
+    sign-flip test over seeds) is marked ``no`` in ``ranking`` (changed in place; index = methods).
+
+    Example:
+        >>> long = pd.DataFrame({"dataset": "d", "seed": [0, 0, 1, 1], "prompt_type": "E2",
+        ...     "method": ["PCA", "PCA@random-all"] * 2, "score": [0.7, 0.6, 0.8, 0.6]})
+        >>> ranking = pd.DataFrame({"rank": [1, 2]}, index=["PCA", "PCA@random-all"])
+        >>> [s["md"].splitlines()[0] for s in twin_sections(long, ranking)], ranking["beats_twins"].tolist()
+        (['## Does each method beat its randomised twin?'], ['no (all)', ''])
+    """
+    from xaimetrics.benchmark._twins import twin_comparison
+
+    table = twin_comparison(long)
+    if table.empty:
+        return []
+    if ranking is not None:
+        failed = table[~table["beats_twin"]].groupby("method")["twin"].agg(", ".join)
+        tested = set(table["method"])
+        ranking["beats_twins"] = [
+            (f"no ({failed[m]})" if m in failed.index else "yes") if m in tested else ""
+            for m in ranking.index
+        ]
+    beaten = table[table["beats_twin"]]
+    text = (
+        "Each concept method against its randomised twin: the same extractor and interpretation fitted on a copy "
+        "of the classifier with re-drawn weights ('all': every weight; 'top': the head), shown while the "
+        "simulator predicts the trained classifier. gain: over NoExplanation; over_twin: over the twin (both "
+        "matched within settings, t intervals over seeds); p_twin: the pre-stated one-sided sign-flip test that "
+        f"the method beats its twin. {len(beaten)} of {len(table)} comparisons favour the trained model at "
+        "p < 0.05; a method that does not beat its twin owes its score to the pipeline, not to what training "
+        "put in the model (Heap et al., 2026)."
+    )
+    return [report_section("Does each method beat its randomised twin?", text, table.round(4))]
+
+
 def write_report(
     results: pd.DataFrame,
     output: str | Path,
@@ -200,6 +239,8 @@ def write_report(
     ]
     pipeline = pipeline_sections(results, assessment.units[methods], metric=assessment.metric)
     long, overall = method_ranking(assessment)
+    overall = overall.copy()
+    twins = twin_sections(long, overall)
     wins, differences = analysis.overall_statistics(long)
     paths = {
         "wins": figures.plot_win_matrix(wins, output / "win_matrix.png"),
@@ -280,7 +321,8 @@ def write_report(
             ],
             # extra sections come rendered to both formats, the HTML escaped by their producer
             "sections": [
-                {"text": markupsafe.Markup(x["html"]) if markup else x["md"]} for x in [*pipeline, *sections]
+                {"text": markupsafe.Markup(x["html"]) if markup else x["md"]}
+                for x in [*twins, *pipeline, *sections]
             ],
         }
         path = output / name

@@ -54,7 +54,7 @@ from xaimetrics.detection._prompts import (
 from xaimetrics.detection._reader import WordOverlapReader
 from xaimetrics.detection._sampling import DetectionSample, sample_texts
 from xaimetrics.detection._scoring import DetectionScore, auroc, balanced_accuracy, score
-from xaimetrics.detection._statistics import compare_groups, legibility_table, summarise
+from xaimetrics.detection._statistics import compare_groups, legibility_table, random_baseline, summarise
 
 __all__ = [
     "ANSWERS",
@@ -86,6 +86,7 @@ __all__ = [
     "intruder_trials",
     "legibility_table",
     "mark_words",
+    "random_baseline",
     "sample_texts",
     "score",
     "sentence_encoder",

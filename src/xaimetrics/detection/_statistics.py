@@ -10,6 +10,10 @@
   compare seeds — a paired t-test per pair of levels (methods, readers, descriptions), Holm-corrected over
   the comparisons. With one seed there is one unit: comparisons then pair the *concepts* (Wilcoxon
   signed-rank), which speaks about these concepts of this fit only, and the table says so.
+- **Trained − random** (:func:`random_baseline`; Heap et al., ICLR 2026): the same pipeline run on a randomised
+  copy of the classifier (:func:`~xaimetrics.models.randomized_copy`) gives the score that needs no training;
+  the table reports trained − random per metric with an interval and a one-sided test, and
+  :func:`legibility_table` (``random_rows=``) shows each concept's margin over the random model's mean.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ if TYPE_CHECKING:
 
     from xaimetrics.detection._prompts import Interpretation
 
-__all__ = ["compare_groups", "legibility_table", "summarise"]
+__all__ = ["compare_groups", "legibility_table", "random_baseline", "summarise"]
 
 
 def _frame(rows: pd.DataFrame | Iterable[Mapping[str, object]], owner: str) -> pd.DataFrame:
@@ -60,6 +64,7 @@ def legibility_table(
     *,
     alpha: float = 0.05,
     groups: Sequence[str] = (),
+    random_rows: pd.DataFrame | Iterable[Mapping[str, object]] | None = None,
 ) -> pd.DataFrame:
     """One line per concept (and per level of ``groups``, e.g. reader or seed): words, scores, Holm p, legible.
 
@@ -68,6 +73,10 @@ def legibility_table(
         interpretations: ``{concept: interpretation}`` for the words column.
         alpha: the family-wise level of the Holm correction over concepts (within each group).
         groups: columns that split the table (each group is one family of tests).
+        random_rows: the same pipeline's rows on a randomised copy of the classifier: adds ``over_random``, the
+            concept's score minus the mean score of the random model's concepts (own description, the same
+            metric and negatives), with ``over_random_low``/``over_random_high`` from the t interval of that mean
+            (:func:`random_baseline` compares the whole fits).
 
     Example:
         >>> rows = [{"concept": c, "description": d, "negatives": "random", "value": v, "low": v - .1,
@@ -113,16 +122,111 @@ def legibility_table(
             table["p_holm"] = adjusted
             table["legible"] = np.isfinite(adjusted) & (adjusted < alpha)
         out.append(table)
-    return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
+    result = pd.concat(out, ignore_index=True) if out else pd.DataFrame()
+    if random_rows is not None and len(result):
+        random = _own(_frame(random_rows, "legibility_table"))
+        random = (
+            random[random["negatives"] == "random"] if (random["negatives"] == "random").any() else random
+        )
+        for metric, part in random.groupby("metric" if "metric" in random else "negatives"):
+            values = part["value"].to_numpy(dtype=np.float64)
+            mean, (low, high) = float(values.mean()), _t_interval(values, 0.95, clip=False)
+            mask = result["metric"] == metric if "metric" in random else np.ones(len(result), bool)
+            result.loc[mask, "over_random"] = result.loc[mask, "auroc"] - mean
+            result.loc[mask, "over_random_low"] = result.loc[mask, "auroc"] - high
+            result.loc[mask, "over_random_high"] = result.loc[mask, "auroc"] - low
+    return result
 
 
-def _t_interval(values: np.ndarray, confidence: float) -> tuple[float, float]:
+def _own(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows that score a concept's own description (``"none"``: scorers without one)."""
+    return frame[frame["description"].isin(("own", "none"))]
+
+
+def random_baseline(
+    trained: pd.DataFrame | Iterable[Mapping[str, object]],
+    random: pd.DataFrame | Iterable[Mapping[str, object]],
+    *,
+    by: Sequence[str] = ("metric", "negatives"),
+    unit: str = "seed",
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Trained − random per level of ``by``: the same detection pipeline on the trained classifier and on a
+    randomised copy of it (Heap et al., ICLR 2026; own descriptions only).
+
+    With at least two ``unit`` values (seeds) shared by both: concepts are averaged within each seed, the seeds
+    are paired (the seed draws the texts and refits both extractors), and the difference gets a Student t
+    interval over seeds and the one-sided exact sign-flip p that trained > random. With one seed, the two
+    fits' concepts are compared unpaired: Welch's t interval and one-sided p over concepts, labelled
+    ``"concept (one fit)"`` (it speaks about these two fits only).
+
+    Returns:
+        One row per level of ``by``: ``trained``, ``random`` (mean scores), ``difference``, ``low``, ``high``,
+        ``p_value``, ``n_units`` and ``units``.
+
+    Raises:
+        InvalidParameterError: rows without the detection columns, or no level of ``by`` in both.
+
+    Example:
+        >>> trained = [{"concept": c, "description": "own", "negatives": "random", "value": v, "seed": s,
+        ...             "metric": "auroc"} for s, c, v in [(0, 0, .9), (0, 1, .8), (1, 0, .85), (1, 1, .95),
+        ...                                                (2, 0, .7), (2, 1, .9)]]
+        >>> random = [{**r, "value": r["value"] - d} for r, d in zip(trained, [.3, .2, .1, .3, .15, .2])]
+        >>> row = random_baseline(trained, random).iloc[0]
+        >>> round(float(row["difference"]), 3), float(row["p_value"]), row["units"]
+        (0.208, 0.125, 'seed')
+    """
+    import pandas as pd
+    from scipy import stats
+
+    from xaimetrics.benchmark._uncertainty import sign_flip_test, t_interval
+
+    frames = {
+        "trained": _own(_frame(trained, "random_baseline")),
+        "random": _own(_frame(random, "random_baseline")),
+    }
+    by = [b for b in by if b in frames["trained"].columns and b in frames["random"].columns]
+    grouped = {name: dict(iter(f.groupby(by, sort=True))) if by else {(): f} for name, f in frames.items()}
+    levels = [k for k in grouped["trained"] if k in grouped["random"]]
+    if not levels:
+        raise invalid(
+            "random", "random_baseline", f"rows with a level of {by} that the trained rows have",
+            sorted(map(str, grouped["random"])), "Score the random model with the same metrics and negatives.",
+        )  # fmt: skip
+    lines = []
+    for key in levels:
+        a, b = grouped["trained"][key], grouped["random"][key]
+        line: dict[str, object] = dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))
+        shared = sorted(set(a[unit]) & set(b[unit])) if unit in a and unit in b else []
+        if len(shared) >= 2:
+            x = a[a[unit].isin(shared)].groupby(unit)["value"].mean()
+            y = b[b[unit].isin(shared)].groupby(unit)["value"].mean()
+            diff = (x - y).to_numpy(dtype=np.float64)
+            _, low, high = t_interval(diff, confidence=confidence)
+            p, n, units = sign_flip_test(diff, alternative="greater"), len(diff), unit
+            trained_mean, random_mean = float(x.mean()), float(y.mean())
+        else:
+            x_values, y_values = a["value"].to_numpy(np.float64), b["value"].to_numpy(np.float64)
+            test = stats.ttest_ind(x_values, y_values, equal_var=False, alternative="greater")
+            interval = stats.ttest_ind(x_values, y_values, equal_var=False).confidence_interval(confidence)
+            low, high, p = float(interval.low), float(interval.high), float(test.pvalue)
+            n, units = len(x_values) + len(y_values), "concept (one fit)"
+            trained_mean, random_mean = float(x_values.mean()), float(y_values.mean())
+        line.update(trained=trained_mean, random=random_mean, difference=trained_mean - random_mean, low=low,
+                    high=high, p_value=p, n_units=n, units=units)  # fmt: skip
+        lines.append(line)
+    return pd.DataFrame(lines)
+
+
+def _t_interval(values: np.ndarray, confidence: float, *, clip: bool = True) -> tuple[float, float]:
     from scipy import stats
 
     if len(values) < 2 or np.ptp(values) == 0:
         mean = float(values.mean()) if len(values) else np.nan
         return (mean, mean) if len(values) >= 2 else (np.nan, np.nan)
     interval = stats.t.interval(confidence, len(values) - 1, loc=values.mean(), scale=stats.sem(values))
+    if not clip:
+        return float(interval[0]), float(interval[1])
     return max(float(interval[0]), 0.0), min(float(interval[1]), 1.0)  # scores live in [0, 1]
 
 
