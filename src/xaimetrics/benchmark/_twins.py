@@ -106,7 +106,8 @@ def twin_comparison(long: pd.DataFrame, *, confidence: float = 0.95, alpha: floa
     from xaimetrics.benchmark._uncertainty import sign_flip_test, t_interval
 
     methods = [str(m) for m in long["method"].unique()]
-    twins = [(split_twin(m), m) for m in methods if split_twin(m)[1] is not None]
+    # one row per method and twin, in a fixed order whatever the order of the rows (store order is not an order)
+    twins = sorted((split_twin(m), m) for m in methods if split_twin(m)[1] is not None)
     gains = unit_differences(long) if BASELINE_METHOD in methods else None
     rows = []
     for (base, twin), name in twins:
