@@ -30,9 +30,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import tomllib
 
 from xaimetrics._registry import Registry
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
