@@ -9,6 +9,8 @@ How a block is treated is read from its language and from one HTML comment on th
 - ```toml blocks are parsed; ``<!-- file: NAME -->`` before a block writes it to NAME in the page's directory
   (``<!-- file: NAME (appended) -->`` adds it to the end), so later blocks of the page can use it;
 - ```text blocks are diagrams, listings or output: nothing to run;
+- ``<!-- fixture: NAME -->`` writes the small documented file ``FIXTURES[NAME]`` (below) into the page's
+  directory first (a data file the page names but does not show);
 - ``<!-- not run: REASON -->`` skips a block that needs a network, an API key, a GPU or hours (the reason shows
   in the docs and in the test report); ``<!-- slow: REASON -->`` runs it only with ``--run-slow``.
 
@@ -24,7 +26,7 @@ import re
 import shlex
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,7 +43,7 @@ else:  # pragma: no cover
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 LANGUAGES = ("python", "bash", "console", "toml", "text")
-MARKER = re.compile(r"<!--\s*(not run|slow|file):\s*(.*?)\s*-->")
+MARKER = re.compile(r"<!--\s*(not run|slow|file|fixture):\s*(.*?)\s*-->")
 FENCE = re.compile(r"^```(\S*)\s*$")
 CLI_TIMEOUT_S = 900
 
@@ -52,8 +54,7 @@ class Block:
     line: int  # of the opening fence, 1-based
     language: str
     code: str
-    marker: str | None  # "not run", "slow" or "file"
-    argument: str  # the marker's reason or file name
+    markers: dict[str, str]  # "not run", "slow": the reason; "file", "fixture": the file's name
 
     @property
     def id(self) -> str:
@@ -73,18 +74,20 @@ def _blocks(path: Path) -> list[Block]:
         end = index + 1
         while end < len(lines) and lines[end].rstrip() != "```":
             end += 1
+        markers: dict[str, str] = {}
         previous = index - 1
-        while previous >= 0 and not lines[previous].strip():
+        while previous >= 0 and (not lines[previous].strip() or MARKER.fullmatch(lines[previous].strip())):
+            marker = MARKER.fullmatch(lines[previous].strip())
+            if marker is not None:
+                markers[marker.group(1)] = marker.group(2)
             previous -= 1
-        marker = MARKER.fullmatch(lines[previous].strip()) if previous >= 0 else None
         blocks.append(
             Block(
                 page=page,
                 line=index + 1,
                 language=opening.group(1),
                 code="\n".join(lines[index + 1 : end]) + "\n",
-                marker=marker.group(1) if marker else None,
-                argument=marker.group(2) if marker else "",
+                markers=markers,
             )
         )
         index = end + 1
@@ -94,10 +97,29 @@ def _blocks(path: Path) -> list[Block]:
 BLOCKS = [block for path in PAGES for block in _blocks(path)]
 
 
+def _tweets(path: Path) -> None:
+    """``tweets.csv`` (docs/data.md): 90 short texts by 3 authors, columns ``Content`` and ``Author``."""
+    topics = {
+        "ada": ("engine", "loom", "numbers", "pattern", "card", "poetry"),
+        "alan": ("machine", "think", "game", "code", "zebra", "morphogenesis"),
+        "grace": ("compiler", "moth", "relay", "ship", "nanosecond", "cobol"),
+    }
+    rows = ["Content,Author"]
+    for author, words in topics.items():
+        for i in range(30):
+            a, b, c = words[i % 6], words[(i * 5 + 1) % 6], words[(i * 7 + 3) % 6]
+            rows.append(f"Today the {a} met a {b}; tomorrow {c} number {i},{author}")
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+
+# Files a page uses without showing them (``<!-- fixture: NAME -->`` before the first block that needs it).
+FIXTURES: dict[str, Callable[[Path], None]] = {"tweets.csv": _tweets}
+
+
 def _params() -> list[Any]:
     params = []
     for block in BLOCKS:
-        marks = [pytest.mark.slow] if block.marker == "slow" else []
+        marks = [pytest.mark.slow] if "slow" in block.markers else []
         params.append(pytest.param(block, id=block.id, marks=marks))
     return params
 
@@ -156,21 +178,27 @@ def test_every_block_is_declared() -> None:
         assert block.language in LANGUAGES, (
             f"{block.id}: the block's language is {block.language!r}; use one of {LANGUAGES}"
         )
-        assert block.marker is None or block.argument, (
-            f"{block.id}: the '{block.marker}:' marker gives no reason"
+        for kind, argument in block.markers.items():
+            assert argument, f"{block.id}: the '{kind}:' marker gives no reason or name"
+        assert "fixture" not in block.markers or block.markers["fixture"] in FIXTURES, (
+            f"{block.id}: no fixture named {block.markers.get('fixture')!r}; add it to FIXTURES"
         )
         if block.language == "text":
-            assert block.marker is None, f"{block.id}: a text block is never run; drop its marker"
+            assert set(block.markers) <= {"file"}, f"{block.id}: a text block is never run; drop its marker"
 
 
 @pytest.mark.parametrize("block", _params())
 def test_block_runs(block: Block, pages: dict[str, dict[str, Any]], tmp_path_factory, monkeypatch) -> None:
-    if block.marker == "not run":
-        pytest.skip(f"not run: {block.argument}")
+    if "not run" in block.markers:
+        pytest.skip(f"not run: {block.markers['not run']}")
     state = _page_state(pages, block, tmp_path_factory)
     cwd: Path = state["cwd"]
-    if block.marker == "file":
-        name, appended = re.subn(r"\s*\(appended\)$", "", block.argument)
+    if "fixture" in block.markers:
+        name = block.markers["fixture"]
+        if not (cwd / name).exists():
+            FIXTURES[name](cwd / name)
+    if "file" in block.markers:
+        name, appended = re.subn(r"\s*\(appended\)$", "", block.markers["file"])
         with open(cwd / name, "a" if appended else "w", encoding="utf-8") as handle:
             handle.write(block.code)
     if block.language == "text":
