@@ -63,7 +63,7 @@ class Block:
 
 def _blocks(path: Path) -> list[Block]:
     lines = path.read_text(encoding="utf-8").splitlines()
-    page = path.relative_to(ROOT).as_posix()
+    page = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name
     blocks: list[Block] = []
     index = 0
     while index < len(lines):
@@ -185,6 +185,20 @@ def test_every_block_is_declared() -> None:
         )
         if block.language == "text":
             assert set(block.markers) <= {"file"}, f"{block.id}: a text block is never run; drop its marker"
+
+
+def test_markers_are_read_from_the_lines_above_a_block(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        "Text.\n\n<!-- fixture: tweets.csv -->\n<!-- slow: minutes -->\n\n```python\nx = 1\n```\n"
+        "<!-- metrics-table:start -->\n```text\na\n```\nProse.\n```bash\nls\n```\n",
+        encoding="utf-8",
+    )
+    first, second, third = _blocks(page)
+    assert (first.line, first.language, first.code) == (6, "python", "x = 1\n")
+    assert first.markers == {"fixture": "tweets.csv", "slow": "minutes"}
+    assert (second.language, second.markers) == ("text", {})  # another comment is not a marker
+    assert (third.language, third.code, third.markers) == ("bash", "ls\n", {})
 
 
 @pytest.mark.parametrize("block", _params())
