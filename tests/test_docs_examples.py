@@ -1,6 +1,6 @@
 """Every fenced code block of README.md and docs/*.md runs as written, offline (issue #35).
 
-How a block is treated is read from its language and from one HTML comment on the line(s) right before it:
+How a block is treated is read from its language and from the HTML comments on the lines right before it:
 
 - ```python blocks run in order in one fresh namespace per page, in a temporary working directory of the page;
 - ```bash / ```console blocks run in ``bash -e`` in that directory, ``xaimetrics`` being the real command line
@@ -11,10 +11,11 @@ How a block is treated is read from its language and from one HTML comment on th
 - ```text blocks are diagrams, listings or output: nothing to run;
 - ``<!-- fixture: NAME -->`` writes the small documented file ``FIXTURES[NAME]`` (below) into the page's
   directory first (a data file the page names but does not show);
-- ``<!-- not run: REASON -->`` skips a block that needs a network, an API key, a GPU or hours (the reason shows
+- ``<!-- not run: REASON -->`` skips a block that needs a network, an API key, a GPU, people or hours (the reason shows
   in the docs and in the test report); ``<!-- slow: REASON -->`` runs it only with ``--run-slow``.
 
-A block with another (or no) language, an unknown or empty marker, or a failure fails its test.
+A block with another (or no) language, a marker without its reason or name, or a failure fails its test
+(other HTML comments, e.g. the metrics table's bounds, are not markers).
 """
 
 from __future__ import annotations
