@@ -23,6 +23,7 @@ from __future__ import annotations
 import gc
 import importlib
 import os
+import random
 import re
 import shlex
 import subprocess
@@ -99,17 +100,24 @@ BLOCKS = [block for path in PAGES for block in _blocks(path)]
 
 
 def _tweets(path: Path) -> None:
-    """``tweets.csv`` (docs/data.md): 90 short texts by 3 authors, columns ``Content`` and ``Author``."""
+    """``tweets.csv`` (docs/data.md): 900 short texts by 3 authors, columns ``Content`` and ``Author``.
+
+    Words are drawn from each author's words and a shared pool, and one label in three is drawn at random, so
+    that a classifier errs on some texts of every class (ConSim's selection needs wrongly predicted texts).
+    """
     topics = {
         "ada": ("engine", "loom", "numbers", "pattern", "card", "poetry"),
         "alan": ("machine", "think", "game", "code", "zebra", "morphogenesis"),
         "grace": ("compiler", "moth", "relay", "ship", "nanosecond", "cobol"),
     }
+    shared = ("today", "again", "new", "idea", "work", "morning", "paper", "talk", "team", "letter")
+    rng = random.Random(0)
     rows = ["Content,Author"]
     for author, words in topics.items():
-        for i in range(30):
-            a, b, c = words[i % 6], words[(i * 5 + 1) % 6], words[(i * 7 + 3) % 6]
-            rows.append(f"Today the {a} met a {b}; tomorrow {c} number {i},{author}")
+        for _ in range(300):
+            text = " ".join(rng.choice(words if rng.random() < 0.4 else shared) for _ in range(8))
+            label = rng.choice(sorted(topics)) if rng.random() < 1 / 3 else author
+            rows.append(f"{text},{label}")
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
 
 
