@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 
-__all__ = ["canonical_json", "json_digest"]
+__all__ = ["canonical_json", "json_digest", "update_with_texts"]
 
 
 def canonical_json(value: object) -> str:
@@ -31,3 +32,18 @@ def json_digest(value: object, length: int | None = None) -> str:
     """
     digest = hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
     return digest if length is None else digest[:length]
+
+
+def update_with_texts(digest: hashlib._Hash, texts: Iterable[object]) -> hashlib._Hash:
+    """Feed ``texts`` to ``digest``, each length-prefixed (so ``["ab", "c"]`` and ``["a", "bc"]`` differ).
+
+    Example:
+        >>> a = update_with_texts(hashlib.sha256(), ["ab", "c"]).hexdigest()
+        >>> a == update_with_texts(hashlib.sha256(), ["a", "bc"]).hexdigest()
+        False
+    """
+    for text in texts:
+        data = str(text).encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data)
+    return digest

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from xaimetrics._digest import canonical_json, json_digest
+from xaimetrics._digest import canonical_json, json_digest, update_with_texts
 from xaimetrics.models._identity import model_digest
 
 if TYPE_CHECKING:
@@ -69,11 +69,7 @@ def data_digest(dataset: TextDataset) -> str:
     """
     digest = hashlib.sha256(canonical_json([str(c) for c in dataset.class_names]).encode())
     digest.update(np.ascontiguousarray(dataset.labels, dtype=np.int64).tobytes())
-    for text in dataset.texts:  # length-prefixed: ["ab", "c"] and ["a", "bc"] differ
-        data = str(text).encode("utf-8", "surrogatepass")
-        digest.update(len(data).to_bytes(8, "little"))
-        digest.update(data)
-    return digest.hexdigest()[:16]
+    return update_with_texts(digest, dataset.texts).hexdigest()[:16]
 
 
 def setting_inputs(

@@ -19,6 +19,7 @@ from typing import Literal
 import numpy as np
 
 from xaimetrics._cache import cache_dir
+from xaimetrics._digest import update_with_texts
 from xaimetrics.models._identity import model_digest
 
 __all__ = ["cached_outputs"]
@@ -27,12 +28,7 @@ Output = Literal["activations", "predictions"]
 
 
 def _texts_digest(texts: Sequence[str]) -> str:
-    digest = hashlib.sha256()
-    for text in texts:  # length-prefixed: ["ab", "c"] and ["a", "bc"] differ
-        data = str(text).encode("utf-8", "surrogatepass")
-        digest.update(len(data).to_bytes(8, "little"))
-        digest.update(data)
-    return digest.hexdigest()[:16]
+    return update_with_texts(hashlib.sha256(), texts).hexdigest()[:16]
 
 
 def cached_outputs(
