@@ -85,11 +85,12 @@ def terminate_as_interrupt() -> Callable[[], None]:
 
     Example:
         >>> import signal
+        >>> before = signal.getsignal(signal.SIGTERM)
         >>> restore = terminate_as_interrupt()
         >>> signal.getsignal(signal.SIGTERM).__name__
         '_interrupt'
         >>> restore()
-        >>> signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+        >>> signal.getsignal(signal.SIGTERM) is before
         True
     """
     return _handle(signal.SIGTERM, _interrupt)

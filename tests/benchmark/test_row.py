@@ -111,7 +111,7 @@ def test_adding_a_field_is_one_edit(tmp_path: Path) -> None:
     shutil.copytree(SRC / "xaimetrics", copy / "xaimetrics", ignore=shutil.ignore_patterns("__pycache__"))
     row_module = copy / "xaimetrics" / "benchmark" / "_row.py"
     text = row_module.read_text(encoding="utf-8")
-    anchor = '    scoring: str = "accuracy"\n'
+    anchor = '    cached_prompt_tokens: int = field(default=0, metadata=summed("cached_prompt_tokens"))\n'  # the last
     assert text.count(anchor) == 1
     edit = '    n_hedged: int = field(default=0, metadata=summed("n_hedged"))\n'
     row_module.write_text(text.replace(anchor, anchor + edit), encoding="utf-8")
@@ -137,5 +137,5 @@ with ResultsStore(out / "results.sqlite") as store:
     header = (tmp_path / "results.csv").read_text(encoding="utf-8").splitlines()[0]
     assert header == RESULTS_CSV_HEADER.replace(",created_at", ",n_hedged,created_at")
     md = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
-    assert "| scoring | n_hedged |" in md
+    assert "| cached_prompt_tokens | n_hedged |" in md
     assert "<th>n_hedged</th>" in (tmp_path / "report" / "report.html").read_text(encoding="utf-8")

@@ -82,7 +82,8 @@ from xaimetrics.benchmark._sequential import (
 )
 from xaimetrics.benchmark._simulation import simulate_results
 from xaimetrics.benchmark._store import ResultsStore
-from xaimetrics.benchmark._twins import twin_comparison, twin_method
+from xaimetrics.benchmark._twin_comparison import twin_comparison
+from xaimetrics.benchmark._twins import twin_method
 from xaimetrics.benchmark._uncertainty import (
     DEFAULT_MARGIN,
     baseline_comparison,

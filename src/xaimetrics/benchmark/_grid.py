@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -672,37 +671,6 @@ def check_depth(value: object, name: str, owner: str, limit: int = MAX_DEPTH) ->
             stack.extend((v, depth + 1, where or str(k)) for k, v in item.items())
         elif isinstance(item, list | tuple):
             stack.extend((v, depth + 1, where) for v in item)
-
-
-#: characters and patterns a class name must not hold: the simulator answers ``Sample_<id>: <class>`` lines
-_BAD_CLASS_NAME = re.compile(r"[\x00-\x1f\x7f,]|sample_\d+\s*:", re.IGNORECASE)
-
-
-def check_class_names(names: Sequence[object], name: str, owner: str) -> None:
-    """Class names must survive the ``Sample_<id>: <class>`` answer format: non-empty text without control
-    characters (NUL, newline, tab), commas or a ``Sample_<id>:`` pattern, no surrounding spaces, and distinct
-    ignoring case (answers are matched case-insensitively).
-
-    Example:
-        >>> check_class_names(["positive", "negative"], "class_names", "run_grid")
-        >>> check_class_names(["Sample_3: x", "b"], "class_names", "run_grid")
-        Traceback (most recent call last):
-        ...
-        xaimetrics.exceptions.InvalidParameterError: The 'class_names' parameter of run_grid must be ...
-    """
-    expected = (
-        "distinct non-empty names (ignoring case) without control characters (NUL, newline, tab), commas, "
-        "surrounding spaces or a 'Sample_<id>:' pattern, which break the 'Sample_<id>: <class>' answer format"
-    )
-    for class_name in names:
-        text = str(class_name)
-        if not text.strip() or text != text.strip() or _BAD_CLASS_NAME.search(text):
-            raise invalid(
-                name, owner, expected, repr(text), "Rename the class (e.g. in the dataset's label names)."
-            )
-    folded = [str(n).casefold() for n in names]
-    if len(set(folded)) != len(folded):
-        raise invalid(name, owner, expected, list(names), "Rename the classes so that they differ.")
 
 
 def method_names() -> tuple[str, ...]:

@@ -163,7 +163,7 @@ def twin_sections(long: pd.DataFrame, ranking: pd.DataFrame | None = None) -> li
         >>> [s["md"].splitlines()[0] for s in twin_sections(long, ranking)], ranking["beats_twins"].tolist()
         (['## Does each method beat its randomised twin?'], ['no (all)', ''])
     """
-    from xaimetrics.benchmark._twins import twin_comparison
+    from xaimetrics.benchmark._twin_comparison import twin_comparison
 
     table = twin_comparison(long)
     if table.empty:

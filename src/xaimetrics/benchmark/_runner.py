@@ -29,9 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from xaimetrics._class_names import check_class_names
 from xaimetrics._validation import invalid
 from xaimetrics.benchmark._artefacts import Artefacts, Providers
-from xaimetrics.benchmark._grid import Grid, Setting, check_class_names
+from xaimetrics.benchmark._grid import Grid, Setting
 from xaimetrics.benchmark._group import ask, build_group_prompts, register_prompts, setting_row
 from xaimetrics.benchmark._lock import StoreLock
 from xaimetrics.benchmark._store import ResultsStore
