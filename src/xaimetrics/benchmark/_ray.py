@@ -58,6 +58,9 @@ class _Bar(Protocol):
 
 #: whether this process started the Ray runtime it uses (then it also stops it: no Ray process outlives it)
 _STARTED_HERE = False
+#: Ray processes seen below this one while its runtime ran: an agent re-parented to init before the stop (its
+#: raylet ended first, e.g. under a second Ctrl-C) is no longer a descendant, but is still ours to kill
+_SEEN_PIDS: set[int] = set()
 
 
 def stop_ray() -> bool:
@@ -77,7 +80,8 @@ def stop_ray() -> bool:
         return False
     _STARTED_HERE = False
     ray = import_optional("ray", extra="ray", caller="run_grid(backend='ray')")
-    started = _ray_descendants()
+    started = sorted(_SEEN_PIDS.union(_ray_descendants()))
+    _SEEN_PIDS.clear()
     with contextlib.suppress(Exception):
         ray.shutdown()
     deadline = time.monotonic() + 5
@@ -85,7 +89,8 @@ def stop_ray() -> bool:
         time.sleep(0.1)
     for pid in alive:
         with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
+            if b"ray" in Path(f"/proc/{pid}/cmdline").read_bytes().lower():  # still Ray: never a reused pid
+                os.kill(pid, signal.SIGKILL)
     return True
 
 
@@ -216,6 +221,7 @@ def run_groups_on_ray(
         sigterm = signal.getsignal(signal.SIGTERM)
         ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False)
         _STARTED_HERE = True
+        _SEEN_PIDS.update(_ray_descendants())
         if callable(sigterm) and threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, sigterm)  # the caller's handler, not Ray's (see the module's doc)
     flag = ray.remote(num_cpus=0)(_StopFlag).remote()
@@ -230,6 +236,8 @@ def run_groups_on_ray(
     def store_done(wait_s: float | None) -> None:
         nonlocal pending
         done, pending = ray.wait(pending, num_returns=1, timeout=wait_s)
+        if _STARTED_HERE:  # agents start after ray.init returns: note them while they are still ours
+            _SEEN_PIDS.update(_ray_descendants())
         for ref in done:
             outcomes: list[Outcome] = ray.get(ref)
             for setting, result, ok, row, payload in outcomes:
