@@ -113,4 +113,6 @@ def test_second_ctrl_c_stops_at_once_without_a_traceback_and_leaves_no_ray(tmp_p
     assert child.returncode == 130, stderr
     assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr
     assert "stopped at once" in stderr
-    assert _no_ray_left(marker) == []
+    # Under load Ray's dashboard agent can still be exiting on its own (it follows its raylet) well after the
+    # CLI: seen at 30 s with the suite running beside it; it is gone within the minute.
+    assert _no_ray_left(marker, within_s=90) == []
