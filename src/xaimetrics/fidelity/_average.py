@@ -19,6 +19,7 @@ Hugging Face model (``get_input_embeddings`` and ``inputs_embeds``).
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
@@ -44,7 +45,7 @@ __all__ = ["AverageDrop", "AverageGain", "AverageIncrease"]
 _EPS = 1e-8
 
 
-class _AverageBase(FidelityBase):
+class _AverageBase(FidelityBase, ABC):
     """Scores of the inputs softly masked by their explanations; subclasses reduce ``(base, after)``."""
 
     def __init__(
@@ -144,8 +145,9 @@ class _AverageBase(FidelityBase):
         base = self._clean_scores()
         return base.numpy(), self._after(self._masks(explanations)).numpy()
 
+    @abstractmethod
     def _reduce(self, base: np.ndarray, after: np.ndarray) -> np.ndarray:
-        raise NotImplementedError
+        """One value per input from its clean and its masked scores (the metric's own reduction)."""
 
     def evaluate_samples(self, explanations: ArrayLike) -> np.ndarray:
         """One value per input, float64 ``(n_samples,)``."""
