@@ -17,7 +17,9 @@ def local_simulator():
     pytest.importorskip("llama_cpp")
     from xaimetrics.simulators import default_simulator
 
-    return default_simulator(max_tokens=400)
+    simulator = default_simulator(max_tokens=400)
+    yield simulator
+    simulator.close()  # its worker process would outlive the module (and meet stop_workers' doctest later)
 
 
 def test_one_setting_with_the_local_gguf_simulator(lexicon, toy, local_simulator) -> None:

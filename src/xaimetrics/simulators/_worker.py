@@ -101,8 +101,8 @@ def stop_workers() -> int:
     number killed. Their callers get :class:`WorkerCrashed`; a later call starts a new worker.
 
     Example:
-        >>> stop_workers()
-        0
+        >>> stop_workers() >= 0  # 0 in a fresh interpreter; in a longer one, the workers it still had
+        True
     """
     with _LIVE_LOCK:
         workers = list(_LIVE)
