@@ -13,6 +13,14 @@ import pytest
 from benchmark.toy_grid import PROVIDER_KWARGS, ToyTopicModel, toy_dataset, toy_grid
 from xaimetrics import cli
 from xaimetrics._arguments import add_scoring_argument
+from xaimetrics._choices import (
+    BALANCES,
+    INTERPRETATIONS,
+    SCORINGS,
+    BalanceKind,
+    InterpretationKind,
+    ScoringKind,
+)
 from xaimetrics.benchmark import Providers, ResultsStore, ranking_frame, ranking_prompt, run_grid
 from xaimetrics.concepts import EXTRACTORS, ConceptExtractor, ExtractorKind, make_extractor
 from xaimetrics.consim import (
@@ -22,14 +30,6 @@ from xaimetrics.consim import (
     PromptContent,
     PromptSetting,
     PromptType,
-)
-from xaimetrics.consim._choices import (
-    BALANCES,
-    INTERPRETATIONS,
-    SCORINGS,
-    BalanceKind,
-    InterpretationKind,
-    ScoringKind,
 )
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.simulators import SIMULATORS, ScriptedSimulator, SimulatorKind, make_simulator

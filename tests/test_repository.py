@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import importlib
 import os
 import pkgutil
@@ -14,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import xaimetrics
+from import_graph import cycles, import_graph
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -84,80 +84,21 @@ def test_import_is_cheap_and_side_effect_free() -> None:
 ALLOWED_IN_CYCLES: frozenset[str] = frozenset()
 
 
-def _import_graph(root: Path) -> dict[str, set[str]]:
-    """Each module under ``root`` → the modules under ``root`` it imports anywhere in the file (top level, inside
-    functions, under ``TYPE_CHECKING``): a lazy import is still a dependency of the file."""
-    paths = {}
-    for path in root.rglob("*.py"):
-        name = ".".join(path.relative_to(root).with_suffix("").parts)
-        paths[name.removesuffix(".__init__")] = path
-    graph: dict[str, set[str]] = {}
-    for name, path in paths.items():
-        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        targets: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    parent = package.split(".")[: len(package.split(".")) - node.level + 1]
-                    base = ".".join([*parent, base] if base else parent)
-                targets |= {f"{base}.{a.name}" if f"{base}.{a.name}" in paths else base for a in node.names}
-            elif isinstance(node, ast.Import):
-                targets |= {alias.name for alias in node.names}
-        graph[name] = {t for t in targets if t in paths and t != name}
-    return graph
-
-
-def _cycles(graph: dict[str, set[str]]) -> list[set[str]]:
-    """The strongly connected components with more than one module (Tarjan's depth-first search)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[set[str]] = []
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for target in sorted(graph.get(node, ())):
-            if target not in index:
-                visit(target)
-                low[node] = min(low[node], low[target])
-            elif target in on_stack:
-                low[node] = min(low[node], index[target])
-        if low[node] == index[node]:
-            component = set()
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                component.add(member)
-                if member == node:
-                    break
-            if len(component) > 1:
-                found.append(component)
-
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
-    return found
-
-
 def test_the_cycle_finder_finds_cycles() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"d", "f"}, "f": {"e"}}
-    assert sorted(map(sorted, _cycles(graph))) == [["a", "b", "c"], ["e", "f"]]
-    assert _cycles({"a": {"b"}, "b": set()}) == []
+    assert sorted(map(sorted, cycles(graph))) == [["a", "b", "c"], ["e", "f"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
 
 
 def test_no_file_imports_itself_back() -> None:
     """No module of src/ reaches itself through its imports (the package root ``xaimetrics``, which re-exports
     and is imported for its version, is left out)."""
-    graph = _import_graph(ROOT / "src")
+    graph = import_graph(ROOT / "src")
     assert (
         "xaimetrics.consim._consim" in graph
         and "xaimetrics.consim._scoring" in graph["xaimetrics.consim._consim"]
     )
     graph = {name: targets - {"xaimetrics"} for name, targets in graph.items() if name != "xaimetrics"}
-    cycles = _cycles(graph)
-    outside = [sorted(c) for c in cycles if not c <= ALLOWED_IN_CYCLES]
+    found = cycles(graph)
+    outside = [sorted(c) for c in found if not c <= ALLOWED_IN_CYCLES]
     assert not outside, f"file-level import cycles: {outside}"

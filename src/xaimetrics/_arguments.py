@@ -203,7 +203,7 @@ def add_scoring_argument(parser: Arguments, *, default: str) -> None:
         >>> parser.parse_args(["--scoring", "probability"]).scoring
         'probability'
     """
-    from xaimetrics.consim._choices import SCORINGS
+    from xaimetrics._choices import SCORINGS
 
     add_registry_argument(parser, "--scoring", SCORINGS, default=default)
 
@@ -221,7 +221,7 @@ def add_registry_argument(
     ``default_help`` says what the default is, where it is not ``default`` itself (``None``: decided later).
 
     Example:
-        >>> from xaimetrics.consim._choices import BALANCES
+        >>> from xaimetrics._choices import BALANCES
         >>> parser = argparse.ArgumentParser()
         >>> add_registry_argument(parser, "--balance", BALANCES, default="strict")
         >>> parser.parse_args([]).balance, parser.parse_args(["--balance", "relaxed"]).balance
@@ -239,7 +239,7 @@ def described(registry: Registry[_T]) -> str:
     """A registry's names with their descriptions, for ``--help`` (``%`` escaped for argparse).
 
     Example:
-        >>> from xaimetrics.consim._choices import BALANCES
+        >>> from xaimetrics._choices import BALANCES
         >>> described(BALANCES).split("; ")[1]
         "'relaxed': fill the shortfall from the nearest classes and say so"
     """

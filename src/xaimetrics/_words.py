@@ -16,6 +16,7 @@ both built from these steps. Their tokenizers differ only by configuration (see 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ __all__ = [
     "most_frequent",
     "stop_word_set",
     "top_word_indices",
+    "words_of",
 ]
 
 Pole = Literal["abs", "positive", "negative"]
@@ -44,6 +46,8 @@ POLES: tuple[Pole, ...] = ("abs", "positive", "negative")
 _RUN = r"[^\W_]+"
 #: one punctuation mark (or the underscore) as a token of its own
 _PUNCTUATION = r"[^\w\s]|_"
+#: the compiled run, for :func:`words_of`
+_WORD = re.compile(_RUN)
 
 
 @dataclass(frozen=True)
@@ -238,3 +242,22 @@ def top_word_indices(values: np.ndarray, k: int, pole: Pole = "abs") -> np.ndarr
     """
     strength = {"abs": np.abs(values), "positive": values, "negative": -values}[pole]
     return np.argsort(-strength, axis=0, kind="stable")[:k]
+
+
+def words_of(text: str) -> list[str]:
+    """The case-folded letter/digit runs of ``text`` after NFKC normalisation.
+
+    Folding is ``NFKC(casefold(upper(casefold(NFKC(text)))))``: every case variant of a word folds alike,
+    including letters whose plain ``casefold`` differs between cases (Turkish dotless ``ı`` vs ``I``) and
+    letters whose case mapping decomposes them (``ΐ`` vs ``Ϊ́``).
+
+    Example:
+        >>> words_of("**Sci / TECH.**")
+        ['sci', 'tech']
+        >>> words_of("KIRMIZI") == words_of("Kırmızı")
+        True
+    """
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    if not folded.isascii():
+        folded = unicodedata.normalize("NFKC", folded.upper().casefold())
+    return _WORD.findall(folded)

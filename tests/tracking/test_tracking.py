@@ -70,9 +70,10 @@ def test_a_results_store_is_logged_as_one_mlflow_run(tmp_path: Path, mlflow_uri:
     report = tmp_path / "report.md"
     report.write_text("# ConSim report\n")
     tracker = MLflowTracker(mlflow_uri, experiment="grids")
-    run_id = log_consim_grid(
-        store_path, tracker, run_name="bbc", params={"note": "smoke"}, artifacts=[report]
-    )
+    with pytest.raises(InvalidParameterError, match=r"Open a store's file first"):
+        log_consim_grid(store_path, tracker)  # a path: tracking opens no store (it sits below benchmark)
+    with ResultsStore(store_path, read_only=True) as store:
+        run_id = log_consim_grid(store, tracker, run_name="bbc", params={"note": "smoke"}, artifacts=[report])
     run = _client(mlflow_uri).get_run(run_id)
     assert run.info.run_name == "bbc" and run.data.tags["kind"] == "consim-grid"
     assert run.data.metrics == consim_grid_metrics(pd.DataFrame(ROWS)) | {"failed_settings": 1.0}

@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import numpy as np
 
 from xaimetrics._digest import json_digest
-from xaimetrics.benchmark._grid import BASELINE_METHOD, CONTROL_METHODS, Grid, Setting
-from xaimetrics.consim import ConSimPrompt, ConSimSamples, Explanation
+from xaimetrics.benchmark._grid import BASELINE_METHOD, Grid, Setting
+from xaimetrics.consim import CONTROLS, ConSimPrompt, ConSimSamples, Explanation
 
 if TYPE_CHECKING:
     from xaimetrics._typing import Array
@@ -646,7 +646,7 @@ class Artefacts:
         if setting.method == BASELINE_METHOD:
             return Explanation()
         fit = ConceptFit.of(setting)
-        if setting.method in CONTROL_METHODS:
+        if setting.method in CONTROLS.names():
             samples = self.samples(setting.dataset, setting.model, setting.seed)
             return self.control(fit).explanation(samples.lp_texts, samples.ep_texts)
         return Explanation(

@@ -30,7 +30,7 @@ from xaimetrics.benchmark._analysis import (
     unit_scores,
 )
 from xaimetrics.benchmark._gain import NSG_COLUMNS, gain_table, unit_normalised_gains
-from xaimetrics.benchmark._grid import BASELINE_METHOD, CONTROL_METHODS
+from xaimetrics.benchmark._grid import BASELINE_METHOD
 from xaimetrics.benchmark._ranking import rank_methods
 from xaimetrics.benchmark._sentences import planning_sentence
 from xaimetrics.benchmark._uncertainty import (
@@ -432,6 +432,6 @@ def _sensitivity_sentence(table: pd.DataFrame, n_units: int, n_dropped: int) -> 
 
 
 def _roles() -> dict[str, str]:
-    from xaimetrics.consim import CONTROL_ROLES
+    from xaimetrics.consim import CONTROL_ROLES, CONTROLS
 
-    return {m: CONTROL_ROLES[m] for m in CONTROL_METHODS}
+    return {m: CONTROL_ROLES[m] for m in CONTROLS.names()}

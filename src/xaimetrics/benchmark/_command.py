@@ -360,6 +360,7 @@ def _write(
 ) -> list[str]:
     """Write the report; a gated run's answer (``gated``, or rebuilt from the stored rows) comes first. Returns
     the answer's lines (none for a plain run)."""
+    from xaimetrics._report_sections import report_sections
     from xaimetrics.benchmark import (
         GatedDesign,
         ResultsStore,
@@ -382,10 +383,7 @@ def _write(
         results, design = gated
         lines = headline(results, margin=design.margin)
         sections.extend(gated_sections(results, None, design))
-    if len(frame) and (frame["simulator"] == "human").any():  # rows exported by a human study
-        from xaimetrics.studies import agreement_section
-
-        sections.append(agreement_section(output / "results.sqlite"))
+    sections.extend(report_sections(output / "results.sqlite", frame))  # e.g. a human study's comparison
     target = output if to is None else to
     try:
         paths = write_report(

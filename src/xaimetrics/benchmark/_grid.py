@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from xaimetrics._choices import BALANCES, INTERPRETATIONS, SCORINGS
 from xaimetrics._registry import did_you_mean, join_or
 from xaimetrics._urls import public_url
 from xaimetrics._validation import invalid
@@ -50,7 +51,6 @@ from xaimetrics.benchmark._store import setting_key
 from xaimetrics.benchmark._twins import parse_twin, split_twin, twin_method
 from xaimetrics.concepts import EXTRACTORS
 from xaimetrics.consim import CONTROLS, PROMPT_LAYOUTS, PROMPT_TYPES, PromptLayout, PromptSetting
-from xaimetrics.consim._choices import BALANCES, INTERPRETATIONS, SCORINGS
 from xaimetrics.exceptions import InvalidParameterError
 
 if TYPE_CHECKING:
@@ -71,8 +71,6 @@ __all__ = [
 BASELINE_METHOD = "NoExplanation"
 #: the grid file's table of the gated, sequential design (``xaimetrics benchmark run --sequential``)
 SEQUENTIAL_TABLE = "sequential"
-#: the built-in controls, as registered when this module was imported (the live list: ``consim.CONTROLS``)
-CONTROL_METHODS: tuple[str, ...] = CONTROLS.names()
 #: what a seed varies of the concept fit (:attr:`Grid.fit_draw`)
 FIT_DRAWS: tuple[str, ...] = ("bootstrap", "fixed")
 _OWNER = "Grid"

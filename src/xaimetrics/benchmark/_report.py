@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from xaimetrics._optional import import_optional
+from xaimetrics._tables import markdown_table
 from xaimetrics.benchmark import _analysis as analysis
 from xaimetrics.benchmark import _figures as figures
 
@@ -33,24 +34,6 @@ def _format(value: object) -> str:
     if isinstance(value, float):
         return "—" if math.isnan(value) else f"{value:.3f}"
     return str(value)
-
-
-def markdown_table(frame: pd.DataFrame, *, index: bool = True) -> str:
-    """A GitHub-flavoured Markdown table (``|`` in cells escaped).
-
-    Example:
-        >>> print(markdown_table(pd.DataFrame({"rank": [1, 2]}, index=pd.Index(["NMF", "PCA"], name="method"))))
-        | method | rank |
-        |---|---|
-        | NMF | 1 |
-        | PCA | 2 |
-    """
-    table = frame.reset_index() if index else frame
-    header = [str(c).replace("|", "\\|") for c in table.columns]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for row in table.itertuples(index=False):
-        lines.append("| " + " | ".join(_format(v).replace("|", "\\|") for v in row) + " |")
-    return "\n".join(lines)
 
 
 def html_table(frame: pd.DataFrame, *, index: bool = True) -> str:
@@ -232,10 +215,10 @@ def write_report(
     from xaimetrics.benchmark._assessment import assess
 
     assessment = assess(results, metric=metric, alpha=alpha)
-    from xaimetrics.benchmark._grid import CONTROL_METHODS
+    from xaimetrics.consim import CONTROLS
 
     methods = [
-        m for m in assessment.units.columns if m not in CONTROL_METHODS and m != analysis.BASELINE_METHOD
+        m for m in assessment.units.columns if m not in CONTROLS.names() and m != analysis.BASELINE_METHOD
     ]
     pipeline = pipeline_sections(results, assessment.units[methods], metric=assessment.metric)
     long, overall = method_ranking(assessment)
@@ -354,9 +337,9 @@ def method_ranking(assessment: Assessment) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The report's ranking of the methods: ``(long, table)``, the ranking frame without the controls (they
     validate the reader, they do not compete; kept when fewer than two methods are left) and its Copeland table.
     ``xaimetrics benchmark rank`` prints the same, so the two never disagree on one folder."""
-    from xaimetrics.benchmark._grid import CONTROL_METHODS
+    from xaimetrics.consim import CONTROLS
 
-    long = assessment.long[~assessment.long["method"].isin(CONTROL_METHODS)]
+    long = assessment.long[~assessment.long["method"].isin(CONTROLS.names())]
     if long["method"].nunique() < 2:  # only controls and one method: rank them all rather than nothing
         long = assessment.long
     table = assessment.ranking if len(assessment.ranking) else analysis.rankings_by(long)[()]

@@ -29,8 +29,8 @@ The pipeline, as functions (the one path that :class:`ConSim`, the benchmark and
 
 from __future__ import annotations
 
+from xaimetrics._choices import BALANCES, BalanceKind, InterpretationKind, ScoringKind
 from xaimetrics.consim._asking import evaluate_prompts
-from xaimetrics.consim._choices import BALANCES, BalanceKind, InterpretationKind, ScoringKind
 from xaimetrics.consim._consim import ConSim
 from xaimetrics.consim._controls import (
     CONTROL_ROLES,

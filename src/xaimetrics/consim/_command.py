@@ -25,8 +25,8 @@ from xaimetrics._arguments import (
     data_options,
     response_cache,
 )
+from xaimetrics._choices import BALANCES, INTERPRETATIONS
 from xaimetrics._validation import invalid
-from xaimetrics.consim._choices import BALANCES, INTERPRETATIONS
 from xaimetrics.consim._pipeline import DEFAULT_MIN_FREQUENCY
 from xaimetrics.consim._samples import DEFAULT_N_EP, DEFAULT_N_LP
 

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from xaimetrics._validation import invalid
+from xaimetrics._words import words_of
 
 __all__ = ["ParsedAnswers", "ReasonCounts", "count_of", "parse_answers"]
 
@@ -45,7 +46,6 @@ Status = Literal["ok", "missing", "invalid", "conflict"]
 #: why a sample's answer is invalid: it names no class, several distinct classes, or a negated class
 Reason = Literal["no_class", "hedged", "negated"]
 
-_WORD = re.compile(r"[^\W_]+")
 _MINUS = "-\u2212"  # ASCII hyphen-minus and the Unicode minus sign
 _SAMPLE = re.compile(r"(?<![^\W_])samples?([ \t_\-#\\\u2212]*)([0-9]+)(?![0-9])", re.IGNORECASE)
 _BARE_LINE = re.compile(
@@ -301,25 +301,6 @@ def _is_negation(words: list[str], i: int) -> bool:
     word = words[i]
     # "isn't", "don't": the apostrophe splits the word, leaving "t" after a word ending in "n"
     return word in _NEGATIONS or (word == "t" and i > 0 and words[i - 1].endswith("n"))
-
-
-def words_of(text: str) -> list[str]:
-    """The case-folded letter/digit runs of ``text`` after NFKC normalisation.
-
-    Folding is ``NFKC(casefold(upper(casefold(NFKC(text)))))``: every case variant of a word folds alike,
-    including letters whose plain ``casefold`` differs between cases (Turkish dotless ``ı`` vs ``I``) and
-    letters whose case mapping decomposes them (``ΐ`` vs ``Ϊ́``).
-
-    Example:
-        >>> words_of("**Sci / TECH.**")
-        ['sci', 'tech']
-        >>> words_of("KIRMIZI") == words_of("Kırmızı")
-        True
-    """
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    if not folded.isascii():
-        folded = unicodedata.normalize("NFKC", folded.upper().casefold())
-    return _WORD.findall(folded)
 
 
 def _check_ids(sample_ids: Sequence[str | int]) -> list[str]:

@@ -17,8 +17,8 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
+from xaimetrics._choices import INTERPRETATIONS
 from xaimetrics._validation import invalid
-from xaimetrics.consim._choices import INTERPRETATIONS
 from xaimetrics.consim._explanation import (
     DEFAULT_BATCH_SIZE,
     Explanation,

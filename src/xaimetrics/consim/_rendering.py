@@ -33,9 +33,9 @@ from typing import Literal, TypeAlias, get_args
 import numpy as np
 from numpy.typing import ArrayLike
 
+from xaimetrics._class_names import check_prompt_class_names
 from xaimetrics._validation import check_in_range, check_texts, invalid
 from xaimetrics.concepts import ConceptInterpretation, importance_bucket, normalize_importance
-from xaimetrics.consim._parsing import words_of
 from xaimetrics.consim._prompt_types import PromptSetting, PromptType
 from xaimetrics.consim._scoring import ConSimPrompt
 from xaimetrics.simulators import ChatMessage
@@ -147,7 +147,7 @@ def render_prompt(
     cache = check_layout(layout, _OWNER) == "cache"
     kind, anonymized = setting.kind, setting.anonymized
     content = kind.content
-    names = _check_class_names(class_names)
+    names = check_prompt_class_names(class_names, _OWNER)
     shown = tuple(f"Class_{i}" for i in range(len(names))) if anonymized else names
     threshold = check_in_range(importance_threshold, "importance_threshold", _OWNER, 0.0, 1.0)
     if threshold >= 1.0:
@@ -276,26 +276,6 @@ def _cache_layout_notes(kind: PromptType) -> tuple[list[str], list[str], list[st
         local_note if content.lp_local else [],
         ep_note if content.ep_local else [],
     )
-
-
-def _check_class_names(class_names: object) -> tuple[str, ...]:
-    if isinstance(class_names, str) or not isinstance(class_names, Iterable):
-        raise invalid("class_names", _OWNER, "a list of at least two class names", class_names)
-    names = tuple(class_names)
-    if len(names) < 2:
-        raise invalid("class_names", _OWNER, "a list of at least two class names", names)
-    for name in names:
-        if not isinstance(name, str) or not words_of(name) or "\n" in name or "\r" in name:
-            raise invalid("class_names", _OWNER, "one-line strings containing letters or digits", repr(name))
-    if len({tuple(words_of(name)) for name in names}) != len(names):
-        raise invalid(
-            "class_names",
-            _OWNER,
-            "names that differ in their letters or digits (answers are matched on them)",
-            names,
-            "Rename the classes, e.g. 'Sci/Tech' and 'sci-tech' cannot both be classes.",
-        )
-    return tuple(name.strip() for name in names)
 
 
 def _clean(text: str, max_chars: int | None) -> str:

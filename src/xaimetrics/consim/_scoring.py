@@ -36,8 +36,8 @@ from typing import Literal, NamedTuple
 
 import numpy as np
 
+from xaimetrics._choices import SCORINGS
 from xaimetrics._validation import invalid
-from xaimetrics.consim._choices import SCORINGS
 from xaimetrics.consim._parsing import ParsedAnswers, parse_answers
 from xaimetrics.consim._prompt_types import PromptSetting
 from xaimetrics.consim._result import ConSimResult

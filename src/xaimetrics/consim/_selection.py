@@ -36,8 +36,8 @@ from typing import Literal, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
+from xaimetrics._choices import BALANCES
 from xaimetrics._validation import check_choice, check_positive_int, check_seed, check_texts, invalid
-from xaimetrics.consim._choices import BALANCES
 from xaimetrics.exceptions import InvalidParameterError
 
 __all__ = ["Balance", "ExampleSelection", "select_indices"]

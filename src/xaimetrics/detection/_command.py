@@ -553,7 +553,8 @@ def _sections(frame: Any, out: dict[str, Any], args: argparse.Namespace) -> list
 def run(args: argparse.Namespace, providers: Providers | None = None) -> int:
     """Execute ``xaimetrics detection``; prints the tables and writes the report (exit 1 when a concept failed)."""
     from xaimetrics._demo import each_warning_once
-    from xaimetrics.detection._report import markdown_table, write_detection_report
+    from xaimetrics._tables import markdown_table
+    from xaimetrics.detection._report import write_detection_report
 
     started = time.perf_counter()  # the printed wall time is the whole command's
     try:
@@ -569,7 +570,7 @@ def run(args: argparse.Namespace, providers: Providers | None = None) -> int:
     title = f"xaimetrics detection — {args.method} (k = {args.n_concepts}) on {args.dataset}"
     paths = write_detection_report(out["output"], title, sections)
     for heading, sentence, table in sections:
-        print(f"\n## {heading}\n{sentence}\n\n{markdown_table(table)}")
+        print(f"\n## {heading}\n{sentence}\n\n{markdown_table(table, index=False, missing='')}")
     for spec, usage in out["usage"].items():
         print(
             f"Reader {spec}: {usage.calls} calls ({usage.cached_calls} cached), {usage.total_tokens:,} tokens"

@@ -10,32 +10,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["markdown_table", "write_detection_report"]
+from xaimetrics._tables import markdown_table
 
-
-def _cell(value: object) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return "" if value != value else f"{value:.3f}"  # NaN → empty
-    return str(value).replace("|", "\\|")
-
-
-def markdown_table(frame: pd.DataFrame) -> str:
-    """A pipe table of a DataFrame (floats with 3 decimals, NaN empty, booleans yes/no).
-
-    Example:
-        >>> import pandas as pd
-        >>> print(markdown_table(pd.DataFrame({"concept": [0], "auroc": [0.91234], "legible": [True]})))
-        | concept | auroc | legible |
-        |---|---|---|
-        | 0 | 0.912 | yes |
-    """
-    columns = [str(c) for c in frame.columns]
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    for row in frame.itertuples(index=False):
-        lines.append("| " + " | ".join(_cell(v) for v in row) + " |")
-    return "\n".join(lines)
+__all__ = ["write_detection_report"]
 
 
 def write_detection_report(
@@ -46,7 +23,7 @@ def write_detection_report(
     md = [f"# {title}", ""]
     body = [f"<h1>{html.escape(title)}</h1>"]
     for heading, sentence, table in sections:
-        md += [f"## {heading}", "", sentence, "", markdown_table(table), ""]
+        md += [f"## {heading}", "", sentence, "", markdown_table(table, index=False, missing=""), ""]
         body += [f"<h2>{html.escape(heading)}</h2>", f"<p>{html.escape(sentence)}</p>",
                  table.to_html(index=False, float_format=lambda v: f"{v:.3f}", na_rep="", escape=True)]  # fmt: skip
     paths = {"report_md": directory / "detection.md", "report_html": directory / "detection.html"}

@@ -177,12 +177,11 @@ def _check_prompt_class_names(class_names: Sequence[str], source: str) -> None:
     """Refuse, before training, the class names that ConSim prompts and ``benchmark run`` refuse later (commas,
     control characters, a ``Sample_<id>:`` pattern, names without letters or digits, names equal but for case or
     punctuation): a model trained on them could be evaluated by no grid."""
-    from xaimetrics._class_names import check_class_names
-    from xaimetrics.consim._rendering import _check_class_names
+    from xaimetrics._class_names import check_class_names, check_prompt_class_names
 
     check_class_names(list(class_names), f"class names of {source}", _OWNER)
     try:
-        _check_class_names(list(class_names))
+        check_prompt_class_names(list(class_names), "render_prompt")
     except InvalidParameterError as error:
         raise invalid(
             f"class names of {source}",

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from xaimetrics._digest import json_digest
+from xaimetrics._report_sections import REPORT_SECTIONS
 from xaimetrics._validation import invalid
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.studies._results import HUMAN
@@ -177,7 +178,7 @@ class AgreementReport:
 
     def to_markdown(self, level: int = 2) -> str:
         """The section as Markdown (``level`` is the heading level of its title)."""
-        from xaimetrics.benchmark._report import markdown_table
+        from xaimetrics._tables import markdown_table
 
         hashes = "#" * level
         parts = [f"{hashes} {TITLE}", "", self._intro(), ""]
@@ -553,3 +554,11 @@ def agreement_section(results: ResultsStore | str | Path, *, human: str = HUMAN)
             "html": f"<section><h2>{escape(TITLE)}</h2><p>{escape(note)}</p></section>",
         }
     return {"md": report.to_markdown(level=2), "html": report.to_html(level=2)}
+
+
+@REPORT_SECTIONS.register("human_agreement", description="human vs LLM simulators on the same settings")
+def _human_section(results: Path, frame: pd.DataFrame) -> dict[str, str] | None:
+    """The comparison, where a human study exported rows into the store (``None`` otherwise)."""
+    if len(frame) and "simulator" in frame.columns and (frame["simulator"] == HUMAN).any():
+        return agreement_section(results)
+    return None

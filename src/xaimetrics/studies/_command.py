@@ -31,8 +31,8 @@ from xaimetrics._arguments import (
     add_registry_argument,
     data_options,
 )
+from xaimetrics._choices import BALANCES
 from xaimetrics._validation import invalid
-from xaimetrics.consim._choices import BALANCES
 from xaimetrics.exceptions import InvalidParameterError
 
 if TYPE_CHECKING:

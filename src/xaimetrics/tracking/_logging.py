@@ -1,4 +1,9 @@
-"""Log ConSim grid results and fidelity runs to an experiment tracker (MLflow or W&B), one run each."""
+"""Log ConSim grid results and fidelity runs to an experiment tracker (MLflow or W&B), one run each.
+
+A toolkit below the families that produce the numbers: it reads them through two small protocols (:class:`Rows`,
+anything with ``to_frame()`` such as a :class:`~xaimetrics.benchmark.ResultsStore`; :class:`CurveSet`, such as
+fidelity's ``Curves``) and imports none of those families.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ import os
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, SupportsFloat, cast
+from typing import TYPE_CHECKING, Protocol, SupportsFloat, cast
 
 import numpy as np
 
@@ -16,35 +21,45 @@ from xaimetrics.tracking._trackers import MLflowTracker, Tracker
 if TYPE_CHECKING:
     import pandas as pd
 
-    from xaimetrics.benchmark import ResultsStore
-    from xaimetrics.fidelity import Curves
-
 __all__ = ["consim_grid_metrics", "log_consim_grid", "log_fidelity"]
+
+
+class Rows(Protocol):
+    """A results table that can give its rows as a ``pandas.DataFrame`` (a
+    :class:`~xaimetrics.benchmark.ResultsStore`)."""
+
+    def to_frame(self) -> pd.DataFrame: ...
+
+
+class CurveSet(Protocol):
+    """Perturbation curves with their areas (fidelity's ``Curves`` from ``Insertion.curves``/``Deletion.curves``)."""
+
+    @property
+    def auc(self) -> np.ndarray: ...
+
+    def mean_curve(self, n_points: int) -> tuple[np.ndarray, np.ndarray]: ...
+
 
 #: the grid columns logged as parameters (their distinct values)
 _GRID_PARAMETERS = ("dataset", "model", "simulator", "interpretation", "n_concepts", "scoring", "phase")
 
 
-def _frame(results: ResultsStore | str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame:
-    """A results table from a ``ResultsStore``, a path to one, or a ``pandas.DataFrame``."""
+def _frame(results: Rows | pd.DataFrame) -> pd.DataFrame:
+    """A results table from a ``ResultsStore`` (anything with ``to_frame()``) or a ``pandas.DataFrame``."""
     import pandas as pd
 
     if isinstance(results, pd.DataFrame):
         return results
-    if isinstance(results, str | os.PathLike):
-        from xaimetrics.benchmark import ResultsStore
-
-        with ResultsStore(Path(results)) as store:
-            return store.to_frame()
-    if callable(getattr(results, "to_frame", None)):
+    if not isinstance(results, str | os.PathLike) and callable(getattr(results, "to_frame", None)):
         return results.to_frame()
     raise invalid(
-        "results", "log_consim_grid", "a ResultsStore, the path of its file, or a pandas DataFrame of its rows",
+        "results", "log_consim_grid", "an open ResultsStore or a pandas DataFrame of its rows",
         type(results).__name__,
+        "Open a store's file first: 'with ResultsStore(path, read_only=True) as store: log_consim_grid(store)'.",
     )  # fmt: skip
 
 
-def consim_grid_metrics(results: ResultsStore | str | os.PathLike[str] | pd.DataFrame) -> dict[str, float]:
+def consim_grid_metrics(results: Rows | pd.DataFrame) -> dict[str, float]:
     """The numbers logged for a ConSim grid: counts, the mean score, and the mean score per method and prompt.
 
     Keys: ``settings``, ``failed_settings``, ``score.mean``, ``score/<method>/<prompt type>`` (``-a`` for
@@ -111,7 +126,7 @@ def _tracker(tracker: Tracker | None, experiment: str) -> Tracker:
 
 
 def log_consim_grid(
-    results: ResultsStore | str | os.PathLike[str] | pd.DataFrame,
+    results: Rows | pd.DataFrame,
     tracker: Tracker | None = None,
     *,
     run_name: str = "consim-grid",
@@ -125,7 +140,8 @@ def log_consim_grid(
     ``consim_results.csv`` and the files in ``artifacts`` (e.g. the report).
 
     Args:
-        results: a :class:`~xaimetrics.benchmark.ResultsStore`, the path of its file, or its rows as a DataFrame.
+        results: an open :class:`~xaimetrics.benchmark.ResultsStore` (anything with ``to_frame()``) or its rows as a
+            DataFrame.
         tracker: an :class:`MLflowTracker` or :class:`WandbTracker` (default: MLflow, experiment
             ``xaimetrics-consim``, MLflow's default tracking URI).
     """
@@ -156,7 +172,7 @@ def log_fidelity(
     *,
     run_name: str = "fidelity",
     params: Mapping[str, object] | None = None,
-    curves: Mapping[str, Curves] | None = None,
+    curves: Mapping[str, CurveSet] | None = None,
     artifacts: Sequence[str | os.PathLike[str]] = (),
 ) -> str:
     """Log a fidelity run (metric values per explanation method, optionally curves) as one tracker run.

@@ -1,0 +1,157 @@
+"""The map is true: the layer table of docs/architecture.md against the imports in src/.
+
+Run as a script (``python tests/test_architecture.py``) it prints the imports of another family's private
+modules, the count the map asks to bring down.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from import_graph import cycles, import_graph
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "architecture.md"
+PACKAGE = "xaimetrics"
+
+
+def read_layers(text: str) -> dict[str, int]:
+    """``{unit: layer}`` from the table between ``<!-- layers:start -->`` and ``<!-- layers:end -->``."""
+    match = re.search(r"<!-- layers:start -->\n(.*?)<!-- layers:end -->", text, re.DOTALL)
+    assert match, f"{DOC.name} has no table between <!-- layers:start --> and <!-- layers:end -->"
+    layers: dict[str, int] = {}
+    for line in match.group(1).splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) < 3 or not cells[0].isdigit():
+            continue  # the header and its rule
+        for unit in re.findall(r"`([^`]+)`", cells[2]):
+            assert unit not in layers, f"{unit!r} stands in two layers of {DOC.name}"
+            layers[unit] = int(cells[0])
+    return layers
+
+
+def unit_of(module: str) -> str:
+    """The unit a module belongs to: its family folder or top-level module (``xaimetrics`` for the root).
+
+    >>> unit_of("xaimetrics.consim._pipeline"), unit_of("xaimetrics._words"), unit_of("xaimetrics")
+    ('consim', '_words', 'xaimetrics')
+    """
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def unit_graph(graph: dict[str, set[str]]) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """``{(unit, unit it imports): [(module, imported module), ...]}`` for imports between different units."""
+    edges: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for module, targets in graph.items():
+        for target in targets:
+            pair = (unit_of(module), unit_of(target))
+            if pair[0] != pair[1]:
+                edges.setdefault(pair, []).append((module, target))
+    return edges
+
+
+def upward_imports(graph: dict[str, set[str]], layers: dict[str, int]) -> list[str]:
+    """Each import from a unit into a unit of a higher layer, as ``'module (layer) -> module (layer)'``."""
+    found = []
+    for (source, target), pairs in unit_graph(graph).items():
+        if layers[target] > layers[source]:
+            found += [f"{m} ({layers[source]}) -> {t} ({layers[target]})" for m, t in sorted(pairs)]
+    return sorted(found)
+
+
+def private_cross_imports(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """Imports of another family's private module (``xaimetrics.<family>._<module>``)."""
+    return sorted(
+        (module, target)
+        for (_, _), pairs in unit_graph(graph).items()
+        for module, target in pairs
+        if len(parts := target.split(".")) > 2 and parts[2].startswith("_") and not parts[1].startswith("_")
+    )
+
+
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    return import_graph(ROOT / "src")
+
+
+@pytest.fixture(scope="module")
+def layers() -> dict[str, int]:
+    return read_layers(DOC.read_text(encoding="utf-8"))
+
+
+def test_every_unit_of_src_stands_in_the_layer_table(
+    graph: dict[str, set[str]], layers: dict[str, int]
+) -> None:
+    units = {unit_of(module) for module in graph}
+    assert {"consim", "benchmark", "studies", "cli", "_validation"} <= units  # the graph reads the tree
+    assert not units - set(layers), (
+        f"units missing from the layer table of {DOC.name}: {sorted(units - set(layers))}"
+    )
+    assert not set(layers) - units, f"the layer table names units src/ lacks: {sorted(set(layers) - units)}"
+
+
+def test_no_import_runs_up_a_layer(graph: dict[str, set[str]], layers: dict[str, int]) -> None:
+    found = upward_imports(graph, layers)
+    assert not found, "imports into a higher layer (move the shared piece down):\n" + "\n".join(found)
+
+
+def test_units_import_each_other_in_no_circle(graph: dict[str, set[str]]) -> None:
+    units: dict[str, set[str]] = {}
+    for source, target in unit_graph(graph):
+        units.setdefault(source, set()).add(target)
+    assert not cycles(units), f"units importing each other in a circle: {cycles(units)}"
+
+
+def test_the_checks_catch_an_upward_import_a_missing_unit_and_a_circle() -> None:
+    """The same functions on a made-up tree: the tests above can fail."""
+    layers = read_layers(
+        "<!-- layers:start -->\n| layer | name | units | job |\n|---|---|---|---|\n"
+        "| 0 | core | `_validation` | checks |\n| 1 | blocks | `data`, `models` | inputs |\n"
+        "| 2 | top | `benchmark` | runs |\n<!-- layers:end -->\n"
+    )
+    assert layers == {"_validation": 0, "data": 1, "models": 1, "benchmark": 2}
+    graph = {
+        "xaimetrics.data._loading": {"xaimetrics._validation", "xaimetrics.benchmark._grid"},
+        "xaimetrics.benchmark._grid": {"xaimetrics.data"},
+        "xaimetrics.models._a": {"xaimetrics.data"},
+        "xaimetrics.data": {"xaimetrics.models._b"},
+    }
+    assert upward_imports(graph, layers) == ["xaimetrics.data._loading (1) -> xaimetrics.benchmark._grid (2)"]
+    assert private_cross_imports(graph) == [
+        ("xaimetrics.data", "xaimetrics.models._b"),
+        ("xaimetrics.data._loading", "xaimetrics.benchmark._grid"),
+    ]
+    units: dict[str, set[str]] = {}
+    for source, target in unit_graph(graph):
+        units.setdefault(source, set()).add(target)
+    assert sorted(map(sorted, cycles(units))) == [["benchmark", "data", "models"]]
+    with pytest.raises(AssertionError, match="stands in two layers"):
+        read_layers("<!-- layers:start -->\n| 0 | a | `x` | . |\n| 1 | b | `x` | . |\n<!-- layers:end -->\n")
+
+
+def test_the_command_line_process_holds_the_sections_registered_from_above() -> None:
+    """``benchmark`` writes the sections that ``studies`` registers: the command line imports every family's
+    command module before it runs, so a fresh process has them (no import from benchmark up to studies)."""
+    code = (
+        "from xaimetrics._report_sections import REPORT_SECTIONS; from xaimetrics.cli import build_parser; "
+        "before = REPORT_SECTIONS.names(); build_parser(); print(before, REPORT_SECTIONS.names())"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+    )  # fmt: skip
+    assert result.stdout.split() == ["()", "('human_agreement',)"]
+
+
+if __name__ == "__main__":
+    found = private_cross_imports(import_graph(ROOT / "src"))
+    for module, target in found:
+        print(f"{module} -> {target}")
+    print(f"{len(found)} imports of another family's private modules")
