@@ -40,11 +40,11 @@ from xaimetrics.benchmark._grid import BASELINE_METHOD, Grid, Setting
 from xaimetrics.consim import CONTROLS, ConSimPrompt, ConSimSamples, Explanation
 
 if TYPE_CHECKING:
+    from xaimetrics._protocols import SplitModel
     from xaimetrics._typing import Array
     from xaimetrics.concepts import ConceptExtractor, ConceptInterpretation
     from xaimetrics.consim import RandomWords, SurrogateWords
     from xaimetrics.data import TextDataset
-    from xaimetrics.models._protocols import SplitModel
     from xaimetrics.simulators import Simulator
 
 __all__ = ["Artefacts", "ConceptFit", "Providers"]

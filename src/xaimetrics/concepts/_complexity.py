@@ -18,8 +18,8 @@ from xaimetrics.concepts._importance import IMPORTANCE_THRESHOLD, important_conc
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
+    from xaimetrics._protocols import HasComponents
     from xaimetrics._typing import Array
-    from xaimetrics.concepts._concept_model import HasComponents
 
 __all__ = [
     "concept_activation_ratio",

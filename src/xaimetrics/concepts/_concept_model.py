@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from xaimetrics._protocols import ArrayFunction, ConceptCodec, SplitClassifierLike
 from xaimetrics._validation import check_texts, invalid
 
 if TYPE_CHECKING:
@@ -22,66 +23,7 @@ if TYPE_CHECKING:
 
     from xaimetrics._typing import Array
 
-__all__ = [
-    "ActivationModel",
-    "ConceptCodec",
-    "ConceptModel",
-    "DictionaryCodec",
-    "HasComponents",
-    "HeadModel",
-    "SplitClassifierLike",
-]
-
-
-class ActivationModel(Protocol):
-    """``h``: anything with ``activations(texts)`` returning an array of shape ``(n_texts, p)``."""
-
-    def activations(self, inputs: list[str], /) -> Array: ...
-
-
-class HeadModel(Protocol):
-    """``g``: anything with ``logits_from_activations(A)`` returning logits of shape ``(n, n_classes)``."""
-
-    def logits_from_activations(self, activations: Array, /) -> Array: ...
-
-
-class SplitClassifierLike(ActivationModel, HeadModel, Protocol):
-    """A split classifier ``f = g∘h`` (e.g. :class:`xaimetrics.models.SplitClassifier`) with its classes."""
-
-    @property
-    def num_classes(self) -> int: ...
-
-    @property
-    def class_names(self) -> Sequence[str]: ...
-
-
-class ConceptCodec(Protocol):
-    """A fitted concept extractor's ``t`` (``encode``) and ``t⁻¹`` (``decode``), e.g. any
-    :class:`~xaimetrics.concepts.ConceptExtractor`."""
-
-    def encode(self, A: Array, /) -> Array: ...
-
-    def decode(self, U: Array, /) -> Array: ...
-
-
-class DictionaryCodec(ConceptCodec, Protocol):
-    """A fitted concept extractor with its decoder atoms ``components_`` (``(n_concepts, n_features)``)."""
-
-    @property
-    def components_(self) -> np.ndarray: ...
-
-
-class HasComponents(Protocol):
-    """Anything holding decoder atoms ``components_`` (a fitted extractor)."""
-
-    @property
-    def components_(self) -> np.ndarray: ...
-
-
-#: ``f_co`` or ``g`` as a bare callable: an array of shape ``(n, k)`` → logits ``(n, n_classes)``.
-ArrayFunction = Callable[["Array"], "Array"]
-#: what the importance and metric functions take as ``model``: a callable, or an object with ``g``.
-HeadLike = ArrayFunction | HeadModel
+__all__ = ["ConceptModel"]
 
 
 class ConceptModel:

@@ -24,7 +24,7 @@ from xaimetrics.concepts._concept_model import as_f_co, check_matrix, is_tensor,
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-    from xaimetrics.concepts._concept_model import ArrayFunction, ConceptCodec, HeadLike
+    from xaimetrics._protocols import ArrayFunction, ConceptCodec, HeadLike
 
 if TYPE_CHECKING:
     import torch

@@ -35,8 +35,8 @@ from xaimetrics._words import (
 from xaimetrics.concepts._concept_model import check_matrix, h_of, to_numpy
 
 if TYPE_CHECKING:
+    from xaimetrics._protocols import ActivationModel, ConceptCodec
     from xaimetrics._typing import Array
-    from xaimetrics.concepts._concept_model import ActivationModel, ConceptCodec
 
 __all__ = ["ConceptInterpretation", "TopWords", "top_activating_examples"]
 

@@ -36,8 +36,8 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike
 
+    from xaimetrics._protocols import DictionaryCodec, HeadLike, SplitClassifierLike
     from xaimetrics._typing import Array
-    from xaimetrics.concepts._concept_model import DictionaryCodec, HeadLike, SplitClassifierLike
 
 __all__ = ["ConceptSpaceMetrics", "concept_metrics"]
 

@@ -31,9 +31,9 @@ from xaimetrics.consim._pipeline import DEFAULT_MIN_FREQUENCY
 from xaimetrics.consim._samples import DEFAULT_N_EP, DEFAULT_N_LP
 
 if TYPE_CHECKING:
+    from xaimetrics._protocols import SplitModel
     from xaimetrics.concepts import ConceptExtractor, ConceptInterpretation
     from xaimetrics.consim import ConSimResult
-    from xaimetrics.models._protocols import SplitModel
     from xaimetrics.simulators import Simulator
 
 __all__ = ["register"]

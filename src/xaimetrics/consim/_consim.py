@@ -50,7 +50,7 @@ from xaimetrics.consim._scoring import ConSimPrompt, Scoring, check_scoring
 from xaimetrics.consim._selection import Balance
 
 if TYPE_CHECKING:
-    from xaimetrics.models._protocols import SplitModel
+    from xaimetrics._protocols import SplitModel
     from xaimetrics.simulators import Simulator
 
 __all__ = ["DEFAULT_PROMPT_TYPES", "ConSim", "ConSimSamples", "content_digest"]
@@ -77,7 +77,7 @@ class ConSim:
     asks about prompts rendered before. Each step is a function of :mod:`xaimetrics.consim` too.
 
     Args:
-        model: the split classifier ``f = g∘h`` (a :class:`~xaimetrics.models._protocols.SplitModel`:
+        model: the split classifier ``f = g∘h`` (a :class:`~xaimetrics._protocols.SplitModel`:
             ``predict``, ``activations``, ``logits_from_activations``, ``class_names``). Optional when
             predictions and importances are all given.
         simulator: a :class:`~xaimetrics.simulators.Simulator` (``generate(messages, *, answer_schema)``).

@@ -20,8 +20,8 @@ from xaimetrics._validation import invalid
 from xaimetrics.consim._rendering import Description, Importances
 
 if TYPE_CHECKING:
+    from xaimetrics._protocols import SplitModel
     from xaimetrics.concepts import ConceptExtractor
-    from xaimetrics.models._protocols import SplitModel
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",

@@ -22,7 +22,7 @@ from xaimetrics._validation import check_positive_int, invalid
 from xaimetrics.consim._explanation import Explanation, global_importances_of
 
 if TYPE_CHECKING:
-    from xaimetrics.models._protocols import SplitModel
+    from xaimetrics._protocols import SplitModel
 
 __all__ = ["concept_records", "export_concepts"]
 

@@ -27,9 +27,9 @@ from xaimetrics.exceptions import SimulatorError
 __all__ = ["LLMLabels", "o1ca", "parse_label_proposals"]
 
 if TYPE_CHECKING:
+    from xaimetrics._protocols import ActivationModel
     from xaimetrics._typing import Array
     from xaimetrics.concepts import ConceptExtractor, ConceptInterpretation
-    from xaimetrics.models._protocols import ActivationModel
     from xaimetrics.simulators import ChatMessage, Simulator
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)

@@ -31,8 +31,8 @@ from xaimetrics.consim._samples import ConSimSamples
 from xaimetrics.consim._scoring import ConSimPrompt
 
 if TYPE_CHECKING:
+    from xaimetrics._protocols import ActivationModel, SplitModel
     from xaimetrics.concepts import ConceptExtractor, ConceptInterpretation
-    from xaimetrics.models._protocols import ActivationModel, SplitModel
     from xaimetrics.simulators import Simulator
 
 __all__ = [

@@ -19,8 +19,8 @@ import torch
 from xaimetrics._validation import check_positive_int, check_texts, invalid
 
 if TYPE_CHECKING:
+    from xaimetrics._protocols import ConceptCodec
     from xaimetrics._typing import Array
-    from xaimetrics.concepts._concept_model import ConceptCodec
 
 __all__ = ["RowSplitModel", "concept_importance"]
 

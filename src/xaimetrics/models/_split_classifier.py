@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
     from typing_extensions import Self
 
-    from xaimetrics.concepts._concept_model import ConceptCodec
+    from xaimetrics._protocols import ConceptCodec
 
 __all__ = ["POSITIVE_CONFIG_KEY", "SplitClassifier"]
 

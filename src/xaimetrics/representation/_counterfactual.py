@@ -32,8 +32,8 @@ from xaimetrics.representation._bands import DimensionScores
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
+    from xaimetrics._protocols import ConceptCodec, HeadLike
     from xaimetrics._typing import Array
-    from xaimetrics.concepts._concept_model import ConceptCodec, HeadLike
 
 _Input = TypeVar("_Input")
 _Output = TypeVar("_Output")

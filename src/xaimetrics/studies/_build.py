@@ -17,9 +17,9 @@ from xaimetrics.studies._simulatability import MethodExplanation, SampleSet, Stu
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
+    from xaimetrics._protocols import SplitModel
     from xaimetrics._typing import Array
     from xaimetrics.concepts import ConceptExtractor
-    from xaimetrics.models._protocols import SplitModel
 
 __all__ = ["choose_examples", "explain_method", "likert_study_from_concepts"]
 

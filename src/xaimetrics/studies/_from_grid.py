@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from xaimetrics._validation import invalid
-from xaimetrics.benchmark._grid import BASELINE_METHOD
+from xaimetrics.benchmark import BASELINE_METHOD
 from xaimetrics.consim import PromptSetting
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.studies._build import explain_method, likert_study_from_concepts

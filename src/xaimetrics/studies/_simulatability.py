@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from xaimetrics._validation import invalid
-from xaimetrics.benchmark._grid import BASELINE_METHOD  # the no-explanation arms' method name
+from xaimetrics.benchmark import BASELINE_METHOD  # the no-explanation arms' method name
 from xaimetrics.concepts import ConceptInterpretation
 from xaimetrics.consim import ConSimPrompt, ConSimSamples, PromptSetting, render_prompt
 from xaimetrics.studies._lookup import find
