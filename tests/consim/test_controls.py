@@ -100,3 +100,18 @@ def test_errors_and_fitted_state() -> None:
         RandomWords(3, min_frequency=50).fit(["a b", "b c"], n_classes=2)
     with pytest.raises(InvalidParameterError, match="'method' parameter of make_control"):
         make_control("Oracle", 3, 0)
+
+
+def test_control_roles_are_read_live_from_the_registry() -> None:
+    """A control registered after import has its role in CONTROL_ROLES and its column in the assessment's roles
+    (nothing copies the list of controls at import)."""
+    from xaimetrics.benchmark._assessment import _roles
+    from xaimetrics.consim import CONTROL_ROLES, CONTROLS
+
+    before = dict(CONTROL_ROLES)
+    assert before == {"SurrogateWords": "positive", "RandomWords": "negative"}
+    kind = CONTROLS.get("RandomWords")
+    with CONTROLS.temporarily("ShuffledWords", kind):
+        assert CONTROL_ROLES["ShuffledWords"] == "negative" and len(CONTROL_ROLES) == 3
+        assert _roles() == {**before, "ShuffledWords": "negative"}
+    assert dict(CONTROL_ROLES) == before and "ShuffledWords" not in CONTROL_ROLES

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -264,8 +264,29 @@ CONTROLS: Registry[ControlKind] = Registry("control", argument="method")
 CONTROLS.register("SurrogateWords", ControlKind(SurrogateWords, "positive"), builtin=True)
 CONTROLS.register("RandomWords", ControlKind(RandomWords, "negative", sized=True), builtin=True)
 
-#: control method name → role ("positive": must beat the baseline; "negative": must not)
-CONTROL_ROLES: dict[str, str] = {entry.name: entry.value.role for entry in CONTROLS.entries()}
+
+class _ControlRoles(Mapping[str, str]):
+    """Control method name → role, read from :data:`CONTROLS` at each access (never a copy made at import)."""
+
+    def _roles(self) -> dict[str, str]:
+        return {entry.name: entry.value.role for entry in CONTROLS.entries()}
+
+    def __getitem__(self, name: str) -> str:
+        return self._roles()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._roles())
+
+    def __len__(self) -> int:
+        return len(CONTROLS)
+
+    def __repr__(self) -> str:
+        return repr(self._roles())
+
+
+#: control method name → role ("positive": must beat the baseline; "negative": must not), live: a control
+#: registered later is in it
+CONTROL_ROLES: Mapping[str, str] = _ControlRoles()
 
 
 def make_control(method: str, n_concepts: int, seed: int, **options: object) -> SurrogateWords | RandomWords:
