@@ -9,6 +9,9 @@ HTML/Markdown report.
   :func:`pairwise_differences`, :func:`spearman_with_metrics` — the statistics, for any grid axis
   (``ranking_frame(results, axis="interpretation")``);
 - :func:`normalised_gain`, :func:`unit_normalised_gains` — NSG (Mayne et al., 2026) beside the raw difference;
+- ``Grid(detection=[...])`` — per-concept scores (detection, intruder, example embedding) of the same fits in the
+  same store (:class:`ConceptRow`), summarised by :func:`legibility_summary` and the report's
+  :func:`concept_sections`;
 - :func:`twin_comparison` — each concept method against its randomised twin (``Grid(randomized_twins=...)``: the
   same extractor on a re-initialised copy of the classifier), beside its gain over NoExplanation;
 - :func:`variance_components`, :func:`top_k_stability` — how much of a score is the pipeline (seed draw,
@@ -47,6 +50,8 @@ from xaimetrics.benchmark._analysis import (
 from xaimetrics.benchmark._artefacts import Artefacts, ConceptFit, Providers
 from xaimetrics.benchmark._assessment import Assessment, assess
 from xaimetrics.benchmark._budget import budget_table, estimate_tokens
+from xaimetrics.benchmark._concept_report import concept_sections, legibility_summary
+from xaimetrics.benchmark._concept_row import ConceptRow, ConceptSetting
 from xaimetrics.benchmark._design_file import design_from_table, load_design
 from xaimetrics.benchmark._gain import normalised_gain, unit_normalised_gains
 from xaimetrics.benchmark._gated import GatedDesign, GatedResult, plan_gated, replay_gated, run_gated
@@ -106,6 +111,8 @@ __all__ = [
     "Artefacts",
     "Assessment",
     "ConceptFit",
+    "ConceptRow",
+    "ConceptSetting",
     "GatedDesign",
     "GatedResult",
     "Grid",
@@ -124,6 +131,7 @@ __all__ = [
     "budget_table",
     "choose_n_concepts",
     "complete_blocks",
+    "concept_sections",
     "control_verdict",
     "copeland_ranks",
     "design_from_table",
@@ -133,6 +141,7 @@ __all__ = [
     "gated_sections",
     "grid_from_dict",
     "headline",
+    "legibility_summary",
     "load_design",
     "load_grid",
     "method_names",

@@ -382,6 +382,9 @@ def _write(
         results, design = gated
         lines = headline(results, margin=design.margin)
         sections.extend(gated_sections(results, None, design))
+    from xaimetrics.benchmark._concept_report import concept_frame, concept_sections
+
+    sections.extend(concept_sections(concept_frame(output / "results.sqlite"), frame))
     if len(frame) and (frame["simulator"] == "human").any():  # rows exported by a human study
         from xaimetrics.studies import agreement_section
 
