@@ -112,3 +112,7 @@ def planted_grid(**changes: object) -> object:
     }  # fmt: skip
     options.update(changes)
     return Grid(**options, **planted_providers().grid_extras())  # type: ignore[arg-type]
+
+
+#: for ``--providers planted_grid:PROVIDERS`` in ``xaimetrics benchmark run``
+PROVIDERS = planted_providers()

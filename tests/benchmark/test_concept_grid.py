@@ -143,3 +143,27 @@ def test_the_option_is_checked() -> None:
         ("intruder", "lexical"),
         ("embedding", "minilm"),
     ]
+
+
+def test_the_command_runs_a_grid_file_with_detection_and_resumes(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    from xaimetrics.cli import main
+
+    grid = tmp_path / "grid.toml"
+    grid.write_text(
+        'datasets = ["planted"]\nmodels = ["planted"]\nmethods = ["NoProjection", "NoExplanation"]\n'
+        'prompt_types = ["NE1", "E1"]\nseeds = [0]\nsimulators = ["lexical"]\nn_lp = 6\nn_ep = 6\nn_fit = 300\n'
+        'detection = ["intruder"]\n',
+        encoding="utf-8",
+    )
+    command = ["benchmark", "run", str(grid), "--output", str(tmp_path / "out"), "--providers",
+               "planted_grid:PROVIDERS", "--no-progress", "--no-cache"]  # fmt: skip
+    assert main(command) == 0
+    assert (
+        "Concepts: 3 scored, 0 already stored, 0 failed (not stored), 0 left out" in capsys.readouterr().out
+    )
+    assert main(command) == 0
+    out = capsys.readouterr().out
+    assert "Concepts: 0 scored, 3 already stored" in out and "(0 reader answers)" in out
+    assert "Per-concept legibility" in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
