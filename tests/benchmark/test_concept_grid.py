@@ -167,3 +167,45 @@ def test_the_command_runs_a_grid_file_with_detection_and_resumes(
     out = capsys.readouterr().out
     assert "Concepts: 0 scored, 3 already stored" in out and "(0 reader answers)" in out
     assert "Per-concept legibility" in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+
+
+class InterruptOnce:
+    """The lexical readers, but Ctrl-C arrives during the 45th intruder prompt (the second concept: 40 prompts
+    each, own and shuffled words) of the process's first run."""
+
+    name = "interrupt-once"
+    calls = 0
+
+    def __init__(self) -> None:
+        from xaimetrics.detection import WordOverlapReader
+        from xaimetrics.simulators import LexicalSimulator
+
+        self.consim, self.words = LexicalSimulator(), WordOverlapReader()
+
+    def cache_identity(self) -> dict[str, object]:
+        return {"simulator": "interrupt-once"}
+
+    def generate(self, messages, *, answer_schema=None) -> SimulatorResponse:
+        if "intruder" not in " ".join(m.content for m in messages):
+            return self.consim.generate(messages, answer_schema=answer_schema)
+        InterruptOnce.calls += 1
+        if InterruptOnce.calls == 45:
+            raise KeyboardInterrupt
+        return self.words.generate(messages, answer_schema=answer_schema)
+
+
+def test_ctrl_c_keeps_the_scored_concepts_and_a_rerun_scores_the_rest(tmp_path: Path) -> None:
+    from xaimetrics.benchmark import Providers, RunInterrupted
+
+    base = planted_providers()
+    providers = Providers(datasets=base.datasets, models=base.models, simulators={"interrupt-once": InterruptOnce},
+                          progress=False)  # fmt: skip
+    grid = Grid(**{**planted_grid(seeds=(0,), detection=("intruder",)).to_dict(), "simulators": ("interrupt-once",)},
+                **providers.grid_extras())  # fmt: skip
+    store = tmp_path / "results.sqlite"
+    with pytest.raises(RunInterrupted):
+        run_grid(grid, store, providers=providers, progress=False)
+    assert concept_frame(store).concept.tolist() == [0]  # the first concept, stored before the interrupt
+    again = run_grid(grid, store, providers=providers, progress=False)
+    assert (again.concepts.skipped, again.concepts.completed, again.concepts.failed) == (1, 2, 0)
+    assert sorted(concept_frame(store).concept) == [0, 1, 2] and again.completed == 0
