@@ -7,8 +7,8 @@ from the run's :class:`~xaimetrics.benchmark.Artefacts` (the extractor and top w
 on its randomised classifier), the keys hold every input (:func:`~xaimetrics.benchmark._inputs.concept_inputs`), a
 concept whose row is stored is never asked again, a concept whose reader calls failed is counted and logged but
 never stored (the next run asks it again), a failed write stops the run (a :class:`StoreError`), and Ctrl-C stops it
-after the concept in flight (:class:`~xaimetrics.benchmark.RunInterrupted`). Rows whose setting was computed
-from other inputs are marked superseded, as the settings' rows are.
+at once (:class:`~xaimetrics.benchmark.RunInterrupted`; the concept in flight is asked again by the next run).
+Rows whose setting was computed from other inputs are marked superseded, as the settings' rows are.
 
 Which concepts: those with words (the concepts a ConSim explanation can show), the same for every scorer.
 Scorer options are the detection family's defaults (:data:`SCORER_OPTIONS`), part of every key.

@@ -226,7 +226,8 @@ def _run_concepts(
     summary: RunSummary,
 ) -> int:
     """The per-concept phase (``grid.detection``) into the same store file's ``concept_results`` table, under
-    this run's lock; Ctrl-C stops it after the concept in flight (:class:`RunInterrupted`)."""
+    this run's lock; Ctrl-C stops it at once (:class:`RunInterrupted`): the concepts stored stay, the one in
+    flight is asked again by the next run."""
     from xaimetrics.benchmark._concept_phase import fingerprint_concepts, run_concept_phase
     from xaimetrics.benchmark._concept_row import ConceptRow
 
