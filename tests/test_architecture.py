@@ -19,6 +19,8 @@ from import_graph import cycles, import_graph
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "architecture.md"
 PACKAGE = "xaimetrics"
+#: the unit of the families' command modules (``detection/_command.py``, ...)
+COMMANDS = "*._command"
 
 
 def read_layers(text: str) -> dict[str, int]:
@@ -37,12 +39,17 @@ def read_layers(text: str) -> dict[str, int]:
 
 
 def unit_of(module: str) -> str:
-    """The unit a module belongs to: its family folder or top-level module (``xaimetrics`` for the root).
+    """The unit a module belongs to: its family folder or top-level module (``xaimetrics`` for the root); every
+    family's ``_command`` module belongs to the unit ``*._command``.
 
     >>> unit_of("xaimetrics.consim._pipeline"), unit_of("xaimetrics._words"), unit_of("xaimetrics")
     ('consim', '_words', 'xaimetrics')
+    >>> unit_of("xaimetrics.detection._command")
+    '*._command'
     """
     parts = module.split(".")
+    if len(parts) == 3 and parts[2] == "_command":
+        return COMMANDS  # a family's command-line face stands with the entry points, above every family
     return parts[1] if len(parts) > 1 else parts[0]
 
 

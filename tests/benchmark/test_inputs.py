@@ -20,6 +20,7 @@ import pytest
 from toy_grid import toy_dataset, toy_model
 
 from xaimetrics.benchmark import Artefacts, Grid, Providers, ResultsStore, run_grid
+from xaimetrics.benchmark._concept_phase import fingerprint_concepts
 from xaimetrics.benchmark._inputs import RUN_ONLY_FIELDS
 from xaimetrics.exceptions import InvalidParameterError
 
@@ -237,14 +238,17 @@ ALTERNATIVES: dict[str, object] = {
     "prompt_layout": "cache", "balance": "strict", "default_n_concepts": 2, "extractor_options": {"ICA": {"max_iter": 50}},
     "controls": True, "scoring": "probability", "text_column": "text_b", "label_column": "label_b",
     "encoding": "latin-1", "drop_empty_rows": False, "fit_draw": "fixed", "randomized_twins": ("top",),
-    "twin_seed": 5,
+    "twin_seed": 5, "detection": ("intruder",),
 }  # fmt: skip
 
 
 def _keys(grid: Grid) -> set[str]:
     artefacts = Artefacts(grid, _providers(), None)
     settings = [*grid.settings(phase="validation"), *grid.settings(phase="evaluation")]
-    return {s.key for s in artefacts.fingerprinted(settings)}
+    concepts = fingerprint_concepts(
+        artefacts, grid.concept_settings()
+    )  # the per-concept groups (Grid.detection)
+    return {s.key for s in artefacts.fingerprinted(settings)} | {s.group for s in concepts}
 
 
 def test_every_grid_field_changes_a_key_or_a_fingerprint(tmp_path: Path) -> None:

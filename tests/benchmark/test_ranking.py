@@ -6,13 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xaimetrics.benchmark import (
-    copeland_ranks,
-    pairwise_differences,
-    pivot_scores,
-    rank_methods,
-    win_matrix,
-)
+from xaimetrics.benchmark import copeland_ranks, pairwise_differences, pivot_scores, rank_methods, win_matrix
 from xaimetrics.exceptions import InvalidParameterError
 
 
@@ -66,7 +60,7 @@ def test_pairs_without_shared_settings_are_nan_and_not_victories() -> None:
 def test_differences_use_the_exact_sign_flip_test_and_holm(scores: pd.DataFrame) -> None:
     from statsmodels.stats.multitest import multipletests
 
-    from xaimetrics.benchmark import sign_flip_test
+    from xaimetrics.stats import sign_flip_test
 
     d = pairwise_differences(scores)
     shared = scores[["NMF", "SAE"]].dropna()

@@ -10,14 +10,7 @@ import pandas as pd
 import pytest
 from toy_grid import PROVIDER_KWARGS, ToyTopicModel, toy_grid
 
-from xaimetrics.benchmark import (
-    Providers,
-    ResultsStore,
-    rank_methods,
-    ranking_frame,
-    run_grid,
-    write_report,
-)
+from xaimetrics.benchmark import Providers, ResultsStore, rank_methods, ranking_frame, run_grid, write_report
 from xaimetrics.benchmark._analysis import RANKING_KEYS, overall_statistics
 from xaimetrics.benchmark._ranking import pivot_scores
 
@@ -94,7 +87,7 @@ def test_method_dependent_accuracy_gives_the_expected_ranking(tmp_path):
     nmf = [acc("NMF", s) for s in (0, 1, 2)]
     pca = [acc("PCA", s) for s in (0, 1, 2)]
     assert differences.mean.loc["NMF", "PCA"] == pytest.approx(np.mean(np.subtract(nmf, pca)))
-    from xaimetrics.benchmark import sign_flip_test
+    from xaimetrics.stats import sign_flip_test
 
     assert differences.pvalue.loc["NMF", "PCA"] == pytest.approx(sign_flip_test(np.subtract(nmf, pca)))
     # U1 is stored as an upper bound

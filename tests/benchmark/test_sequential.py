@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xaimetrics.benchmark import SequentialDesign, sign_flip_test
+from xaimetrics.benchmark import SequentialDesign
 from xaimetrics.benchmark._sequential import (
     gate_outcome,
     sequential_pvalue,
@@ -17,6 +17,7 @@ from xaimetrics.benchmark._sequential import (
     sequential_verdicts,
 )
 from xaimetrics.exceptions import InvalidParameterError
+from xaimetrics.stats import sign_flip_test
 
 
 #: Monte-Carlo allowance: three standard errors of a rate of 0.05 over the number of simulated sequences

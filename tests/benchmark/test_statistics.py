@@ -15,20 +15,18 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.power import TTestPower
 
-from xaimetrics.benchmark import (
-    assess,
-    baseline_comparison,
-    control_verdict,
+from xaimetrics.benchmark import assess, baseline_comparison, control_verdict, plan, unit_scores
+from xaimetrics.benchmark._simulation import simulate_results
+from xaimetrics.exceptions import InvalidParameterError
+from xaimetrics.stats import (
     equivalence_test,
+    holm,
     minimum_pvalue,
-    plan,
     robust_pvalue,
     sign_flip_test,
-    unit_scores,
+    skewness_corrected_pvalue,
+    t_interval,
 )
-from xaimetrics.benchmark._simulation import simulate_results
-from xaimetrics.benchmark._uncertainty import holm, skewness_corrected_pvalue, t_interval
-from xaimetrics.exceptions import InvalidParameterError
 
 ROLES = {"SurrogateWords": "positive", "RandomWords": "negative"}
 

@@ -21,7 +21,6 @@ from xaimetrics.benchmark import (
     ResultsStore,
     ranking_frame,
     run_grid,
-    sign_flip_test,
     twin_comparison,
     twin_method,
     unit_differences,
@@ -31,6 +30,7 @@ from xaimetrics.benchmark._group import build_group_prompts
 from xaimetrics.benchmark._twins import parse_twin, split_twin
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.simulators import SimulatorResponse
+from xaimetrics.stats import sign_flip_test
 
 
 class IgnoringReader:

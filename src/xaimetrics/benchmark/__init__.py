@@ -9,6 +9,9 @@ HTML/Markdown report.
   :func:`pairwise_differences`, :func:`spearman_with_metrics` — the statistics, for any grid axis
   (``ranking_frame(results, axis="interpretation")``);
 - :func:`normalised_gain`, :func:`unit_normalised_gains` — NSG (Mayne et al., 2026) beside the raw difference;
+- ``Grid(detection=[...])`` — per-concept scores (detection, intruder, example embedding) of the same fits in the
+  same store (:class:`ConceptRow`), summarised by :func:`legibility_summary` and the report's
+  :func:`concept_sections`;
 - :func:`twin_comparison` — each concept method against its randomised twin (``Grid(randomized_twins=...)``: the
   same extractor on a re-initialised copy of the classifier), beside its gain over NoExplanation;
 - :func:`variance_components`, :func:`top_k_stability` — how much of a score is the pipeline (seed draw,
@@ -47,6 +50,8 @@ from xaimetrics.benchmark._analysis import (
 from xaimetrics.benchmark._artefacts import Artefacts, ConceptFit, Providers
 from xaimetrics.benchmark._assessment import Assessment, assess
 from xaimetrics.benchmark._budget import budget_table, estimate_tokens
+from xaimetrics.benchmark._concept_report import concept_sections, legibility_summary
+from xaimetrics.benchmark._concept_row import ConceptRow, ConceptSetting
 from xaimetrics.benchmark._design_file import design_from_table, load_design
 from xaimetrics.benchmark._gain import normalised_gain, unit_normalised_gains
 from xaimetrics.benchmark._gated import GatedDesign, GatedResult, plan_gated, replay_gated, run_gated
@@ -85,27 +90,23 @@ from xaimetrics.benchmark._store import ResultsStore
 from xaimetrics.benchmark._twin_comparison import twin_comparison
 from xaimetrics.benchmark._twins import twin_method
 from xaimetrics.benchmark._uncertainty import (
-    DEFAULT_MARGIN,
     baseline_comparison,
     best_method,
     control_verdict,
-    equivalence_test,
-    minimum_pvalue,
     pairwise_comparison,
     plan,
-    robust_pvalue,
-    sign_flip_test,
 )
 from xaimetrics.benchmark._variance import top_k_stability, variance_components
 
 __all__ = [
     "BASELINE_METHOD",
-    "DEFAULT_MARGIN",
     "RANKING_KEYS",
     "UNIT_KEYS",
     "Artefacts",
     "Assessment",
     "ConceptFit",
+    "ConceptRow",
+    "ConceptSetting",
     "GatedDesign",
     "GatedResult",
     "Grid",
@@ -124,19 +125,19 @@ __all__ = [
     "budget_table",
     "choose_n_concepts",
     "complete_blocks",
+    "concept_sections",
     "control_verdict",
     "copeland_ranks",
     "design_from_table",
-    "equivalence_test",
     "estimate_tokens",
     "gate_outcome",
     "gated_sections",
     "grid_from_dict",
     "headline",
+    "legibility_summary",
     "load_design",
     "load_grid",
     "method_names",
-    "minimum_pvalue",
     "normalised_gain",
     "pairwise_comparison",
     "pairwise_differences",
@@ -151,12 +152,10 @@ __all__ = [
     "rankings_by",
     "replay_gated",
     "report_section",
-    "robust_pvalue",
     "run_gated",
     "run_grid",
     "sequential_sign_test",
     "sequential_verdicts",
-    "sign_flip_test",
     "simulate_results",
     "spearman_with_metrics",
     "subset_rankings",

@@ -436,6 +436,21 @@ class Artefacts:
 
         return self._once(("twin_activations", fit.dataset, fit.model, twin, self._twin_seed(fit)), compute)
 
+    def pool_activations(self, fit: ConceptFit) -> np.ndarray:
+        """The LP/EP pool's activations under :meth:`classifier` (the texts per-concept scorers draw from; a
+        twin's are computed once, in memory)."""
+        from xaimetrics.benchmark._twins import split_twin
+
+        twin = split_twin(fit.method)[1]
+        if twin is None:
+            return self.activations(fit.dataset, fit.model)["pool"]
+
+        def compute() -> np.ndarray:
+            _, pool = self.data(fit.dataset)
+            return _numpy(self.classifier(fit).activations(list(pool.texts)))
+
+        return self._once(("twin_pool", fit.dataset, fit.model, twin, self._twin_seed(fit)), compute)
+
     def model_id(self, dataset: str, model: str) -> str:
         """What identifies the model: :func:`~xaimetrics.benchmark._inputs.model_digest` (weights, config,
         class names, metadata), so that artefacts of a retrained or replaced model are never reused."""

@@ -297,12 +297,16 @@ def _run(args: argparse.Namespace) -> int:
           f"({summary.calls} calls, {summary.cached_calls} cached, {summary.total_tokens:,} tokens, "
           f"{summary.cached_prompt_tokens:,} prompt tokens from the provider's cache, "
           f"${summary.cost_usd:.4f}) in {summary.wall_time_s:.1f} s")  # fmt: skip
+    concepts = summary.concepts
+    if concepts.total:  # the grid's per-concept scores (Grid.detection)
+        print(f"Concepts: {concepts.completed} scored, {concepts.skipped} already stored, {concepts.failed} failed "
+              f"(not stored), {concepts.left_out} left out ({concepts.answers} reader answers)")  # fmt: skip
     for note in summary.notes:
         print(f"Note: {note}", file=sys.stderr)
     for failure in summary.errors[:5]:
         print(f"  failed: {failure}", file=sys.stderr)
     _write(output, summary.as_dict(), args)
-    return 0 if summary.failed == 0 else 1
+    return 0 if summary.failed == 0 and concepts.failed == 0 else 1
 
 
 def _run_gated(
@@ -383,6 +387,9 @@ def _write(
         results, design = gated
         lines = headline(results, margin=design.margin)
         sections.extend(gated_sections(results, None, design))
+    from xaimetrics.benchmark._concept_report import concept_frame, concept_sections
+
+    sections.extend(concept_sections(concept_frame(output / "results.sqlite"), frame))
     sections.extend(report_sections(output / "results.sqlite", frame))  # e.g. a human study's comparison
     target = output if to is None else to
     try:

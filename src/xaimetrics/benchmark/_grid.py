@@ -47,6 +47,7 @@ from xaimetrics._choices import BALANCES, INTERPRETATIONS, SCORINGS
 from xaimetrics._registry import did_you_mean, join_or
 from xaimetrics._urls import public_url
 from xaimetrics._validation import invalid
+from xaimetrics.benchmark._concept_row import DETECTION_SCORERS, ConceptSetting
 from xaimetrics.benchmark._store import setting_key
 from xaimetrics.benchmark._twins import parse_twin, split_twin, twin_method
 from xaimetrics.concepts import EXTRACTORS
@@ -221,6 +222,12 @@ class Grid:
         twin_seed: ``None`` (default): each seed draws its own twin (the random draw is part of the replicate);
             an integer: one twin per entry for the whole grid, drawn with it (one forward per twin instead of
             one per seed; the intervals are then conditional on that draw).
+        detection: per-concept scorers run on the same fitted concepts (``"detection"``, ``"intruder"``,
+            ``"embedding"``; default none): every concept with words of each concept method (and twin), dataset,
+            model and seed is scored by each, and stored one row per concept × scorer × reader in the store's
+            ``concept_results`` table (:class:`~xaimetrics.benchmark.ConceptRow`). The readers are the grid's
+            simulators (``lexical``: the detection word reader :class:`~xaimetrics.detection.WordOverlapReader`;
+            ``perfect`` reads nothing and is left out); ``embedding`` needs no reader (the offline MiniLM).
         scoring: a name of :data:`~xaimetrics.consim.SCORINGS`: ``"accuracy"`` (eq. 5 on the answer text) or
             ``"probability"`` (also the simulator's class probabilities per EP sample: expected accuracy,
             log-loss, Brier; needs a simulator with log-probabilities). Rankings use expected accuracy when every setting has it.
@@ -264,6 +271,7 @@ class Grid:
     controls: bool = False
     randomized_twins: tuple[str, ...] = ()
     twin_seed: int | None = None
+    detection: tuple[str, ...] = ()
     scoring: str = "accuracy"
     text_column: str | None = None
     label_column: str | None = None
@@ -279,11 +287,8 @@ class Grid:
             object.__setattr__(self, name, _tuple_of(name, getattr(self, name), str))
         for name in ("seeds", "validation_seeds"):
             object.__setattr__(self, name, _tuple_of(name, getattr(self, name), int, allow_empty=True))
-        object.__setattr__(
-            self,
-            "randomized_twins",
-            _tuple_of("randomized_twins", self.randomized_twins, str, allow_empty=True),
-        )
+        for name in ("randomized_twins", "detection"):
+            object.__setattr__(self, name, _tuple_of(name, getattr(self, name), str, allow_empty=True))
         for name in ("extra_datasets", "extra_models", "extra_simulators"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
         methods = tuple(_canonical_method(m) for m in self.methods)
@@ -338,6 +343,12 @@ class Grid:
                 "randomized_twins", _OWNER, "empty when no concept method is listed (a twin re-runs a concept "
                 "method on a randomised copy of the model)", list(self.randomized_twins),
                 "List a concept method in 'methods' or drop 'randomized_twins'.",
+            )  # fmt: skip
+        _choices("detection", self.detection, DETECTION_SCORERS)
+        if self.detection and not self.concept_methods:
+            raise invalid(
+                "detection", _OWNER, "empty when no concept method is listed (it scores a method's concepts)",
+                list(self.detection), "List a concept method in 'methods' or drop 'detection'.",
             )  # fmt: skip
         _choices("scoring", [self.scoring], SCORINGS.names())
         _choices("fit_draw", [self.fit_draw], FIT_DRAWS)
@@ -589,6 +600,44 @@ class Grid:
                         yield Setting(
                             dataset, model, method, k, interpretation, prompt, seed, simulator, phase
                         )
+
+    def concept_settings(
+        self, chosen: Mapping[tuple[str, str, str], int] | None = None
+    ) -> list[ConceptSetting]:
+        """The per-concept groups of ``detection``: each concept method (and twin) × dataset × model × seed ×
+        scorer × reader (the evaluation's number of concepts; a method with candidates needs ``chosen``).
+
+        Example:
+            >>> g = Grid(methods=("PCA", "NoExplanation"), prompt_types=("NE1", "E1"), seeds=(0, 1),
+            ...          simulators=("lexical", "perfect"), detection=("detection", "embedding"))
+            >>> [(s.seed, s.scorer, s.reader, s.interpretation) for s in g.concept_settings()][:2]
+            [(0, 'detection', 'lexical', 'top_words'), (0, 'embedding', 'minilm', '')]
+        """
+        from xaimetrics.benchmark._concept_row import EMBEDDING_READER
+
+        readers = [s for s in self.simulators if s != "perfect"]  # the pipeline check reads no text
+        out: list[ConceptSetting] = []
+        for dataset in self.datasets:
+            for model in self.models:
+                for seed in self.seeds:
+                    for method in (*self.concept_methods, *self.twin_methods):
+                        candidates = self.candidates(method)
+                        base = split_twin(method)[0]
+                        if len(candidates) == 1:
+                            k = candidates[0]
+                        elif (dataset, model, base) in (chosen or {}):
+                            k = (chosen or {})[(dataset, model, base)]
+                        else:
+                            continue
+                        for scorer in self.detection:
+                            interpretation = "" if scorer == "embedding" else "top_words"
+                            for reader in [EMBEDDING_READER] if scorer == "embedding" else readers:
+                                out.append(
+                                    ConceptSetting(
+                                        dataset, model, method, k, interpretation, seed, reader, scorer
+                                    )
+                                )
+        return out
 
     def to_dict(self) -> dict[str, object]:
         """The grid as plain data (what the TOML file holds), ``base_url`` without credentials.

