@@ -46,7 +46,7 @@ _CREATED_AT = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 
 
 #: columns added after stores were first written, with the value rows of an older store read for them
-ADDED_COLUMNS: Mapping[str, object] = {"cached_prompt_tokens": 0}
+ADDED_COLUMNS: Mapping[str, object] = {"cached_prompt_tokens": 0, "class_counts": "{}"}
 
 
 def _schema(columns: Sequence[str]) -> str:
