@@ -113,6 +113,10 @@ class Steps:
         )
         return done
 
+    def note(self, name: str, outcome: str) -> None:
+        """Record what a step gave (for the closing note of issue #35)."""
+        self.times[name]["outcome"] = outcome
+
 
 DATA = ["--dataset", "reuters.csv", "--text-column", "body", "--label-column", "category"]
 
@@ -141,6 +145,8 @@ def _walk(steps: Steps, folder: Path) -> None:
     assert "had surrounding spaces and are read without them" in done.stderr
     assert metadata["test_accuracy"] > 1 / len(TOPICS), metadata["test_accuracy"]
     assert (folder / model / "config.json").is_file()
+    steps.note("finetune", f"{len(metadata['class_names'])} classes, test accuracy {metadata['test_accuracy']:.3f}, "
+               f"macro-F1 {metadata.get('test_macro_f1', float('nan')):.3f}")  # fmt: skip
 
     # 2. one ConSim setting with the lexical reader, at the head input, with per-class lines
     done = steps.run(
@@ -150,6 +156,9 @@ def _walk(steps: Steps, folder: Path) -> None:
     )  # fmt: skip
     assert any(line.startswith("E2 ") for line in done.stdout.splitlines()), done.stdout
     assert "Per class of the model's predictions" in done.stdout and "  E2: " in done.stdout
+    steps.note(
+        "consim", " | ".join(line.strip() for line in done.stdout.splitlines() if line[:3] in ("NE2", "E2 "))
+    )
 
     # 3. the same at an inner layer (MiniLM has 6: 0 … 5), and a layer it does not have
     done = steps.run(
@@ -158,10 +167,14 @@ def _walk(steps: Steps, folder: Path) -> None:
         "--fit-samples", "150", "--layer", "4", "--no-progress",
     )  # fmt: skip
     assert "Activations at bert.encoder.layer.4" in done.stderr
+    steps.note(
+        "consim --layer 4", " | ".join(line.strip() for line in done.stdout.splitlines() if line[:3] == "E2 ")
+    )
     done = steps.run(
         "consim --layer 6 (refused)", "consim", *DATA, "--model", model, "--layer", "6", expect=1
     )
     assert "an integer from 0 to 5" in done.stderr and "Traceback" not in done.stderr
+    steps.note("consim --layer 6 (refused)", done.stderr.strip().splitlines()[-1])
 
     # 4. a small grid on the file and the model, lexical reader; its report has the per-class tables
     (folder / "grid.toml").write_text(GRID.format(data="reuters.csv", model=model), encoding="utf-8")
@@ -174,11 +187,17 @@ def _walk(steps: Steps, folder: Path) -> None:
     assert all(set(json.loads(c)) <= set(TOPICS) for _, c in rows)
     report = (folder / "run" / "report.md").read_text(encoding="utf-8")
     assert "## Per class: PCA" in report and "## Per class: NoExplanation" in report
+    steps.note(
+        "benchmark run",
+        f"{len(rows)} evaluation rows; "
+        + " ".join(report.split("## Per class: PCA")[1].split("\n\n")[2].split("\n")[:12]),
+    )
 
     # 5. the report rebuilt, and the ranking (the report's score, named)
     steps.run("benchmark report", "benchmark", "report", "--output", "run")
     done = steps.run("benchmark rank", "benchmark", "rank", "--output", "run")
     assert "PCA" in done.stdout and "NoExplanation" in done.stdout
+    steps.note("benchmark rank", " / ".join(done.stdout.strip().splitlines()[:6]))
 
     # 6. detection with the word-overlap reader, on our columns and our model
     steps.run(
@@ -188,6 +207,7 @@ def _walk(steps: Steps, folder: Path) -> None:
     )  # fmt: skip
     detection_rows = (folder / "detection" / "rows.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(detection_rows) >= 3
+    steps.note("detection", f"{len(detection_rows)} rows: " + " | ".join(detection_rows[:3])[:600])
 
     # 7. interpretability of the model's concepts (the reference corpus defaults to the same file)
     steps.run(
@@ -195,6 +215,7 @@ def _walk(steps: Steps, folder: Path) -> None:
         "--n-concepts", "5", "--seeds", "2", *DATA, "--max-samples", "150", "--output", "interpretability",
     )  # fmt: skip
     assert any((folder / "interpretability").glob("*.json"))
+    steps.note("interpretability", ", ".join(sorted(p.name for p in (folder / "interpretability").iterdir())))
 
     # 8. the concepts exported: words, top texts, directions
     steps.run(
@@ -205,3 +226,4 @@ def _walk(steps: Steps, folder: Path) -> None:
     concepts = json.loads((folder / "concepts.json").read_text(encoding="utf-8"))
     records = concepts if isinstance(concepts, list) else concepts.get("concepts", [])
     assert len(records) == 5 and all(r["top_texts"] and r["direction"] for r in records)
+    steps.note("export-concepts", f"{len(records)} concepts; concept 0: {records[0]['description']}")

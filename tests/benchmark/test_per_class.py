@@ -65,6 +65,7 @@ def test_the_table_shows_the_class_the_explanation_helps(planted_results) -> Non
     others = table.loc["NMF"].drop(index=first)
     assert len(others) == 2 and (others["recall"] == 0.0).all()
     assert (others["gain"].dropna() == 0.0).all() and others["gain"].notna().any()
+    assert (table["recall_low"].dropna() >= 0).all() and (table["recall_high"].dropna() <= 1).all()
     assert table.loc[("NoExplanation", first), "recall"] == 0.0
     assert math.isnan(table.loc[("NoExplanation", first), "gain"])
     assert (table["n_seeds"] == 4).all()

@@ -7,7 +7,8 @@ interval and the gain follow the grid's statistics rules (docs/benchmark.md, "St
 class ``c`` becomes its score, the rows go through :func:`~xaimetrics.benchmark.ranking_frame` (baselines spread
 over the prompt types they are compared in), and :func:`~xaimetrics.benchmark.unit_scores` /
 :func:`~xaimetrics.benchmark.unit_differences` average within each seed — the gain is the like-with-like
-difference with NoExplanation in the same seed and prompt setting. Intervals are Student-t over those seeds.
+difference with NoExplanation in the same seed and prompt setting. Intervals are Student-t over those seeds,
+clipped to the range of the quantity (``[0, 1]`` for the recall, ``[−1, 1]`` for the gain).
 
 A class f predicted for fewer than ``min_samples`` EP samples (counted once per seed: a seed's settings share
 their samples) or in fewer than two seeds has **too few samples**: its row is kept, with the counts, but no
@@ -110,12 +111,15 @@ def per_class_table(
             too_few = n_samples < min_samples or n_seeds < 2
             low = high = gain = gain_low = gain_high = math.nan
             if not too_few:
+                # t-intervals over 3–5 seeds can leave the range of a share: shown clipped to it
                 if method in means.columns:
                     _, low, high = t_interval(means[method].dropna().to_numpy(), confidence=confidence)
+                    low, high = max(low, 0.0), min(high, 1.0)
                 if method in gains.columns:
                     gain, gain_low, gain_high = t_interval(
                         gains[method].dropna().to_numpy(), confidence=confidence
                     )
+                    gain_low, gain_high = max(gain_low, -1.0), min(gain_high, 1.0)
             records[(str(method), name)] = {
                 "n_samples": n_samples,
                 "n_seeds": n_seeds,
