@@ -52,7 +52,7 @@ NOT_METRICS: dict[str, set[str]] = {
         "Explanation", "InterpretationKind", "LLMLabels", "ParsedAnswers", "PromptContent", "PromptSetting",
         "PromptType", "RandomWords", "Scoring", "ScoringKind", "SurrogateWords", "build_prompts",
         "complete_explanation", "concept_records", "export_concepts", "shared_prefix_share", "global_importances_of", "interpret_concepts", "local_importances_of",
-        "make_control", "o1ca", "parse_answers", "parse_label_proposals", "prompt_label", "render_prompt",
+        "make_control", "o1ca", "parse_answers", "parse_label_proposals", "per_class_scores", "prompt_label", "render_prompt",
         "select_examples",
     },
 }  # fmt: skip

@@ -238,7 +238,7 @@ ALTERNATIVES: dict[str, object] = {
     "prompt_layout": "cache", "balance": "strict", "default_n_concepts": 2, "extractor_options": {"ICA": {"max_iter": 50}},
     "controls": True, "scoring": "probability", "text_column": "text_b", "label_column": "label_b",
     "encoding": "latin-1", "drop_empty_rows": False, "fit_draw": "fixed", "randomized_twins": ("top",),
-    "twin_seed": 5, "detection": ("intruder",),
+    "twin_seed": 5, "detection": ("intruder",), "layers": {"TINY": 0},
 }  # fmt: skip
 
 
@@ -253,11 +253,12 @@ def _keys(grid: Grid) -> set[str]:
 
 def test_every_grid_field_changes_a_key_or_a_fingerprint(tmp_path: Path) -> None:
     data = _write_csv(tmp_path / "data.csv", empty_row=True)
+    tiny = _save_tiny_model(tmp_path / "tiny", seed=0)  # a transformers model: it has layers to choose
     base = {
         "datasets": (str(data),), "methods": ("PCA", "ICA", "NoExplanation"), "n_concepts": {"PCA": [2, 3]},
         "default_n_concepts": 3, "simulators": ("perfect", "openai:toy-llm"), "base_url": "http://127.0.0.1:9/v1",
-        "balance": "relaxed", "drop_empty_rows": True, "models": ("toy",), "n_lp": 6, "n_ep": 6, "n_fit": 100,
-        "prompt_types": ("NE2", "E2"), "seeds": (0,), "randomized_twins": ("all",),
+        "balance": "relaxed", "drop_empty_rows": True, "models": ("toy", str(tiny)), "n_lp": 6, "n_ep": 6,
+        "n_fit": 100, "prompt_types": ("NE2", "E2"), "seeds": (0,), "randomized_twins": ("all",),
     }  # fmt: skip
     reference = _keys(_grid(data, **base))
     fields = [f.name for f in dataclasses.fields(Grid)]
@@ -271,6 +272,8 @@ def test_every_grid_field_changes_a_key_or_a_fingerprint(tmp_path: Path) -> None
         if name in RUN_ONLY_FIELDS:
             continue
         value = (str(copy),) if ALTERNATIVES[name] == "COPY" else ALTERNATIVES[name]
+        if name == "layers":
+            value = {str(tiny): 0}
         try:
             grid = _grid(data, **{**base, name: value})
         except (
@@ -281,6 +284,34 @@ def test_every_grid_field_changes_a_key_or_a_fingerprint(tmp_path: Path) -> None
             unchanged.append(name)
     assert unchanged == []
     assert _keys(_grid(data, **{**base, "concurrency": 1})) == reference  # run-only: never a new key
+
+
+def test_a_grid_reads_a_model_at_the_chosen_layer_and_checks_the_range(tmp_path: Path) -> None:
+    data = _write_csv(tmp_path / "data.csv")
+    tiny = str(_save_tiny_model(tmp_path / "tiny", seed=0))
+    grid = _grid(
+        data, models=(tiny,), methods=("PCA", "NoExplanation"), layers={tiny: 0}, simulators=("perfect",)
+    )
+    artefacts = Artefacts(grid, _providers(), None)
+    model = artefacts.model(str(data), tiny)
+    assert model.split == "bert.encoder.layer.0" and model.needs_inputs
+    summary = run_grid(
+        grid, tmp_path / "r.sqlite", providers=_providers(), artefacts=artefacts, progress=False
+    )
+    assert summary.failed == 0 and summary.completed == 2
+    with ResultsStore(tmp_path / "r.sqlite") as store:
+        assert store.to_frame()["score"].tolist() == [1.0, 1.0]  # the perfect reader, through g at layer 0
+    too_deep = _grid(data, models=(tiny,), methods=("PCA", "NoExplanation"), layers={tiny: 1})
+    with pytest.raises(
+        InvalidParameterError, match=r"'layers\..*' parameter of Grid must be an integer from 0 to 0"
+    ):
+        Artefacts(too_deep, _providers(), None).model(str(data), tiny)
+    for layers, message in (({"other": 0}, "keys among the listed models"), ({tiny: -1}, "an integer ≥ 0")):
+        with pytest.raises(InvalidParameterError, match=message):
+            _grid(data, models=(tiny,), layers=layers)
+    toy = _grid(data, layers={"toy": 0})
+    with pytest.raises(InvalidParameterError, match="has no transformer layers"):
+        Artefacts(toy, _providers(), None).model(str(data), "toy")
 
 
 # -- classes matched by name ----------------------------------------------------------------------------------

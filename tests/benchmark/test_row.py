@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import os
 import shutil
 import subprocess
@@ -23,7 +24,7 @@ RESULTS_CSV_HEADER = (
     "key,dataset,model,method,n_concepts,interpretation,prompt_type,anonymized,seed,simulator,phase,"
     "is_upper_bound,score,n_samples,n_parsed,n_missing,n_invalid,prompt_tokens,completion_tokens,cost_usd,"
     "latency_s,cached,error,expected_accuracy,log_loss,brier,majority_share,degenerate,n_concepts_shown,scoring,"
-    "cached_prompt_tokens,created_at"
+    "cached_prompt_tokens,class_counts,created_at"
 )
 SRC = Path(__file__).parents[2] / "src"
 
@@ -67,6 +68,7 @@ def test_a_row_of_one_result_is_the_setting_and_the_result() -> None:
         "latency_s": 0.0, "cached": False, "error": None, "expected_accuracy": None, "log_loss": None,
         "brier": None, "majority_share": result.majority_share, "degenerate": result.degenerate,
         "n_concepts_shown": 1, "scoring": "accuracy", "cached_prompt_tokens": 0,
+        "class_counts": '{"no": {"answered": 0, "hits": 0, "n": 1}, "yes": {"answered": 2, "hits": 1, "n": 2}}',
     }  # fmt: skip
     assert payload == {"setting": SETTING.params(), "result": result.to_dict()}
     u1 = setting_row(SETTING, _result("Sample_1: yes\nSample_2: no\nSample_3: yes", "U1"))[0]
@@ -79,6 +81,9 @@ def test_a_row_of_several_results_averages_scores_and_sums_counts() -> None:
     row = ResultRow.of({**SETTING.params(), "simulator": "human", "study": "ignored"}, results)
     assert row.score == pytest.approx((1.0 + 0.0) / 2) and row.n_samples == 6 and row.n_missing == 2
     assert row.simulator == "human" and row.error is None and not row.cached
+    assert json.loads(row.class_counts) == {  # summed exactly over the participants
+        "no": {"n": 2, "hits": 1, "answered": 2}, "yes": {"n": 4, "hits": 2, "answered": 2},
+    }  # fmt: skip
     with pytest.raises(InvalidParameterError, match="at least one ConSimResult"):
         ResultRow.of(SETTING.params(), [])
     with pytest.raises(InvalidParameterError, match="a value for the 'seed' column"):
@@ -111,7 +116,7 @@ def test_adding_a_field_is_one_edit(tmp_path: Path) -> None:
     shutil.copytree(SRC / "xaimetrics", copy / "xaimetrics", ignore=shutil.ignore_patterns("__pycache__"))
     row_module = copy / "xaimetrics" / "benchmark" / "_row.py"
     text = row_module.read_text(encoding="utf-8")
-    anchor = '    cached_prompt_tokens: int = field(default=0, metadata=summed("cached_prompt_tokens"))\n'  # the last
+    anchor = '    class_counts: str = field(default="{}", metadata={_REDUCE: _class_counts})\n'  # the last
     assert text.count(anchor) == 1
     edit = '    n_hedged: int = field(default=0, metadata=summed("n_hedged"))\n'
     row_module.write_text(text.replace(anchor, anchor + edit), encoding="utf-8")

@@ -221,3 +221,21 @@ def test_a_store_written_before_the_cached_prompt_tokens_column_is_read_and_exte
         assert frame["cached_prompt_tokens"].tolist() == [0, 1024]
     with ResultsStore(path) as store:  # and it opens again
         assert len(store) == 2
+
+
+def test_a_store_written_before_the_class_counts_column_reads_empty_counts(tmp_path: Path) -> None:
+    from xaimetrics.benchmark import ResultRow
+    from xaimetrics.benchmark._store import _schema
+
+    path = tmp_path / "old.sqlite"
+    old = [c for c in ResultRow.columns() if c not in ("cached_prompt_tokens", "class_counts")]
+    with sqlite3.connect(path) as connection:
+        connection.executescript(_schema(old))
+        connection.execute("INSERT INTO results (key, method, score, payload) VALUES ('k', 'NMF', 0.5, '{}')")
+    connection.close()
+    with ResultsStore(path, read_only=True) as store:
+        assert store.to_frame()["class_counts"].tolist() == ["{}"]
+    with ResultsStore(path) as store:
+        assert store.add("k2", {"method": "PCA", "score": 0.25, "class_counts": '{"a": {"n": 1}}'})
+        frame = store.to_frame().sort_values("key")
+        assert frame["class_counts"].tolist() == ["{}", '{"a": {"n": 1}}']

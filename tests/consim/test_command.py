@@ -142,6 +142,11 @@ def test_perfect_simulator_and_table(consim_cli, tiny_model_dir, capsys) -> None
     # 6/6 right: the Wilson interval's lower end is far from 1 with six samples, and the table says so
     assert re.search(r"^U1-a\s+≤1\.000 \[0\.61, 1\.00\] \(bound\)\s+6/6", out, flags=re.MULTILINE), out
     assert "Intervals are over the 6 evaluation samples of this one selection" in out
+    # per class of f's predictions: a perfect reader has every hit and precision 1
+    line = next(x for x in out.splitlines() if x.startswith("  U1-a: "))
+    cells = re.findall(r"(\w+): recall (\d+)/(\d+), precision ([\d.]+)", line)
+    assert cells and all(h == n and p == "1.00" for _, h, n, p in cells), line
+    assert sum(int(n) for _, _, n, _ in cells) == 6
 
 
 def test_probability_scoring_from_the_command_line(consim_cli, tiny_model_dir, capsys) -> None:
@@ -225,3 +230,27 @@ def test_a_failed_simulator_call_exits_with_1(consim_cli, tiny_model_dir, fake_o
     failed = [r for r in records if r["error"]]
     assert len(failed) == 1 and "content filter" in failed[0]["error"] and failed[0]["score"] is None
     assert consim_cli(*_common(tiny_model_dir), *args, "--no-cache") == 0  # no fault left: exit 0
+
+
+def test_layer_reads_an_inner_layer_and_is_checked_against_the_model(
+    consim_cli, tiny_model_dir, capsys
+) -> None:
+    args = [*_common(tiny_model_dir), "--prompt-type", "E2", "--baseline", "--simulator", "perfect"]
+    assert consim_cli(*args, "--method", "pca", "--layer", "0") == 0
+    captured = capsys.readouterr()
+    assert "Activations at bert.encoder.layer.0 (layer 0, mean over tokens)." in captured.err
+    # g re-runs the network on the texts: the perfect reader scores 1
+    assert re.search(r"^E2\s+1\.000 ", captured.out, flags=re.MULTILINE), captured.out
+    # the tiny model has one layer: refused from its config before anything loads
+    assert consim_cli(*args, "--method", "pca", "--layer", "1") == 1
+    err = capsys.readouterr().err
+    assert (
+        "'--layer' parameter of xaimetrics consim must be an integer from 0 to 0 (one of the model's 1 "
+        in err
+    )
+    assert "Loading" not in err
+    assert consim_cli(*args, "--method", "nmf", "--layer", "0") == 1
+    assert (
+        "needs non-negative activations, which only the head input of a '+' model has"
+        in capsys.readouterr().err
+    )

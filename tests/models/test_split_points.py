@@ -168,3 +168,39 @@ def test_consim_runs_at_an_inner_layer_with_token_granularity(make_model, tokeni
             extractor=extractor, interpretation=interpretation, activations=clf.activations(fit_texts)
         )
         ConSim(clf, None, explanation=pooled).evaluate(samples, prompt_type="E1")
+
+
+@pytest.mark.parametrize("architecture", ARCHITECTURES)
+def test_with_layer_reads_the_named_block_and_keeps_g_of_h_equal_to_f(
+    architecture, make_model, tokenizer
+) -> None:
+    from xaimetrics.models._identity import model_digest
+
+    head = SplitClassifier(make_model(architecture), tokenizer, device="cpu", batch_size=3)
+    inner = head.with_layer(0)
+    assert inner.split == INNER[architecture] and inner.granularity == "mean" and inner.needs_inputs
+    assert inner.model is head.model and head.split is None  # the same model; the original is unchanged
+    # the mean over the real tokens of block 0's output, as transformers' hidden states give it
+    hidden, _ = _hidden(head.model, tokenizer, 0, TEXTS[1])
+    torch.testing.assert_close(inner.activations([TEXTS[1]])[0], hidden.mean(dim=0), atol=1e-5, rtol=1e-5)
+    activations, logits = inner.activations_and_logits(TEXTS)
+    torch.testing.assert_close(
+        inner.logits_from_activations(activations, TEXTS), logits, atol=1e-5, rtol=1e-5
+    )
+    torch.testing.assert_close(logits, head.logits(TEXTS), atol=1e-5, rtol=1e-5)  # f itself is unchanged
+    last = head.with_layer(1, "cls")
+    assert last.split.endswith(".1") and last.granularity == "cls"
+    digests = {model_digest(c) for c in (head, inner, last)}
+    assert len(digests) == 3  # caches keyed on the digest tell the layers apart
+    back = inner.with_layer(None)
+    assert back.split is None and back.granularity == "cls" and back.metadata["split"] is None
+    torch.testing.assert_close(back.activations(TEXTS), head.activations(TEXTS))
+
+
+@pytest.mark.parametrize("layer", [2, -1, True, 1.0])
+def test_with_layer_refuses_a_layer_outside_the_model(layer, make_model, tokenizer) -> None:
+    head = SplitClassifier(make_model("bert"), tokenizer, device="cpu")
+    with pytest.raises(
+        InvalidParameterError, match=r"'--layer' .* an integer from 0 to 1 \(one of the model's 2 "
+    ):
+        head.with_layer(layer, owner="xaimetrics consim", argument="--layer")

@@ -8,6 +8,8 @@ HTML/Markdown report.
 - :func:`ranking_frame`, :func:`rankings_by`, :func:`rank_methods`, :func:`win_matrix`,
   :func:`pairwise_differences`, :func:`spearman_with_metrics` — the statistics, for any grid axis
   (``ranking_frame(results, axis="interpretation")``);
+- :func:`per_class_table` — per class of f's predictions, the reader's recall and precision of f and the gain
+  over NoExplanation, with intervals over seeds;
 - :func:`normalised_gain`, :func:`unit_normalised_gains` — NSG (Mayne et al., 2026) beside the raw difference;
 - ``Grid(detection=[...])`` — per-concept scores (detection, intruder, example embedding) of the same fits in the
   same store (:class:`ConceptRow`), summarised by :func:`legibility_summary` and the report's
@@ -66,6 +68,7 @@ from xaimetrics.benchmark._grid import (
     ranking_prompt,
 )
 from xaimetrics.benchmark._headline import headline
+from xaimetrics.benchmark._per_class import per_class_table
 from xaimetrics.benchmark._ranking import (
     PairwiseDifferences,
     copeland_ranks,
@@ -141,6 +144,7 @@ __all__ = [
     "normalised_gain",
     "pairwise_comparison",
     "pairwise_differences",
+    "per_class_table",
     "pivot_scores",
     "plan",
     "plan_gated",

@@ -329,7 +329,7 @@ _NOT_AXES = frozenset({
     "key", "n_samples", "n_parsed", "n_missing", "n_invalid", "prompt_tokens", "completion_tokens",
     "cost_usd", "latency_s", "cached", "error", "created_at", "n_concepts", "expected_accuracy", "log_loss",
     "brier", "majority_share", "degenerate", "n_concepts_shown", "scoring",
-    "cached_prompt_tokens",
+    "cached_prompt_tokens", "class_counts",
 })  # fmt: skip
 
 

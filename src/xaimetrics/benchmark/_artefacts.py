@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import numpy as np
 
 from xaimetrics._digest import json_digest
+from xaimetrics._validation import invalid
 from xaimetrics.benchmark._grid import BASELINE_METHOD, Grid, Setting
 from xaimetrics.consim import CONTROLS, ConSimPrompt, ConSimSamples, Explanation
 
@@ -391,10 +392,20 @@ class Artefacts:
         return [dataclasses.replace(s, inputs=input_fingerprint(self.inputs(s))) for s in settings]
 
     def model(self, dataset: str, model: str) -> SplitModel:
-        return self._once(
-            ("model", dataset, model),
-            lambda: self.providers.load_model(model, dataset, self.grid.dataset_options()),
-        )
+        def load() -> SplitModel:
+            loaded = self.providers.load_model(model, dataset, self.grid.dataset_options())
+            layer = (self.grid.layers or {}).get(model)
+            if layer is None:
+                return loaded
+            with_layer = getattr(loaded, "with_layer", None)
+            if with_layer is None:
+                raise invalid(
+                    "layers", "Grid", "keys among transformers models (a SplitClassifier has layers to choose)",
+                    model, f"{type(loaded).__name__} has no transformer layers: leave {model!r} out of 'layers'.",
+                )  # fmt: skip
+            return cast("SplitModel", with_layer(layer, owner="Grid", argument=f"layers.{model}"))
+
+        return self._once(("model", dataset, model), load)
 
     def twin_model(self, dataset: str, model: str, twin: str, seed: int) -> SplitModel:
         """The randomised twin of ``model`` (:func:`~xaimetrics.models.randomized_copy` with the layers of
@@ -451,6 +462,13 @@ class Artefacts:
 
         return self._once(("twin_pool", fit.dataset, fit.model, twin, self._twin_seed(fit)), compute)
 
+    def importance_inputs(self, fit: ConceptFit) -> np.ndarray | list[str]:
+        """What ``Φ`` is averaged over: the concept-fit activations, or the concept-fit texts when the classifier
+        is split inside the network (``needs_inputs``, a grid ``layers`` entry: g re-runs it on the texts)."""
+        if getattr(self.classifier(fit), "needs_inputs", False):
+            return list(self.data(fit.dataset)[0].texts)
+        return self.fit_activations(fit)
+
     def model_id(self, dataset: str, model: str) -> str:
         """What identifies the model: :func:`~xaimetrics.benchmark._inputs.model_digest` (weights, config,
         class names, metadata), so that artefacts of a retrained or replaced model are never reused."""
@@ -482,15 +500,21 @@ class Artefacts:
             a_fit = _numpy(classifier.activations(list(fit.texts)))
             a_pool = _numpy(classifier.activations(list(pool.texts)))
 
-            def predict(activations: np.ndarray) -> np.ndarray:
-                logits = classifier.logits_from_activations(_torch_like(activations))
+            def predict(activations: np.ndarray, texts: Sequence[str]) -> np.ndarray:
+                # inside the network (a grid `layers` entry) g re-runs the model on the texts
+                if getattr(classifier, "needs_inputs", False):
+                    logits = cast("Any", classifier).logits_from_activations(
+                        _torch_like(activations), list(texts)
+                    )
+                else:
+                    logits = classifier.logits_from_activations(_torch_like(activations))
                 return _numpy(logits).argmax(axis=1).astype(np.int64)
 
             arrays = {
                 "fit": a_fit,
                 "pool": a_pool,
-                "predictions": predict(a_pool),
-                "fit_predictions": predict(a_fit),
+                "predictions": predict(a_pool, pool.texts),
+                "fit_predictions": predict(a_fit, fit.texts),
             }
             if path is not None:
                 _atomic_savez(path, **arrays)
@@ -648,7 +672,7 @@ class Artefacts:
 
             _, pool = self.aligned_data(fit.dataset, fit.model)
             return global_importances_of(
-                self.classifier(fit), self.extractor(fit), self.fit_activations(fit), len(pool.class_names),
+                self.classifier(fit), self.extractor(fit), self.importance_inputs(fit), len(pool.class_names),
             )  # fmt: skip
 
         return self._once(("global_importances", fit), compute)
@@ -667,7 +691,7 @@ class Artefacts:
         return Explanation(
             extractor=self.extractor(fit),
             interpretation=self.interpretation(fit, setting.interpretation, simulator, setting.simulator),
-            activations=self.fit_activations(fit),
+            activations=self.importance_inputs(fit),
             global_importances=self.global_importances(fit),
         )
 

@@ -211,6 +211,10 @@ class Grid:
         default_n_concepts: the number of concepts of methods ``n_concepts`` does not name.
         extractor_options: ``{method: {keyword: value}}`` passed to the extractors (e.g. ``{"SAE":
             {"max_steps": 200}}``).
+        layers: ``{model: layer}``: read that model's activations at the output of transformer block ``layer``
+            (0 = the closest to the input, mean over the text's tokens; :meth:`SplitClassifier.with_layer
+            <xaimetrics.models.SplitClassifier.with_layer>`) instead of the head input. Checked against the
+            model's number of layers when it loads; part of the model's digest, so of every row's key.
         controls: also run the positive control (``SurrogateWords``, a linear surrogate of f's predictions)
             and the negative control (``RandomWords``, random words) on the explanation prompt types, so
             that the report can say whether this grid detects explanation quality at all. The control
@@ -268,6 +272,7 @@ class Grid:
     balance: str = "strict"
     default_n_concepts: int = 20
     extractor_options: Mapping[str, Mapping[str, object]] | None = None
+    layers: Mapping[str, int] | None = None
     controls: bool = False
     randomized_twins: tuple[str, ...] = ()
     twin_seed: int | None = None
@@ -301,6 +306,8 @@ class Grid:
             object.__setattr__(
                 self, "n_concepts", {_canonical_method(k): v for k, v in self.n_concepts.items()}
             )
+        if isinstance(self.layers, Mapping):
+            object.__setattr__(self, "layers", dict(self.layers))
         if isinstance(self.extractor_options, Mapping):
             object.__setattr__(
                 self,
@@ -310,6 +317,23 @@ class Grid:
         self.validate()
 
     # -- validation ------------------------------------------------------------------------------------------
+    def _check_layers(self) -> None:
+        """``layers``: ``{listed model: integer ≥ 0}`` (the upper bound needs the model: checked when it loads)."""
+        if self.layers is None:
+            return
+        fix = 'Write it as {model: layer}, e.g. layers = {"models/mine" = 3} in a grid file.'
+        if not isinstance(self.layers, Mapping):
+            raise invalid("layers", _OWNER, "a mapping {model: layer index}", self.layers, fix)
+        unknown = sorted(set(self.layers) - set(self.models))
+        if unknown:
+            raise invalid("layers", _OWNER, f"keys among the listed models {list(self.models)}", unknown, fix)
+        for model, layer in self.layers.items():
+            if isinstance(layer, bool) or not isinstance(layer, int) or layer < 0:
+                raise invalid(
+                    f"layers.{model}", _OWNER, "an integer ≥ 0 (0 is the transformer layer closest to the input)",
+                    layer, "Leave the model out of 'layers' to read its head input.",
+                )  # fmt: skip
+
     def validate(self) -> None:
         """Check every field; raise :class:`~xaimetrics.exceptions.InvalidParameterError` naming the bad key."""
         from xaimetrics.data import check_dataset
@@ -403,6 +427,7 @@ class Grid:
             raise invalid("pool_size", _OWNER, "None or an integer ≥ 2", self.pool_size)
         _choices("balance", [self.balance], BALANCES.names())
         self._check_n_concepts()
+        self._check_layers()
         extractor_options = self.extractor_options
         if extractor_options is not None:
             if not isinstance(extractor_options, Mapping) or not all(

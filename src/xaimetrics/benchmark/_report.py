@@ -171,6 +171,45 @@ def twin_sections(long: pd.DataFrame, ranking: pd.DataFrame | None = None) -> li
     return [report_section("Does each method beat its randomised twin?", text, table.round(4))]
 
 
+def per_class_sections(results: pd.DataFrame) -> list[dict[str, str]]:
+    """The report's per-class sections: one table per method (:func:`~xaimetrics.benchmark.per_class_table`),
+    none when the rows carry no per-class counts.
+
+    Example:
+        >>> import json
+        >>> rows = pd.DataFrame({"dataset": "d", "model": "m", "simulator": "s", "interpretation": "",
+        ...     "anonymized": 0, "phase": "evaluation", "is_upper_bound": 0, "score": 0.5, "seed": [0, 1],
+        ...     "method": "NoExplanation", "prompt_type": "NE2",
+        ...     "class_counts": json.dumps({"a": {"n": 2, "hits": 1, "answered": 1}})})
+        >>> [s["md"].splitlines()[0] for s in per_class_sections(rows)]
+        ['## Per class: NoExplanation']
+    """
+    from xaimetrics.benchmark._per_class import MIN_CLASS_SAMPLES, per_class_table
+
+    if "class_counts" not in results.columns:
+        return []
+    table = per_class_table(results)
+    sections = []
+    for method in table.index.get_level_values("method").unique():
+        part = table.loc[method]
+        few = [str(c) for c in part.index[part["note"] != ""]]
+        text = (
+            f"Which of the model's classes {method} helps the reader predict: per class of the model's predictions, "
+            "recall = share of the evaluation samples the model put in the class that the reader also put there, "
+            "precision = share of the reader's answers of the class the model agrees with (pooled counts over "
+            "every setting), 95 % t-intervals over seeds; gain = recall minus NoExplanation's in the same seed "
+            "and prompt setting, averaged over seeds. "
+            + (
+                f"Too few samples to say anything (under {MIN_CLASS_SAMPLES} over the seeds, or one seed): "
+                f"{', '.join(few)}."
+                if few
+                else "Every class has enough samples for an interval."
+            )
+        )
+        sections.append(report_section(f"Per class: {method}", text, part.round(4)))
+    return sections
+
+
 def write_report(
     results: pd.DataFrame,
     output: str | Path,
@@ -224,6 +263,7 @@ def write_report(
     long, overall = method_ranking(assessment)
     overall = overall.copy()
     twins = twin_sections(long, overall)
+    per_class = per_class_sections(results)
     wins, differences = analysis.overall_statistics(long)
     paths = {
         "wins": figures.plot_win_matrix(wins, output / "win_matrix.png"),
@@ -305,7 +345,7 @@ def write_report(
             # extra sections come rendered to both formats, the HTML escaped by their producer
             "sections": [
                 {"text": markupsafe.Markup(x["html"]) if markup else x["md"]}
-                for x in [*twins, *pipeline, *sections]
+                for x in [*twins, *pipeline, *per_class, *sections]
             ],
         }
         path = output / name

@@ -19,6 +19,7 @@ value old rows read, as ``cached_prompt_tokens`` is).
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -27,6 +28,7 @@ import numpy as np
 
 from xaimetrics._validation import invalid
 from xaimetrics.consim import ConSimResult
+from xaimetrics.consim._per_class import add_class_counts
 
 __all__ = ["ResultRow", "averaged", "first", "summed"]
 
@@ -63,6 +65,11 @@ def _every(attribute: str) -> dict[str, Reduce]:
     return {_REDUCE: lambda results: all(getattr(r, attribute) for r in results)}
 
 
+def _class_counts(results: Sequence[ConSimResult]) -> str:
+    """The per-class counts of the results, summed (exact), as a JSON object (one column for any classes)."""
+    return json.dumps(add_class_counts(r.class_counts for r in results), sort_keys=True)
+
+
 def _first_error(results: Sequence[ConSimResult]) -> str | None:
     return next((r.error for r in results if r.error is not None), None)
 
@@ -74,7 +81,9 @@ class ResultRow:
     Setting columns: ``dataset`` … ``phase`` and ``scoring`` (the prompt setting as ``prompt_type`` and
     ``anonymized``). Outcome columns: ``is_upper_bound``; ``score`` (eq. 5 accuracy, U1's upper bound
     included: ``is_upper_bound`` says which); the parse counts; the simulator accounting (zero for people);
-    ``error``; the probabilistic scores; the degenerate flag and the number of concepts the prompt showed.
+    ``error``; the probabilistic scores; the degenerate flag and the number of concepts the prompt showed;
+    ``class_counts``, a JSON object ``{class: {"n", "hits", "answered"}}`` over f's classes (summed over the
+    results, so sums over seeds stay exact; :func:`~xaimetrics.consim.per_class_scores`).
 
     Example:
         >>> from xaimetrics.consim import render_prompt, score_response
@@ -117,6 +126,7 @@ class ResultRow:
     n_concepts_shown: int = field(metadata=first(lambda r: len(r.concept_ids)))
     scoring: str = "accuracy"
     cached_prompt_tokens: int = field(default=0, metadata=summed("cached_prompt_tokens"))
+    class_counts: str = field(default="{}", metadata={_REDUCE: _class_counts})
 
     #: the store's table of these rows
     TABLE: ClassVar[str] = "results"
@@ -127,7 +137,7 @@ class ResultRow:
 
         Example:
             >>> ResultRow.columns()[-3:]
-            ('n_concepts_shown', 'scoring', 'cached_prompt_tokens')
+            ('scoring', 'cached_prompt_tokens', 'class_counts')
         """
         return tuple(f.name for f in dataclasses.fields(cls))
 

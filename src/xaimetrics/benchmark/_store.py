@@ -47,7 +47,7 @@ _CREATED_AT = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
 
 
 #: columns added after stores were first written, with the value rows of an older store read for them
-ADDED_COLUMNS: Mapping[str, object] = {"cached_prompt_tokens": 0}
+ADDED_COLUMNS: Mapping[str, object] = {"cached_prompt_tokens": 0, "class_counts": "{}"}
 
 
 #: the tables a store may hold: the settings' rows, the per-concept scores (``Grid.detection``) and the meta

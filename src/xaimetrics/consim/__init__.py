@@ -17,6 +17,7 @@ The pipeline, as functions (the one path that :class:`ConSim`, the benchmark and
   :func:`shared_prefix_share` says how much of a list of prompts a provider's prompt cache can read;
 - :func:`parse_answers` — answers matched by sample id, robust to formatting noise;
 - :func:`score_response` → :class:`ConSimResult` — accuracy against f's EP predictions (eq. 5);
+  :func:`per_class_scores` — the reader's recall and precision of f per class of f's predictions;
   :func:`evaluate_prompts` — ask a simulator about rendered prompts (one batch) and score the answers;
 - :class:`Explanation` — one method's explanation (extractor, interpretation, activations, importances);
 - :class:`ConSim` — a thin façade over these functions, configured once with the model, the simulator, the
@@ -44,6 +45,7 @@ from xaimetrics.consim._explanation import Explanation, global_importances_of, l
 from xaimetrics.consim._export import concept_records, export_concepts
 from xaimetrics.consim._llm_labels import LLMLabels, o1ca, parse_label_proposals
 from xaimetrics.consim._parsing import ParsedAnswers, parse_answers
+from xaimetrics.consim._per_class import per_class_scores
 from xaimetrics.consim._pipeline import (
     DEFAULT_IMPORTANCE_THRESHOLD,
     DEFAULT_PROMPT_TYPES,
@@ -109,6 +111,7 @@ __all__ = [
     "o1ca",
     "parse_answers",
     "parse_label_proposals",
+    "per_class_scores",
     "prompt_label",
     "render_prompt",
     "score_response",

@@ -77,6 +77,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=True,
         help="demo model with a ReLU at the split (the paper's '+' models, needed by NMF)",
     )
+    data.add_argument(
+        "--layer", type=int, default=None,
+        help="read the activations at the output of this transformer layer (0 = the closest to the input; the "
+        "mean over the text's tokens) instead of the head input; checked against the model's number of layers",
+    )  # fmt: skip
     data.add_argument("--device", default="auto", help="'auto', 'cpu', 'cuda', ... (default: %(default)s)")
     add_progress_argument(data)
     concepts = parser.add_argument_group("concepts")
@@ -190,6 +195,12 @@ def run(args: argparse.Namespace) -> int:
     if args.pool_samples is not None:
         test = test.sample(args.pool_samples, seed=args.seed)
     model = _load_model(args)
+    if args.layer is not None:
+        with_layer = getattr(model, "with_layer", None)
+        if with_layer is None:
+            raise invalid("--layer", _OWNER, "left out for a model without transformer layers", args.layer)
+        model = with_layer(args.layer, owner=_OWNER, argument="--layer")
+        _say(f"Activations at {model.split} (layer {args.layer}, mean over tokens).")
     # the model's class ids index its own names: match them with the data's by name, never by position
     test, mapped = align_classes(
         test, getattr(model, "class_names", None), model=args.model, dataset=args.dataset, owner=_OWNER,
@@ -216,7 +227,8 @@ def run(args: argparse.Namespace) -> int:
         explanation = Explanation(
             extractor=extractor,
             interpretation=_interpretation(args, model, extractor, texts, class_names, simulator),
-            activations=activations,
+            # inside the network g re-runs the model on the texts, so the explanation keeps them
+            activations=texts if getattr(model, "needs_inputs", False) else activations,
         )
 
     if args.export_concepts is not None:
@@ -283,7 +295,7 @@ def _check_args(args: argparse.Namespace) -> None:
         value = getattr(args, name)
         if value < minimum:
             raise invalid(f"--{name.replace('_', '-')}", _OWNER, f"an integer ≥ {minimum}", value)
-    for name, minimum in (("pool_samples", 2), ("max_sample_chars", 1)):
+    for name, minimum in (("pool_samples", 2), ("max_sample_chars", 1), ("layer", 0)):
         value = getattr(args, name)
         if value is not None and value < minimum:
             raise invalid(f"--{name.replace('_', '-')}", _OWNER, f"an integer ≥ {minimum}", value)
@@ -311,6 +323,18 @@ def _check_args(args: argparse.Namespace) -> None:
                     "--n-concepts", _OWNER, f"≤ {limit} ({what}) for --method {_method(args)}", args.n_concepts,
                     "Ask for fewer concepts, or use --method sae (any number of concepts).",
                 )  # fmt: skip
+    n_layers = None if args.layer is None else _n_layers(args.model)
+    if n_layers is not None and args.layer >= n_layers:  # the same check as with_layer's, before loading
+        raise invalid(
+            "--layer", _OWNER, f"an integer from 0 to {n_layers - 1} (one of the model's {n_layers} transformer "
+            "layers, 0 the closest to the input)", args.layer,
+            "Pick a layer in that range, or leave it out to read the head input.",
+        )  # fmt: skip
+    if kind.positive_activations and args.layer is not None:
+        raise invalid(
+            "--layer", _OWNER, f"left out for --method {_method(args)} (it needs non-negative activations, which "
+            "only the head input of a '+' model has)", args.layer, "Use another --method (e.g. pca) at a layer.",
+        )  # fmt: skip
     if kind.positive_activations:
         from pathlib import Path
 
@@ -328,6 +352,16 @@ def _check_args(args: argparse.Namespace) -> None:
 
 def _activation_width(model: str) -> int | None:
     """The width of the model's head input, read from its ``config.json`` (no weights loaded), if known."""
+    return _config_int(model, ("hidden_size", "dim"))
+
+
+def _n_layers(model: str) -> int | None:
+    """The model's number of transformer layers, read from its ``config.json``, if known."""
+    return _config_int(model, ("num_hidden_layers", "n_layers", "n_layer", "num_layers"))
+
+
+def _config_int(model: str, keys: tuple[str, ...]) -> int | None:
+    """The first of ``keys`` in the model's ``config.json`` that holds a positive integer (no weights loaded)."""
     from pathlib import Path
 
     if model == "demo":
@@ -343,8 +377,8 @@ def _activation_width(model: str) -> int | None:
         data = json.loads(config.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    width = data.get("hidden_size", data.get("dim")) if isinstance(data, dict) else None
-    return width if isinstance(width, int) and not isinstance(width, bool) and width > 0 else None
+    values = [data.get(key) for key in keys] if isinstance(data, dict) else []
+    return next((v for v in values if isinstance(v, int) and not isinstance(v, bool) and v > 0), None)
 
 
 def _say(message: str) -> None:
@@ -425,6 +459,27 @@ def _with_interval(value: float, interval: tuple[float, float] | None) -> str:
     return f"{value:.3f} [{interval[0]:.2f}, {interval[1]:.2f}]"
 
 
+def _per_class_lines(results: list[ConSimResult]) -> None:
+    """Per setting, per class of f's predictions: the reader's recall of f (hits/n) and precision."""
+    from xaimetrics.consim import per_class_scores
+
+    answered = [r for r in results if r.answered]
+    if not answered:
+        return
+    print("Per class of the model's predictions (recall = hits/n of the model's samples in the class; precision "
+          "of the reader's answers of the class; too few samples here to compare classes, see the benchmark "
+          "report):")  # fmt: skip
+    for r in answered:
+        cells = []
+        for name, counts in r.class_counts.items():
+            if counts["n"] == 0:
+                continue
+            scores = per_class_scores({name: counts})[name]
+            precision = "—" if scores["precision"] != scores["precision"] else f"{scores['precision']:.2f}"
+            cells.append(f"{name}: recall {counts['hits']}/{counts['n']}, precision {precision}")
+        print(f"  {r.label}: " + "; ".join(cells))
+
+
 def _table(results: list[ConSimResult]) -> None:
     probabilities = any(r.expected_accuracy is not None for r in results)
     header = (
@@ -461,6 +516,7 @@ def _table(results: list[ConSimResult]) -> None:
     print(f"Intervals are over the {n} evaluation samples of this one selection (Wilson for the score, Student-t "
           "for the expected accuracy); to compare explanations, run several seeds and settings with "
           "'xaimetrics benchmark', whose report tests the differences.")  # fmt: skip
+    _per_class_lines(results)
     for r in results:
         if r.n_hedged or r.n_negated:
             print(f"{r.label}: {r.n_hedged} answer(s) named several classes and {r.n_negated} negated a class "

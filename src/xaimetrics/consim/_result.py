@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from xaimetrics.consim._intervals import mean_interval, wilson_interval
 from xaimetrics.consim._parsing import ReasonCounts, Status
+from xaimetrics.consim._per_class import ClassCounts, class_counts
 from xaimetrics.consim._prompt_types import PromptSetting
 from xaimetrics.simulators import ChatMessage, Usage
 from xaimetrics.simulators._usage import UsageView
@@ -117,6 +118,12 @@ class ConSimResult(ReasonCounts, UsageView):
         return mean_interval([self.reference_probabilities[i] for i in self.sample_ids], confidence)
 
     @property
+    def class_counts(self) -> dict[str, ClassCounts]:
+        """Per class of f's predictions (and of the answers): ``{"n", "hits", "answered"}`` over the EP samples
+        (:func:`~xaimetrics.consim.per_class_scores` turns them into recall and precision)."""
+        return class_counts(self.references, self.answers)
+
+    @property
     def empty_explanation(self) -> bool:
         """True for an explanation prompt type whose explanation shows no concept at all."""
         return self.setting.kind.content.global_explanations and not self.concept_ids
@@ -170,6 +177,7 @@ class ConSimResult(ReasonCounts, UsageView):
             "n_negated": self.n_negated,
             "invalid_reasons": dict(self.invalid_reasons),
             "score_interval": self.score_interval(),
+            "class_counts": self.class_counts,
             "expected_accuracy_interval": self.expected_accuracy_interval(),
             "reference_probabilities": self.reference_probabilities,
             "sample_ids": list(self.sample_ids),

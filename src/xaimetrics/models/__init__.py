@@ -2,7 +2,8 @@
 
 - :class:`SplitClassifier` wraps any Hugging Face sequence classifier: ``activations`` (``h``),
   ``logits_from_activations`` (``g``), ``logits``, ``predict`` and ``activations_and_logits`` (one pass), at the
-  head input or at any named module (``cls``/``last``/``mean``/``token``/``word`` granularity).
+  head input or at any named module (``cls``/``last``/``mean``/``token``/``word`` granularity);
+  ``with_layer(n)`` reads transformer block ``n`` by number (range checked).
 - :class:`PromptClassifier`: a causal or encoder-decoder language model as a classifier by prompting (next-token
   logits of the class tokens; ``h`` up to the answer position's final hidden state, ``g`` the restricted
   unembedding).

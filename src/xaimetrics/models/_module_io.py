@@ -18,6 +18,7 @@ __all__ = [
     "last_layer_name",
     "positions_from_input_ids",
     "replace_first_tensor",
+    "transformer_layers",
 ]
 
 
@@ -58,6 +59,23 @@ def last_layer_name(model: nn.Module) -> str:
     """The name of the last numbered transformer block (e.g. ``bert.encoder.layer.5``), for suggestions."""
     numbered = [name for name, _ in model.named_modules() if re.search(r"\.(layer|layers|h)\.\d+$", name)]
     return numbered[-1] if numbered else "<module name>"
+
+
+def transformer_layers(model: nn.Module) -> list[str]:
+    """The module names of the model's transformer blocks, input side first: the entries of its longest
+    ``torch.nn.ModuleList`` (``bert.encoder.layer.0`` … for BERT, ``model.layers.0`` … for Llama); ``[]`` without one.
+
+    Example:
+        >>> net = nn.Sequential(nn.Embedding(5, 4), nn.ModuleList([nn.Linear(4, 4), nn.Linear(4, 4)]), nn.Linear(4, 2))
+        >>> transformer_layers(net)
+        ['1.0', '1.1']
+    """
+    lists = [(name, module) for name, module in model.named_modules() if isinstance(module, nn.ModuleList)]
+    if not lists:
+        return []
+    name, blocks = max(lists, key=lambda item: len(item[1]))
+    prefix = f"{name}." if name else ""
+    return [f"{prefix}{i}" for i in range(len(blocks))]
 
 
 def positions_from_input_ids(model: nn.Module) -> bool:

