@@ -26,7 +26,18 @@ from xaimetrics.consim import (
 )
 from xaimetrics.simulators import Simulator
 
-__all__ = ["ask", "build_group_prompts", "register_prompts", "setting_row"]
+__all__ = ["ask", "build_group_prompts", "group_settings", "register_prompts", "setting_row"]
+
+
+def group_settings(settings: list[Setting]) -> list[list[Setting]]:
+    """``settings`` cut into groups sharing dataset, model, method, number of concepts, seed, simulator and phase
+    (in order of first appearance)."""
+    groups: dict[tuple[object, ...], list[Setting]] = {}
+    for s in settings:
+        groups.setdefault(
+            (s.dataset, s.model, s.method, s.n_concepts, s.seed, s.simulator, s.phase), []
+        ).append(s)
+    return list(groups.values())
 
 
 def build_group_prompts(

@@ -23,7 +23,7 @@ import random
 import threading
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from xaimetrics._optional import import_optional
 from xaimetrics._urls import public_url as _public_url
@@ -263,6 +263,8 @@ class OpenAICompatibleSimulator(BaseSimulator):
         self._openai = import_optional("openai", extra="openai", caller=_OWNER)
         self._client: OpenAI | None = None
         self._client_lock = threading.Lock()
+        #: set by a batch run (:mod:`xaimetrics.benchmark._batch`): answers calls from a batch's results
+        self.batch_answers: BatchAnswers | None = None
 
     def _resolve_key(self, api_key: str | None, api_key_env: str) -> str:
         if api_key is not None:
@@ -292,6 +294,7 @@ class OpenAICompatibleSimulator(BaseSimulator):
         state = self.__dict__.copy()
         for name in ("_client", "_client_lock", "_openai"):
             state.pop(name, None)
+        state["batch_answers"] = None
         return state
 
     def __setstate__(self, state: dict[str, object]) -> None:
@@ -299,6 +302,7 @@ class OpenAICompatibleSimulator(BaseSimulator):
         self._openai = import_optional("openai", extra="openai", caller=_OWNER)
         self._client = None
         self._client_lock = threading.Lock()
+        self.batch_answers = None
 
     def cache_identity(self) -> dict[str, object]:
         identity = {
@@ -368,6 +372,48 @@ class OpenAICompatibleSimulator(BaseSimulator):
             request["extra_body"] = body
         return request
 
+    def request_body(
+        self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
+    ) -> dict[str, Any]:
+        """The JSON body of the chat-completion request a call sends (``extra_body``'s fields at the top level, as
+        on the wire): one line's ``body`` of a Batch API input file.
+
+        Example:
+            >>> sim = OpenAICompatibleSimulator("m", base_url="http://127.0.0.1:1/v1", extra_body={"top_k": 1})
+            >>> sim.request_body((ChatMessage("user", "Hi"),), None)
+            {'model': 'm', 'messages': [{'role': 'user', 'content': 'Hi'}], 'temperature': 0.0, 'max_tokens': 512, 'seed': 0, 'top_k': 1}
+        """
+        request = self._request(messages, answer_schema)
+        extra = request.pop("extra_body", {})
+        return {**request, **extra}
+
+    def response_from_body(
+        self,
+        body: object,
+        answer_schema: AnswerSchema | None,
+        *,
+        price_factor: float = 1.0,
+        metadata: Mapping[str, object] | None = None,
+    ) -> SimulatorResponse:
+        """The response for a chat-completion JSON ``body`` received another way than a live call (a Batch API
+        output line): checked and read exactly as a live answer (:func:`completion_problem`, usage, cached
+        tokens, class probabilities), its cost multiplied by ``price_factor`` (0.5: the batch discount)."""
+        started = time.perf_counter()
+        try:
+            completion = self._openai.types.chat.ChatCompletion.model_validate(body)
+        except Exception as error:  # pydantic's ValidationError, or a body that is no object
+            return self._failure(f"malformed response ({type(error).__name__})", started, 1)
+        problem = completion_problem(completion)
+        if problem is not None:
+            return self._failure(self._scrub(problem[0]), started, 1)
+        response = self._success(completion, started, 1)
+        response = dataclasses.replace(
+            response,
+            usage=dataclasses.replace(response.usage, cost_usd=response.cost_usd * price_factor),
+            metadata={**response.metadata, **(metadata or {})},
+        )
+        return self._with_probabilities(response, completion, answer_schema)
+
     def _success(self, completion: ChatCompletion, started: float, attempts: int) -> SimulatorResponse:
         """The response of a completion that :func:`completion_problem` accepted."""
         choice = completion.choices[0]
@@ -426,6 +472,10 @@ class OpenAICompatibleSimulator(BaseSimulator):
         self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
     ) -> SimulatorResponse:
         """One call: the client's request with its retries, and the retries of a malformed 200 body."""
+        if self.batch_answers is not None:
+            answered = self.batch_answers.answer(self, messages, answer_schema)
+            if answered is not None:
+                return answered
         request = self._request(messages, answer_schema)
         started = time.perf_counter()
         attempts = _Attempts(self.name, self.max_retries + 1)
@@ -508,6 +558,18 @@ class OpenAICompatibleSimulator(BaseSimulator):
             error=self._scrub(f"{self.name}: {message}"),
             metadata={**response.metadata, "answer_text": response.text},
         )
+
+
+class BatchAnswers(Protocol):
+    """What a batch run plugs into a simulator: the answer of a call taken from a batch (or recorded for one), or
+    ``None`` to make the call live."""
+
+    def answer(
+        self,
+        simulator: OpenAICompatibleSimulator,
+        messages: tuple[ChatMessage, ...],
+        answer_schema: AnswerSchema | None,
+    ) -> SimulatorResponse | None: ...
 
 
 class _Attempts:
