@@ -185,6 +185,7 @@ def test_ctrl_c_leaves_the_batch_running_then_a_rerun_collects_it_and_cancel_sto
         run = start_run(grid, out, "--batch", "--batch-poll-s", "0.05", cache_dir=tmp_path / "c")
         _wait_for(lambda: any(j.get("batch_id") for j in _jobs(out / "results.sqlite").values())
                   if (out / "results.sqlite").exists() else False, "the stored batch id")  # fmt: skip
+        _wait_for(lambda: server._looks.get("batch_1", 0) >= 2, "the run polling its batch")
         run.send_signal(signal.SIGINT)
         _, err = run.communicate(timeout=120)
         assert run.returncode == 130, err

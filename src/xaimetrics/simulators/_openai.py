@@ -15,6 +15,7 @@ marked where it happens:
 from __future__ import annotations
 
 import base64
+import contextlib
 import contextvars
 import dataclasses
 import logging
@@ -22,7 +23,8 @@ import os
 import random
 import threading
 import time
-from collections.abc import Mapping
+import urllib.parse
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from xaimetrics._optional import import_optional
@@ -150,6 +152,43 @@ def cached_prompt_tokens(completion: object, prompt_tokens: int) -> int:
     return value
 
 
+@dataclasses.dataclass(frozen=True)
+class PromptCacheHint:
+    """What a caller knows about a call's place in a grid, for the provider's prompt cache: ``key`` names the
+    prompts that share a prefix (a grid's seed: sent as OpenAI's ``prompt_cache_key``, which routes them to the
+    same cache), ``shared_chars`` is how much of the first message they share (where an Anthropic
+    ``cache_control`` breakpoint goes; 0: none)."""
+
+    key: str
+    shared_chars: int = 0
+
+
+_HINT: contextvars.ContextVar[PromptCacheHint | None] = contextvars.ContextVar(
+    "xaimetrics_prompt_cache_hint", default=None
+)
+
+
+@contextlib.contextmanager
+def prompt_cache_hint(hint: PromptCacheHint | None) -> Iterator[None]:
+    """Give the OpenAI-compatible calls made in this block (in this thread) ``hint``.
+
+    Example:
+        >>> sim = OpenAICompatibleSimulator("m", base_url="https://api.openai.com/v1", api_key="sk-x")
+        >>> with prompt_cache_hint(PromptCacheHint("grid-seed-3")):
+        ...     sim.request_body((ChatMessage("user", "Hi"),), None)["prompt_cache_key"]
+        'grid-seed-3'
+    """
+    token = _HINT.set(hint)
+    try:
+        yield
+    finally:
+        _HINT.reset(token)
+
+
+def _host(url: str) -> str:
+    return (urllib.parse.urlsplit(url).hostname or "").lower()
+
+
 class OpenAICompatibleSimulator(BaseSimulator):
     """Chat completions over HTTP with retries, a concurrency limit and accounting.
 
@@ -196,6 +235,10 @@ class OpenAICompatibleSimulator(BaseSimulator):
         top_logprobs: alternatives per token requested for class probabilities (OpenAI accepts at most 20).
         probability_fallback: for a sample whose class probabilities cannot be read, ``"uniform"`` (flagged in
             ``metadata["probability_fallback_ids"]``) or ``"error"`` (the whole response fails).
+        prompt_cache_key: send the caller's :class:`PromptCacheHint` key as ``prompt_cache_key`` (OpenAI routes
+            requests with one key to one prompt cache). ``None``: only to ``api.openai.com``.
+        cache_control: send the first message as two text parts, an Anthropic ``cache_control`` breakpoint
+            after the part the hint says is shared. ``None``: only to ``api.anthropic.com``.
 
     Example:
         >>> sim = OpenAICompatibleSimulator("qwen2.5", base_url="http://127.0.0.1:8080/v1", api_key="sk-x")
@@ -225,6 +268,8 @@ class OpenAICompatibleSimulator(BaseSimulator):
         max_tokens_param: Literal["max_tokens", "max_completion_tokens"] = "max_tokens",
         top_logprobs: int = _DEFAULT_TOP_LOGPROBS,
         probability_fallback: Literal["uniform", "error"] = "uniform",
+        prompt_cache_key: bool | None = None,
+        cache_control: bool | None = None,
     ) -> None:
         if not isinstance(model, str) or not model:
             raise invalid("model", _OWNER, "a non-empty model name", model)
@@ -259,6 +304,13 @@ class OpenAICompatibleSimulator(BaseSimulator):
         if probability_fallback not in _FALLBACKS:
             raise invalid("probability_fallback", _OWNER, "'uniform' or 'error'", probability_fallback)
         self.probability_fallback = probability_fallback
+        for name, value in (("prompt_cache_key", prompt_cache_key), ("cache_control", cache_control)):
+            if value is not None and not isinstance(value, bool):
+                raise invalid(name, _OWNER, "True, False or None (decided by the server's host)", value)
+        host = _host(self.base_url)
+        # unknown servers may refuse unknown fields: only OpenAI's and Anthropic's hosts get them unless asked
+        self.prompt_cache_key = host == "api.openai.com" if prompt_cache_key is None else prompt_cache_key
+        self.cache_control = host == "api.anthropic.com" if cache_control is None else cache_control
         self._key = _Secret(self._resolve_key(api_key, api_key_env))
         self._openai = import_optional("openai", extra="openai", caller=_OWNER)
         self._client: OpenAI | None = None
@@ -357,9 +409,21 @@ class OpenAICompatibleSimulator(BaseSimulator):
         body = dict(self.extra_body)
         if schema is not None and self.grammar_field:
             body[self.grammar_field] = answer_grammar(schema)
+        hint = _HINT.get()
+        if hint is not None and self.prompt_cache_key:
+            body["prompt_cache_key"] = hint.key
+        wire: list[dict[str, Any]] = [m.as_dict() for m in messages]
+        if hint is not None and self.cache_control and 0 < hint.shared_chars <= len(messages[0].content):
+            text = messages[0].content  # the breakpoint after the shared block (a baseline's is all of it)
+            parts = [
+                {"type": "text", "text": text[: hint.shared_chars], "cache_control": {"type": "ephemeral"}}
+            ]
+            if hint.shared_chars < len(text):
+                parts.append({"type": "text", "text": text[hint.shared_chars :]})
+            wire[0]["content"] = parts
         request: dict[str, Any] = {
             "model": self.model,
-            "messages": [m.as_dict() for m in messages],
+            "messages": wire,
             "temperature": self.temperature,
             self.max_tokens_param: self.max_tokens,
         }
