@@ -160,8 +160,11 @@ def test_batch_refuses_other_simulators_and_ray(tmp_path: Path) -> None:
 
 # -- a real CLI process: Ctrl-C, --cancel, SIGKILL -------------------------------------------------------------
 def _jobs(store: Path) -> dict[str, dict[str, object]]:
-    with sqlite3.connect(store) as connection:
-        found = connection.execute("SELECT value FROM meta WHERE name=?", (JOBS_META,)).fetchone()
+    try:
+        with sqlite3.connect(store) as connection:
+            found = connection.execute("SELECT value FROM meta WHERE name=?", (JOBS_META,)).fetchone()
+    except sqlite3.OperationalError:  # the run has not created its tables yet
+        return {}
     return {} if found is None else json.loads(found[0])
 
 
@@ -226,3 +229,16 @@ def test_sigkill_between_creation_and_stored_id_adopts_the_batch(tmp_path: Path)
         assert stored_rows(out / "results.sqlite") == server.paid_lines == len(job["keys"]) == 4
         assert len(server.batches) == 1 and _uploads(server) == 1 and server.chat_request_count == 0
         assert "from batch jobs at 50% off" in rerun.stdout
+
+
+def test_a_server_without_the_batch_api_is_one_clear_error(tmp_path: Path) -> None:
+    from fake_openai_server import FakeOpenAIServer
+    from xaimetrics.exceptions import SimulatorError
+
+    with FakeOpenAIServer(ANSWERS) as server:  # chat only: /v1/files is a 404
+        with pytest.raises(SimulatorError, match=r"The Batch API of openai:fake-model failed: HTTP 404"):
+            _run(_grid(server.base_url), tmp_path, calls="batch")
+        assert server.chat_request_count == 0
+    with ResultsStore(tmp_path / "results.sqlite", read_only=True) as store:
+        (job,) = store.get_meta(JOBS_META).values()  # recorded before the upload; the next run drops it
+        assert job["state"] == "recorded" and job["batch_id"] is None

@@ -40,6 +40,7 @@ from xaimetrics.benchmark._group import (
     setting_row,
 )
 from xaimetrics.consim import ConSimPrompt, ConSimResult
+from xaimetrics.exceptions import SimulatorError
 from xaimetrics.simulators import (
     AnswerSchema,
     ChatMessage,
@@ -181,40 +182,63 @@ def run_batches(
     for sim in sims.values():
         sim.batch_answers = hooks
     try:
-        prompts = _record(pending, artefacts, store, simulators, bar, hooks)
-        jobs = _Journal(store)
-        _adopt_or_drop(jobs, sims)
-        if calls == "batch":
-            held = {key for job in jobs.active() for key in job["keys"]}
-            fresh = [key for key in hooks.bodies if key not in held]
-            _submit(jobs, fresh, hooks.bodies, prompts, sims)
-        ended = _wait(jobs, sims, poll_s, cancel=calls == "cancel")
-        for job in ended:
-            for key, body in _results(job, sims[job["simulator"]]).items():
-                hooks.results[key] = (str(job["batch_id"]), body)
-        left: list[Setting] = []
-        hooks.recording = False
-        for key, (setting, prompt) in prompts.items():
-            if key not in hooks.bodies:
-                continue  # answered from the response cache while recording
-            if key not in hooks.results:
-                if any(key in job["keys"] for job in ended) and calls != "cancel":
-                    left.append(setting)  # failed or expired inside its batch: never billed, asked live
-                continue
-            hooks.key = key
-            result, ok = ask(simulators[setting.simulator], setting, prompt)
-            if ok:
-                row, payload = setting_row(setting, result)
-                store.add(setting.key, row, payload)
-            bar.done(result, ok, setting)
-        for job in ended:
-            jobs.update(job["job"], state="cancelled" if job.get("status") == "cancelled" else "collected")
-        hooks.tally.retried_live = len(left)
-        hooks.tally.batches = [str(job["batch_id"]) for job in ended]
-        return left, hooks.tally
+        return _run_batches(pending, artefacts, store, simulators, sims, bar, calls, poll_s, hooks)
+    except Exception as error:
+        first = next(iter(sims.values()), None)
+        if first is None or not isinstance(error, first._openai.APIError):
+            raise
+        raise SimulatorError(
+            f"The Batch API of {first.name} failed: {first._describe(error)}. The submitted batches are recorded in "
+            "the store: the same command again resumes them (--cancel cancels them)."
+        ) from None
     finally:
         for sim in sims.values():
             sim.batch_answers = None
+
+
+def _run_batches(
+    pending: list[Setting],
+    artefacts: Artefacts,
+    store: ResultsStore,
+    simulators: Mapping[str, Simulator],
+    sims: Mapping[str, OpenAICompatibleSimulator],
+    bar: _Progress,
+    calls: Calls,
+    poll_s: float,
+    hooks: _Answers,
+) -> tuple[list[Setting], BatchTally]:
+    """:func:`run_batches` without its error translation."""
+    prompts = _record(pending, artefacts, store, simulators, bar, hooks)
+    jobs = _Journal(store)
+    _adopt_or_drop(jobs, sims)
+    if calls == "batch":
+        held = {key for job in jobs.active() for key in job["keys"]}
+        fresh = [key for key in hooks.bodies if key not in held]
+        _submit(jobs, fresh, hooks.bodies, prompts, sims)
+    ended = _wait(jobs, sims, poll_s, cancel=calls == "cancel")
+    for job in ended:
+        for key, body in _results(job, sims[job["simulator"]]).items():
+            hooks.results[key] = (str(job["batch_id"]), body)
+    left: list[Setting] = []
+    hooks.recording = False
+    for key, (setting, prompt) in prompts.items():
+        if key not in hooks.bodies:
+            continue  # answered from the response cache while recording
+        if key not in hooks.results:
+            if any(key in job["keys"] for job in ended) and calls != "cancel":
+                left.append(setting)  # failed or expired inside its batch: never billed, asked live
+            continue
+        hooks.key = key
+        result, ok = ask(simulators[setting.simulator], setting, prompt)
+        if ok:
+            row, payload = setting_row(setting, result)
+            store.add(setting.key, row, payload)
+        bar.done(result, ok, setting)
+    for job in ended:
+        jobs.update(job["job"], state="cancelled" if job.get("status") == "cancelled" else "collected")
+    hooks.tally.retried_live = len(left)
+    hooks.tally.batches = [str(job["batch_id"]) for job in ended]
+    return left, hooks.tally
 
 
 def _record(
@@ -342,8 +366,12 @@ def _wait(
     waiting = [job for job in jobs.active() if job.get("batch_id") and job["simulator"] in sims]
     if cancel:
         for job in waiting:
-            sims[job["simulator"]]._sync_client().batches.cancel(job["batch_id"])
-            _LOG.info("batch %s: cancel requested", job["batch_id"])
+            client = sims[job["simulator"]]._sync_client()
+            if (
+                client.batches.retrieve(job["batch_id"]).status not in _ENDED
+            ):  # an ended batch cannot be cancelled
+                client.batches.cancel(job["batch_id"])
+                _LOG.info("batch %s: cancel requested", job["batch_id"])
     ended: list[dict[str, Any]] = []
     while waiting:
         still: list[dict[str, Any]] = []
