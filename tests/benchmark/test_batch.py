@@ -242,3 +242,18 @@ def test_a_server_without_the_batch_api_is_one_clear_error(tmp_path: Path) -> No
     with ResultsStore(tmp_path / "results.sqlite", read_only=True) as store:
         (job,) = store.get_meta(JOBS_META).values()  # recorded before the upload; the next run drops it
         assert job["state"] == "recorded" and job["batch_id"] is None
+
+
+def test_the_gate_runs_live_and_the_methods_in_a_batch(tmp_path: Path) -> None:
+    from xaimetrics.benchmark._gated import GatedDesign, _Simulator
+
+    with FakeBatchServer(ANSWERS) as server:
+        grid = _grid(server.base_url, controls=False)
+        options = {"providers": Providers(**PROVIDER_KWARGS), "progress": False, "batch_poll_s": 0.01}
+        part = _Simulator(
+            grid, tmp_path / "r.sqlite", GatedDesign.default(), lambda _: None, options, batch=True
+        )
+        part._run(("NoExplanation",), (0,))  # a gate look: live
+        assert server.chat_request_count == 1 and not server.batches
+        part._methods_look((5,))  # the methods' look: one batch, nothing live
+        assert server.chat_request_count == 1 and len(server.batches) == 1 and server.paid_lines == 2
