@@ -96,6 +96,21 @@ def main() -> None:
     print(f"probabilities identical with and without reuse: {identical}")
 
 
+def ep_first(prompt: ConSimPrompt) -> ConSimPrompt:
+    """A cache-layout prompt with the EP texts moved from the user message to just after the shared block (task,
+    classes, LP block), the explanation after them and only the question left in the user message: the layout
+    that would put the EP texts in the shared prefix. Measured here (its share), not offered (docs/consim.md)."""
+    import dataclasses
+
+    from xaimetrics.simulators import ChatMessage
+
+    system, user = prompt.messages
+    head, tail = system.content[: prompt.shared_prefix_chars], system.content[prompt.shared_prefix_chars :]
+    moved = f"{head}\n\nThe samples to classify:\n{user.content}{tail}"
+    question = "Answer for each sample to classify, one line 'Sample_<id>: <class>' each."
+    return dataclasses.replace(prompt, messages=(ChatMessage("system", moved), ChatMessage("user", question)))
+
+
 def layouts(options: argparse.Namespace) -> None:
     """The shared-prefix share and the lexical reader's scores in both layouts (module docstring).
 
@@ -129,6 +144,7 @@ def layouts(options: argparse.Namespace) -> None:
     sent: dict[str, list[tuple[str, ConSimPrompt]]] = {
         "paper": [],
         "cache": [],
+        "ep_first": [],  # projected: the cache layout with the EP texts moved before the explanation
     }  # (label, prompt), grid order
     scores: dict[str, dict[tuple[int, str, str], float | None]] = {"paper": {}, "cache": {}}
     figures: dict[str, object] = {"methods": list(grid.methods), "n_lp": grid.n_lp, "n_ep": grid.n_ep,
@@ -146,6 +162,8 @@ def layouts(options: argparse.Namespace) -> None:
                     class_names=list(pool.class_names), max_sample_chars=grid.max_sample_chars, layout=layout,
                 )  # fmt: skip
                 sent[layout].append((setting.label, prompt))
+                if layout == "cache":
+                    sent["ep_first"].append((setting.label, ep_first(prompt)))
                 (result,) = evaluate_prompts([prompt], reader)
                 scores[layout][(seed, setting.method, setting.label)] = result.score
         for name, types in (("demo", base.prompt_types), ("paper five", wide)):

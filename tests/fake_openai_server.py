@@ -289,6 +289,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         fake = self.server.fake
         fake._record(self, None, None)
+        if fake._route(self, "GET", b"", None):
+            return
         if self.path.rstrip("/") == "/v1/models":
             self._send_json(
                 200,
@@ -302,9 +304,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         fake = self.server.fake
-        _, body = self._read_body()
+        raw, body = self._read_body()
         if self.path.rstrip("/") != "/v1/chat/completions":
             fake._record(self, body, None)
+            if fake._route(self, "POST", raw, body):
+                return
             self._send_json(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
             return
         fault = fake._next_fault()
@@ -339,59 +343,8 @@ class _Handler(BaseHTTPRequestHandler):
         return True
 
     def _answer(self, body: Any) -> None:
-        fake = self.server.fake
-        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
-            self._send_json(
-                400, {"error": {"message": "body must be JSON with 'messages'", "type": "invalid"}}
-            )
-            return
-        messages = body["messages"]
-        try:
-            text = fake.responder(messages)
-        except Exception as error:  # a broken responder is a server error, visible to the test
-            self._send_json(
-                500, {"error": {"message": f"responder failed: {error!r}", "type": "server_error"}}
-            )
-            return
-        prompt_tokens = sum(_count_words(str(m.get("content", ""))) for m in messages)
-        completion_tokens = _count_words(text)
-        cached_tokens = fake._cached_tokens(messages)
-        with fake._lock:
-            fake._completions += 1
-            number = fake._completions
-        payload = {
-            "id": f"chatcmpl-fake-{number}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": str(body.get("model") or fake.model),
-            "system_fingerprint": "fp_fake",
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": text},
-                    "finish_reason": "stop",
-                    "logprobs": self._logprobs(body, messages, text),
-                }
-            ],
-            "usage": {
-                "prompt_tokens": prompt_tokens,
-                "completion_tokens": completion_tokens,
-                "total_tokens": prompt_tokens + completion_tokens,
-                "prompt_tokens_details": {"cached_tokens": cached_tokens},
-            },
-        }
-        self._send_json(200, payload)
-
-    def _logprobs(self, body: dict[str, Any], messages: list[dict[str, Any]], text: str) -> Any:
-        """``{"content": [...]}`` when the request asks for logprobs and the server has a logprobs responder."""
-        fake = self.server.fake
-        if fake.logprobs is None or not body.get("logprobs"):
-            return None
-        content = fake.logprobs(messages, text)
-        if content is None:
-            return None
-        top = int(body.get("top_logprobs") or 0)  # like OpenAI: only the requested number of alternatives
-        return {"content": [{**item, "top_logprobs": item["top_logprobs"][:top]} for item in content]}
+        status, payload = self.server.fake.complete(body)
+        self._send_json(status, payload)
 
 
 class _Server(ThreadingHTTPServer):
@@ -587,6 +540,61 @@ class FakeOpenAIServer:
         if self.cache_block <= 0 or len(tokens) < self.cache_minimum:
             return 0
         return shared // self.cache_block * self.cache_block
+
+    # -- answers ---------------------------------------------------------------------------------------------
+    def complete(self, body: Any) -> tuple[int, dict[str, Any]]:
+        """The HTTP status and JSON payload the server answers to a chat-completion request ``body`` (the Batch
+        API fake of ``fake_batch_api`` answers its lines with it too)."""
+        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+            return 400, {"error": {"message": "body must be JSON with 'messages'", "type": "invalid"}}
+        messages = body["messages"]
+        try:
+            text = self.responder(messages)
+        except Exception as error:  # a broken responder is a server error, visible to the test
+            return 500, {"error": {"message": f"responder failed: {error!r}", "type": "server_error"}}
+        prompt_tokens = sum(_count_words(str(m.get("content", ""))) for m in messages)
+        completion_tokens = _count_words(text)
+        cached_tokens = self._cached_tokens(messages)
+        with self._lock:
+            self._completions += 1
+            number = self._completions
+        payload = {
+            "id": f"chatcmpl-fake-{number}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": str(body.get("model") or self.model),
+            "system_fingerprint": "fp_fake",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": "stop",
+                    "logprobs": self._logprobs(body, messages, text),
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+                "prompt_tokens_details": {"cached_tokens": cached_tokens},
+            },
+        }
+        return 200, payload
+
+    def _logprobs(self, body: dict[str, Any], messages: list[dict[str, Any]], text: str) -> Any:
+        """``{"content": [...]}`` when the request asks for logprobs and the server has a logprobs responder."""
+        if self.logprobs is None or not body.get("logprobs"):
+            return None
+        content = self.logprobs(messages, text)
+        if content is None:
+            return None
+        top = int(body.get("top_logprobs") or 0)  # like OpenAI: only the requested number of alternatives
+        return {"content": [{**item, "top_logprobs": item["top_logprobs"][:top]} for item in content]}
+
+    def _route(self, handler: _Handler, method: str, raw: bytes, body: Any) -> bool:
+        """Handle a request to another path than the chat and model endpoints; True when answered. None here:
+        subclasses add endpoints (``fake_batch_api.FakeBatchServer``: Files and Batches)."""
+        return False
 
     def reset_records(self) -> None:
         """Forget recorded requests and counters (faults still pending are kept)."""

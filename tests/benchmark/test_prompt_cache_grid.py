@@ -39,3 +39,35 @@ def test_cached_prompt_tokens_are_stored_per_row_and_summed(tmp_path: Path, fake
         assert (frame["cached_prompt_tokens"] <= frame["prompt_tokens"]).all()
         shares[layout] = summary.cached_prompt_tokens / summary.prompt_tokens
     assert shares["cache"] > shares["paper"] + 0.1, shares
+
+
+def test_a_grid_sends_one_cache_key_per_seed_and_a_breakpoint_after_the_shared_block(
+    tmp_path: Path, fake_openai_server
+) -> None:
+    from xaimetrics.benchmark import Grid
+    from xaimetrics.simulators import OpenAICompatibleSimulator
+
+    server = fake_openai_server(constant_responder("Sample_0: sports"))
+
+    def hinted() -> OpenAICompatibleSimulator:
+        return OpenAICompatibleSimulator(
+            "m", base_url=server.base_url, api_key="sk-x", prompt_cache_key=True, cache_control=True
+        )
+
+    providers = Providers(**{**PROVIDER_KWARGS, "simulators": {"hinted": hinted}})
+    grid = Grid(
+        datasets=("toy",), models=("toy",), methods=("NMF", "PCA", "NoExplanation"), n_concepts=3,
+        default_n_concepts=3, prompt_types=("NE2", "E2", "E3"), seeds=(0, 1), simulators=("hinted",), n_lp=9,
+        n_ep=9, n_fit=200, prompt_layout="cache", concurrency=1, **providers.grid_extras(),
+    )  # fmt: skip
+    run_grid(grid, tmp_path / "r.sqlite", providers=providers, progress=False)
+    by_key: dict[str, set[str]] = {}
+    for request in server.chat_requests:
+        shared, *rest = request.body["messages"][0]["content"]  # a baseline's system message is all shared
+        assert shared["cache_control"] == {"type": "ephemeral"} and all(
+            "cache_control" not in r for r in rest
+        )
+        assert "Here are examples of samples" in shared["text"] and "concept_" not in shared["text"]
+        by_key.setdefault(request.body["prompt_cache_key"], set()).add(shared["text"])
+    assert len(server.chat_requests) == 10 and len(by_key) == 2  # one key per seed
+    assert all(len(texts) == 1 for texts in by_key.values())  # every prompt of a seed shares the marked block

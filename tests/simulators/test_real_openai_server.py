@@ -105,6 +105,22 @@ def test_text_answer_from_the_real_server(llama_server: str) -> None:
     assert re.search(r"Sample_7: Class_[01]", response.text)
 
 
+def test_the_real_server_accepts_a_prompt_cache_key_and_answers_the_same(llama_server: str) -> None:
+    """llama.cpp's server ignores the unknown field (so ``prompt_cache_key=True`` is safe there, and useless)."""
+    from xaimetrics.simulators._openai import PromptCacheHint, prompt_cache_hint
+
+    schema = AnswerSchema(SCHEMA.sample_ids, SCHEMA.classes)
+    plain = _simulator(llama_server).generate(MESSAGES, answer_schema=schema)
+    keyed = OpenAICompatibleSimulator(
+        "qwen2.5-coder-0.5b", base_url=llama_server, max_tokens=24, timeout=300, max_retries=1,
+        prompt_cache_key=True,
+    )  # fmt: skip
+    with prompt_cache_hint(PromptCacheHint("xaimetrics-seed-0")):
+        assert "prompt_cache_key" in keyed.request_body(tuple(MESSAGES), schema)
+        answer = keyed.generate(MESSAGES, answer_schema=schema)
+    assert answer.error is None and answer.text == plain.text  # greedy and seeded: the same answer
+
+
 def test_probabilities_from_the_real_server_agree_with_its_text(llama_server: str) -> None:
     sim = _simulator(llama_server)
     response = sim.generate(MESSAGES, answer_schema=SCHEMA)

@@ -225,7 +225,7 @@ def _prompt_to_json(prompt: ConSimPrompt) -> _Json:
         "class_names": list(prompt.class_names),
         "shown_classes": list(prompt.shown_classes), "lp_sample_ids": list(prompt.lp_sample_ids),
         "sample_ids": list(prompt.sample_ids), "references": [int(r) for r in prompt.references],
-        "concept_ids": [int(c) for c in prompt.concept_ids],
+        "concept_ids": [int(c) for c in prompt.concept_ids], "shared_prefix_chars": prompt.shared_prefix_chars,
     }  # fmt: skip
 
 
@@ -239,6 +239,7 @@ def _prompt_from_json(data: _Json) -> ConSimPrompt:
         class_names=tuple(map(str, data["class_names"])), shown_classes=tuple(map(str, data["shown_classes"])),
         lp_sample_ids=tuple(map(str, data["lp_sample_ids"])), sample_ids=tuple(map(str, data["sample_ids"])),
         references=tuple(map(int, data["references"])), concept_ids=tuple(map(int, data["concept_ids"])),
+        shared_prefix_chars=int(data.get("shared_prefix_chars", 0)),
     )  # fmt: skip
 
 

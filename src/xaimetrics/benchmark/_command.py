@@ -39,7 +39,7 @@ from xaimetrics.exceptions import InvalidParameterError, StoreError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from xaimetrics.benchmark import GatedDesign, GatedResult, Grid, Providers, ResultsStore
+    from xaimetrics.benchmark import GatedDesign, GatedResult, Grid, Providers, ResultsStore, RunSummary
 
 __all__ = ["register"]
 
@@ -66,6 +66,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument(
         "--wait", action="store_true", help="when another run uses the folder, wait for it instead of exiting"
     )
+    batch = run.add_argument_group(
+        "batch jobs",
+        "Send the pending settings of OpenAI-compatible simulators as Batch API jobs (50 %% cheaper, results within "
+        "24 h). Ctrl-C leaves a batch running; the same command again waits for it (no new upload).",
+    )
+    batch.add_argument("--batch", action="store_true", help="submit the pending settings as batch jobs")
+    batch.add_argument(
+        "--cancel", action="store_true",
+        help="cancel the batches a --batch run left running, store what they finished, ask nothing else",
+    )  # fmt: skip
+    batch.add_argument(
+        "--batch-poll-s", type=float, default=30.0, metavar="S",
+        help="seconds between two looks at a running batch (default: %(default)s)",
+    )  # fmt: skip
     sequential = run.add_argument_group(
         "gate first, then measure",
         "Check each simulator on its controls, then measure the concept methods on fresh seeds until each is decided "
@@ -260,6 +274,11 @@ def _run(args: argparse.Namespace) -> int:
             ) from error
         grid_trackers(args, "xaimetrics-consim", output)  # a bad --mlflow-uri or a missing wandb fails now
         if design is not None:
+            if args.cancel:
+                raise invalid(
+                    "--cancel", "xaimetrics benchmark run", "a run without the sequential design", "--sequential",
+                    "Cancel with the same command without the --sequential flags.",
+                )  # fmt: skip
             return _run_gated(grid, design, providers, output, args)
         print(
             f"{len(grid.settings())} evaluation settings; results in {output / 'results.sqlite'}",
@@ -268,7 +287,8 @@ def _run(args: argparse.Namespace) -> int:
         summary = run_grid(
             grid, output / "results.sqlite", providers=providers, artefact_dir=output / "artefacts",
             response_cache=response_cache(args), backend=args.backend, progress=not args.no_progress,
-            wait=args.wait,
+            wait=args.wait, calls="cancel" if args.cancel else "batch" if args.batch else "live",
+            batch_poll_s=args.batch_poll_s,
         )  # fmt: skip
     except RunInterrupted as stopped:
         how = "at once (calls in flight abandoned)" if stopped.immediate else "after the calls in flight"
@@ -296,7 +316,7 @@ def _run(args: argparse.Namespace) -> int:
     print(f"{summary.completed} run, {summary.skipped} already stored, {summary.failed} failed "
           f"({summary.calls} calls, {summary.cached_calls} cached, {summary.total_tokens:,} tokens, "
           f"{summary.cached_prompt_tokens:,} prompt tokens from the provider's cache, "
-          f"${summary.cost_usd:.4f}) in {summary.wall_time_s:.1f} s")  # fmt: skip
+          f"${summary.cost_usd:.4f}{_batch_note(summary)}) in {summary.wall_time_s:.1f} s")  # fmt: skip
     concepts = summary.concepts
     if concepts.total:  # the grid's per-concept scores (Grid.detection)
         print(f"Concepts: {concepts.completed} scored, {concepts.skipped} already stored, {concepts.failed} failed "
@@ -307,6 +327,18 @@ def _run(args: argparse.Namespace) -> int:
         print(f"  failed: {failure}", file=sys.stderr)
     _write(output, summary.as_dict(), args)
     return 0 if summary.failed == 0 and concepts.failed == 0 else 1
+
+
+def _batch_note(summary: RunSummary) -> str:
+    """The cost line's batch part: requests answered by batches at the discount, and what it saved."""
+    if not summary.batch_answered and not summary.batch_retried_live:
+        return ""
+    from xaimetrics.benchmark._batch import BATCH_PRICE_FACTOR
+
+    return (
+        f", {summary.batch_answered} from batch jobs at {1 - BATCH_PRICE_FACTOR:.0%} off (saved "
+        f"${summary.batch_saved_usd:.4f}), {summary.batch_retried_live} asked live after their batch"
+    )
 
 
 def _run_gated(
@@ -324,6 +356,7 @@ def _run_gated(
     results = run_gated(
         grid, store, design, providers=providers, artefacts=Artefacts(grid, providers, output / "artefacts"),
         response_cache=response_cache(args), progress=not args.no_progress, say=_say,
+        batch=args.batch, batch_poll_s=args.batch_poll_s,
     )  # fmt: skip
     store_gated_meta(
         store, grid, design, results

@@ -175,6 +175,8 @@ def run_gated(
     response_cache: str | Path | None = None,
     progress: bool = True,
     say: Callable[[str], None] | None = None,
+    batch: bool = False,
+    batch_poll_s: float = 30.0,
 ) -> list[GatedResult]:
     """Gate each simulator of ``grid`` on its controls, then measure its methods until decided.
 
@@ -193,7 +195,8 @@ def run_gated(
     return [
         _Simulator(grid.replace(simulators=(simulator,), controls=False), store, design, say, {
             "providers": providers, "artefacts": artefacts, "response_cache": response_cache, "progress": progress,
-        }).gate_and_measure()
+            "batch_poll_s": batch_poll_s,
+        }, batch).gate_and_measure()
         for simulator in grid.simulators
     ]  # fmt: skip
 
@@ -208,6 +211,7 @@ class _Simulator:
         design: GatedDesign,
         say: Callable[[str], None],
         options: dict[str, Any],
+        batch: bool = False,
     ) -> None:
         from xaimetrics.consim import CONTROL_ROLES
 
@@ -216,12 +220,13 @@ class _Simulator:
         self.positive = tuple(m for m, r in CONTROL_ROLES.items() if r == "positive")
         self.negative = tuple(m for m, r in CONTROL_ROLES.items() if r == "negative")
         self.summaries: list[RunSummary] = []
+        self.batch = batch
 
-    def _run(self, methods: tuple[str, ...], seeds: Sequence[int]) -> None:
+    def _run(self, methods: tuple[str, ...], seeds: Sequence[int], batch: bool = False) -> None:
         from xaimetrics.benchmark._runner import run_grid
 
         grid = restricted(self.grid, methods, seeds)
-        self.summaries.append(run_grid(grid, self.store, **self.options))
+        self.summaries.append(run_grid(grid, self.store, calls="batch" if batch else "live", **self.options))
 
     def _gate_look(self, seeds: Sequence[int]) -> pd.DataFrame:
         self.say(f"Gate of {self.name!r}: baseline and positive control on {len(seeds)} seeds...")
@@ -240,7 +245,7 @@ class _Simulator:
     def _methods_look(self, seeds: Sequence[int]) -> pd.DataFrame:
         methods = self.grid.concept_methods
         self.say(f"Methods with {self.name!r}: {len(methods)} methods on {len(seeds)} fresh seeds...")
-        self._run((*methods, BASELINE_METHOD), seeds)
+        self._run((*methods, BASELINE_METHOD), seeds, batch=self.batch)  # the gate ran live
         return _frame(self.store, self.name, seeds)
 
     def gate_and_measure(self) -> GatedResult:

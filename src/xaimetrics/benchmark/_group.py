@@ -11,6 +11,7 @@ use it; it imports neither of them.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from typing import cast
 
@@ -25,8 +26,20 @@ from xaimetrics.consim import (
     evaluate_prompts,
 )
 from xaimetrics.simulators import Simulator
+from xaimetrics.simulators._openai import PromptCacheHint, prompt_cache_hint
 
-__all__ = ["ask", "build_group_prompts", "register_prompts", "setting_row"]
+__all__ = ["ask", "build_group_prompts", "group_settings", "register_prompts", "setting_row"]
+
+
+def group_settings(settings: list[Setting]) -> list[list[Setting]]:
+    """``settings`` cut into groups sharing dataset, model, method, number of concepts, seed, simulator and phase
+    (in order of first appearance)."""
+    groups: dict[tuple[object, ...], list[Setting]] = {}
+    for s in settings:
+        groups.setdefault(
+            (s.dataset, s.model, s.method, s.n_concepts, s.seed, s.simulator, s.phase), []
+        ).append(s)
+    return list(groups.values())
 
 
 def build_group_prompts(
@@ -71,10 +84,19 @@ def register_prompts(simulators: Mapping[str, Simulator], prompts: SettingPrompt
 
 def ask(simulator: Simulator, setting: Setting, prompt: ConSimPrompt) -> tuple[ConSimResult, bool]:
     """Call the simulator on one prompt and score it; ``(ConSimResult, ok)``. Never raises on a bad call: a
-    simulator that raises is recorded as a failed call, retried by the next run."""
-    (result,) = evaluate_prompts(
-        [prompt], simulator, scoring=cast(Scoring, setting.scoring), seed=setting.seed, errors="record"
+    simulator that raises is recorded as a failed call, retried by the next run.
+
+    The call carries a :class:`~xaimetrics.simulators._openai.PromptCacheHint` for OpenAI-compatible servers:
+    one ``prompt_cache_key`` per dataset × model × seed × simulator (the prompts that share a learning-phase
+    block), and the shared part of the system message for an Anthropic breakpoint."""
+    scope = f"{setting.dataset}|{setting.model}|{setting.seed}|{setting.simulator}|{setting.phase}"
+    hint = PromptCacheHint(
+        "xaimetrics-" + hashlib.sha256(scope.encode()).hexdigest()[:24], prompt.shared_prefix_chars
     )
+    with prompt_cache_hint(hint):
+        (result,) = evaluate_prompts(
+            [prompt], simulator, scoring=cast(Scoring, setting.scoring), seed=setting.seed, errors="record"
+        )
     return result, result.error is None
 
 

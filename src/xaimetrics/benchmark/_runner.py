@@ -34,7 +34,13 @@ from xaimetrics._validation import invalid
 from xaimetrics.benchmark._artefacts import Artefacts, Providers
 from xaimetrics.benchmark._concept_phase import ConceptCounts
 from xaimetrics.benchmark._grid import Grid, Setting
-from xaimetrics.benchmark._group import ask, build_group_prompts, register_prompts, setting_row
+from xaimetrics.benchmark._group import (
+    ask,
+    build_group_prompts,
+    group_settings,
+    register_prompts,
+    setting_row,
+)
 from xaimetrics.benchmark._lock import StoreLock
 from xaimetrics.benchmark._store import ResultsStore
 from xaimetrics.consim import ConSimPrompt, ConSimResult
@@ -44,6 +50,8 @@ from xaimetrics.simulators._usage import UsageView
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from xaimetrics.benchmark._batch import Calls
 
 __all__ = ["RunInterrupted", "RunSummary", "build_group_prompts", "run_grid", "setting_row"]
 
@@ -68,6 +76,9 @@ class RunSummary(UsageView):
     superseded: int = 0
     notes: list[str] = field(default_factory=list)
     concepts: ConceptCounts = field(default_factory=ConceptCounts)
+    batch_answered: int = 0
+    batch_retried_live: int = 0
+    batch_saved_usd: float = 0.0
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -77,6 +88,8 @@ class RunSummary(UsageView):
             "cached_prompt_tokens": self.cached_prompt_tokens, "cost_usd": self.cost_usd, "wall_time_s": self.wall_time_s,
             "chosen_n_concepts": dict(self.chosen_n_concepts), "errors": list(self.errors[:20]),
             "superseded": self.superseded, "notes": list(self.notes), "concepts": self.concepts.as_dict(),
+            "batch_answered": self.batch_answered, "batch_retried_live": self.batch_retried_live,
+            "batch_saved_usd": self.batch_saved_usd,
         }  # fmt: skip
 
 
@@ -132,12 +145,7 @@ class _Progress:
 
 
 def _groups(settings: list[Setting]) -> Iterator[list[Setting]]:
-    groups: dict[tuple[object, ...], list[Setting]] = {}
-    for s in settings:
-        groups.setdefault(
-            (s.dataset, s.model, s.method, s.n_concepts, s.seed, s.simulator, s.phase), []
-        ).append(s)
-    yield from groups.values()
+    yield from group_settings(settings)
 
 
 def run_grid(
@@ -152,6 +160,8 @@ def run_grid(
     on_result: Callable[[Setting, ConSimResult], None] | None = None,
     artefacts: Artefacts | None = None,
     wait: bool = False,
+    calls: Calls = "live",
+    batch_poll_s: float = 30.0,
 ) -> RunSummary:
     """Run every setting of ``grid`` not yet in ``store``; return what was done.
 
@@ -166,6 +176,11 @@ def run_grid(
         on_result: called with each finished ``(setting, ConSimResult)`` (local backend).
         artefacts: an :class:`Artefacts` to share with the caller (default: a new one on ``artefact_dir``).
         wait: when another process runs on the same store, wait for it to finish instead of raising.
+        calls: ``"live"`` (one request per setting), ``"batch"`` (the pending settings as Batch API jobs of
+            their OpenAI-compatible servers, 50 % cheaper, results within 24 h; resumable, see
+            :mod:`xaimetrics.benchmark._batch`), or ``"cancel"`` (cancel the batches a batch run left running,
+            store what they finished, ask nothing else).
+        batch_poll_s: seconds between two looks at a running batch.
 
     Returns:
         A :class:`RunSummary`.
@@ -180,6 +195,12 @@ def run_grid(
     providers = providers or Providers()
     if backend not in ("local", "ray"):
         raise invalid("backend", "run_grid", "'local' or 'ray'", backend)
+    if calls not in ("live", "batch", "cancel"):
+        raise invalid("calls", "run_grid", "'live', 'batch' or 'cancel'", calls)
+    if calls != "live" and backend != "local":
+        raise invalid("backend", "run_grid", "'local' with batch calls", backend, "Drop --backend ray.")
+    if isinstance(batch_poll_s, bool) or not isinstance(batch_poll_s, int | float) or batch_poll_s <= 0:
+        raise invalid("batch_poll_s", "run_grid", "a number of seconds > 0", batch_poll_s)
     owned = not isinstance(store, ResultsStore)
     lock = StoreLock(store.path if isinstance(store, ResultsStore) else Path(store), wait=wait)
     try:
@@ -200,7 +221,17 @@ def run_grid(
         for phase in phases:
             settings = artefacts.fingerprinted(grid.settings(phase=phase, chosen=chosen))
             summary.superseded += _supersede(results, settings)
-            _run_phase(settings, artefacts, results, cache, backend, progress, summary, on_result)
+            _run_phase(
+                settings,
+                artefacts,
+                results,
+                cache,
+                backend,
+                progress,
+                summary,
+                on_result,
+                (calls, batch_poll_s),
+            )
             if phase == "validation":
                 chosen = choose_n_concepts(results.to_frame(), grid)
                 summary.chosen_n_concepts = {"/".join(k): v for k, v in chosen.items()}
@@ -340,6 +371,7 @@ def _run_phase(
     progress: bool,
     summary: RunSummary,
     on_result: Callable[[Setting, ConSimResult], None] | None,
+    batch: tuple[Calls, float] = ("live", 30.0),
 ) -> None:
     done = store.keys()
     pending = [s for s in settings if s.key not in done]
@@ -366,9 +398,44 @@ def _run_phase(
                     stored = summary.skipped + summary.completed
                 raise RunInterrupted(summary, stored, stopped.immediate) from None
         else:
-            _run_local(pending, artefacts, store, cache, bar, on_result)
+            simulators = {
+                name: grid_simulator(name, artefacts.grid, artefacts.providers, cache)
+                for name in sorted({s.simulator for s in pending})
+            }
+            if batch[0] != "live":
+                pending = _run_batches(pending, artefacts, store, simulators, bar, batch)
+            if pending:
+                _run_local(pending, artefacts, store, simulators, bar, on_result)
     finally:
         bar.close()
+
+
+def _run_batches(
+    pending: list[Setting],
+    artefacts: Artefacts,
+    store: ResultsStore,
+    simulators: dict[str, Simulator],
+    bar: _Progress,
+    batch: tuple[Calls, float],
+) -> list[Setting]:
+    """The batch part of a run (:func:`~xaimetrics.benchmark._batch.run_batches`); the settings left to ask
+    live. Ctrl-C while a batch runs leaves it running at the provider: the next run waits for it again."""
+    from xaimetrics.benchmark._batch import run_batches
+
+    summary = bar.summary
+    try:
+        left, tally = run_batches(pending, artefacts, store, simulators, bar, batch[0], batch[1])
+    except KeyboardInterrupt:
+        _LOG.warning("Ctrl-C: the submitted batches keep running at the provider; a rerun collects them")
+        try:
+            stored = len(store)
+        except StoreError:
+            stored = summary.skipped + summary.completed
+        raise RunInterrupted(summary, stored, False) from None
+    summary.batch_answered += tally.answered
+    summary.batch_retried_live += tally.retried_live
+    summary.batch_saved_usd += tally.saved_usd
+    return left
 
 
 def stop_local_workers() -> int:
@@ -413,7 +480,7 @@ def _run_local(
     pending: list[Setting],
     artefacts: Artefacts,
     store: ResultsStore,
-    cache: Path | None,
+    simulators: dict[str, Simulator],
     bar: _Progress,
     on_result: Callable[[Setting, ConSimResult], None] | None,
 ) -> None:
@@ -426,10 +493,6 @@ def _run_local(
     flight (whose rows may be lost with it: they are rerun by the next run).
     """
     grid = artefacts.grid
-    simulators = {
-        name: grid_simulator(name, grid, artefacts.providers, cache)
-        for name in sorted({s.simulator for s in pending})
-    }
     stop = _Stop()
 
     # One writer thread stores the rows in order of completion, so that a worker starts its next call while

@@ -205,14 +205,18 @@ def render_prompt(
         if content.lp_predictions:
             predictions = "The classes predicted for these examples are:\n"
             lp_block.append(predictions + _sample_lines(lp_ids, [shown[c] for c in lp_refs]))
+    shared_chars = 0
     if cache:  # shared by the seed's prompts first, then the method's explanation (E2's is a prefix of E3's)
         global_note, local_note, ep_note = _cache_layout_notes(kind)
-        system += [*lp_block, *global_note, *explanation, *local_note, *lp_local, *ep_note]
+        system += lp_block
+        shared_chars = len("\n\n".join(system))  # a baseline's whole system message, the others' prefix
+        system += [*global_note, *explanation, *local_note, *lp_local, *ep_note]
     else:  # App. E: the explanation, the LP samples, their local contributions, f's predictions
         system += [*explanation, *lp_block[:1], *lp_local, *lp_block[1:]]
     if content.ep_local:
         user.append(local_block(ep_local_importances, "ep_local_importances", ep_ids))
     messages = (ChatMessage("system", "\n\n".join(system)), ChatMessage("user", "\n\n".join(user)))
+    shared_chars = min(shared_chars, len(messages[0].content))
     return ConSimPrompt(
         messages=messages,
         setting=setting,
@@ -222,6 +226,7 @@ def render_prompt(
         sample_ids=ep_ids,
         references=ep_refs,
         concept_ids=shown_concepts,
+        shared_prefix_chars=shared_chars,
     )
 
 

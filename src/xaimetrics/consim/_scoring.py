@@ -63,6 +63,9 @@ class ConSimPrompt:
         references: f's prediction (class id) for each EP sample, in ``sample_ids`` order — the targets of
             eq. 5.
         concept_ids: the concepts shown in the global explanation (empty for baselines).
+        shared_prefix_chars: in the ``"cache"`` layout, the characters at the start of the system message that
+            every prompt of the seed shares (task, classes, LP block): where a provider's cache breakpoint goes;
+            0 in the paper's layout.
     """
 
     messages: tuple[ChatMessage, ...]
@@ -73,6 +76,7 @@ class ConSimPrompt:
     sample_ids: tuple[str, ...]
     references: tuple[int, ...]
     concept_ids: tuple[int, ...] = ()
+    shared_prefix_chars: int = 0
 
     @property
     def label(self) -> str:

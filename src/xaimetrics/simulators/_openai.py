@@ -15,6 +15,7 @@ marked where it happens:
 from __future__ import annotations
 
 import base64
+import contextlib
 import contextvars
 import dataclasses
 import logging
@@ -22,8 +23,9 @@ import os
 import random
 import threading
 import time
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
+import urllib.parse
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from xaimetrics._optional import import_optional
 from xaimetrics._urls import public_url as _public_url
@@ -150,6 +152,43 @@ def cached_prompt_tokens(completion: object, prompt_tokens: int) -> int:
     return value
 
 
+@dataclasses.dataclass(frozen=True)
+class PromptCacheHint:
+    """What a caller knows about a call's place in a grid, for the provider's prompt cache: ``key`` names the
+    prompts that share a prefix (a grid's seed: sent as OpenAI's ``prompt_cache_key``, which routes them to the
+    same cache), ``shared_chars`` is how much of the first message they share (where an Anthropic
+    ``cache_control`` breakpoint goes; 0: none)."""
+
+    key: str
+    shared_chars: int = 0
+
+
+_HINT: contextvars.ContextVar[PromptCacheHint | None] = contextvars.ContextVar(
+    "xaimetrics_prompt_cache_hint", default=None
+)
+
+
+@contextlib.contextmanager
+def prompt_cache_hint(hint: PromptCacheHint | None) -> Iterator[None]:
+    """Give the OpenAI-compatible calls made in this block (in this thread) ``hint``.
+
+    Example:
+        >>> sim = OpenAICompatibleSimulator("m", base_url="https://api.openai.com/v1", api_key="sk-x")
+        >>> with prompt_cache_hint(PromptCacheHint("grid-seed-3")):
+        ...     sim.request_body((ChatMessage("user", "Hi"),), None)["prompt_cache_key"]
+        'grid-seed-3'
+    """
+    token = _HINT.set(hint)
+    try:
+        yield
+    finally:
+        _HINT.reset(token)
+
+
+def _host(url: str) -> str:
+    return (urllib.parse.urlsplit(url).hostname or "").lower()
+
+
 class OpenAICompatibleSimulator(BaseSimulator):
     """Chat completions over HTTP with retries, a concurrency limit and accounting.
 
@@ -196,6 +235,10 @@ class OpenAICompatibleSimulator(BaseSimulator):
         top_logprobs: alternatives per token requested for class probabilities (OpenAI accepts at most 20).
         probability_fallback: for a sample whose class probabilities cannot be read, ``"uniform"`` (flagged in
             ``metadata["probability_fallback_ids"]``) or ``"error"`` (the whole response fails).
+        prompt_cache_key: send the caller's :class:`PromptCacheHint` key as ``prompt_cache_key`` (OpenAI routes
+            requests with one key to one prompt cache). ``None``: only to ``api.openai.com``.
+        cache_control: send the first message as two text parts, an Anthropic ``cache_control`` breakpoint
+            after the part the hint says is shared. ``None``: only to ``api.anthropic.com``.
 
     Example:
         >>> sim = OpenAICompatibleSimulator("qwen2.5", base_url="http://127.0.0.1:8080/v1", api_key="sk-x")
@@ -225,6 +268,8 @@ class OpenAICompatibleSimulator(BaseSimulator):
         max_tokens_param: Literal["max_tokens", "max_completion_tokens"] = "max_tokens",
         top_logprobs: int = _DEFAULT_TOP_LOGPROBS,
         probability_fallback: Literal["uniform", "error"] = "uniform",
+        prompt_cache_key: bool | None = None,
+        cache_control: bool | None = None,
     ) -> None:
         if not isinstance(model, str) or not model:
             raise invalid("model", _OWNER, "a non-empty model name", model)
@@ -259,10 +304,19 @@ class OpenAICompatibleSimulator(BaseSimulator):
         if probability_fallback not in _FALLBACKS:
             raise invalid("probability_fallback", _OWNER, "'uniform' or 'error'", probability_fallback)
         self.probability_fallback = probability_fallback
+        for name, value in (("prompt_cache_key", prompt_cache_key), ("cache_control", cache_control)):
+            if value is not None and not isinstance(value, bool):
+                raise invalid(name, _OWNER, "True, False or None (decided by the server's host)", value)
+        host = _host(self.base_url)
+        # unknown servers may refuse unknown fields: only OpenAI's and Anthropic's hosts get them unless asked
+        self.prompt_cache_key = host == "api.openai.com" if prompt_cache_key is None else prompt_cache_key
+        self.cache_control = host == "api.anthropic.com" if cache_control is None else cache_control
         self._key = _Secret(self._resolve_key(api_key, api_key_env))
         self._openai = import_optional("openai", extra="openai", caller=_OWNER)
         self._client: OpenAI | None = None
         self._client_lock = threading.Lock()
+        #: set by a batch run (:mod:`xaimetrics.benchmark._batch`): answers calls from a batch's results
+        self.batch_answers: BatchAnswers | None = None
 
     def _resolve_key(self, api_key: str | None, api_key_env: str) -> str:
         if api_key is not None:
@@ -292,6 +346,7 @@ class OpenAICompatibleSimulator(BaseSimulator):
         state = self.__dict__.copy()
         for name in ("_client", "_client_lock", "_openai"):
             state.pop(name, None)
+        state["batch_answers"] = None
         return state
 
     def __setstate__(self, state: dict[str, object]) -> None:
@@ -299,6 +354,7 @@ class OpenAICompatibleSimulator(BaseSimulator):
         self._openai = import_optional("openai", extra="openai", caller=_OWNER)
         self._client = None
         self._client_lock = threading.Lock()
+        self.batch_answers = None
 
     def cache_identity(self) -> dict[str, object]:
         identity = {
@@ -353,9 +409,21 @@ class OpenAICompatibleSimulator(BaseSimulator):
         body = dict(self.extra_body)
         if schema is not None and self.grammar_field:
             body[self.grammar_field] = answer_grammar(schema)
+        hint = _HINT.get()
+        if hint is not None and self.prompt_cache_key:
+            body["prompt_cache_key"] = hint.key
+        wire: list[dict[str, Any]] = [m.as_dict() for m in messages]
+        if hint is not None and self.cache_control and 0 < hint.shared_chars <= len(messages[0].content):
+            text = messages[0].content  # the breakpoint after the shared block (a baseline's is all of it)
+            parts = [
+                {"type": "text", "text": text[: hint.shared_chars], "cache_control": {"type": "ephemeral"}}
+            ]
+            if hint.shared_chars < len(text):
+                parts.append({"type": "text", "text": text[hint.shared_chars :]})
+            wire[0]["content"] = parts
         request: dict[str, Any] = {
             "model": self.model,
-            "messages": [m.as_dict() for m in messages],
+            "messages": wire,
             "temperature": self.temperature,
             self.max_tokens_param: self.max_tokens,
         }
@@ -367,6 +435,48 @@ class OpenAICompatibleSimulator(BaseSimulator):
         if body:
             request["extra_body"] = body
         return request
+
+    def request_body(
+        self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
+    ) -> dict[str, Any]:
+        """The JSON body of the chat-completion request a call sends (``extra_body``'s fields at the top level, as
+        on the wire): one line's ``body`` of a Batch API input file.
+
+        Example:
+            >>> sim = OpenAICompatibleSimulator("m", base_url="http://127.0.0.1:1/v1", extra_body={"top_k": 1})
+            >>> sim.request_body((ChatMessage("user", "Hi"),), None)
+            {'model': 'm', 'messages': [{'role': 'user', 'content': 'Hi'}], 'temperature': 0.0, 'max_tokens': 512, 'seed': 0, 'top_k': 1}
+        """
+        request = self._request(messages, answer_schema)
+        extra = request.pop("extra_body", {})
+        return {**request, **extra}
+
+    def response_from_body(
+        self,
+        body: object,
+        answer_schema: AnswerSchema | None,
+        *,
+        price_factor: float = 1.0,
+        metadata: Mapping[str, object] | None = None,
+    ) -> SimulatorResponse:
+        """The response for a chat-completion JSON ``body`` received another way than a live call (a Batch API
+        output line): checked and read exactly as a live answer (:func:`completion_problem`, usage, cached
+        tokens, class probabilities), its cost multiplied by ``price_factor`` (0.5: the batch discount)."""
+        started = time.perf_counter()
+        try:
+            completion = self._openai.types.chat.ChatCompletion.model_validate(body)
+        except Exception as error:  # pydantic's ValidationError, or a body that is no object
+            return self._failure(f"malformed response ({type(error).__name__})", started, 1)
+        problem = completion_problem(completion)
+        if problem is not None:
+            return self._failure(self._scrub(problem[0]), started, 1)
+        response = self._success(completion, started, 1)
+        response = dataclasses.replace(
+            response,
+            usage=dataclasses.replace(response.usage, cost_usd=response.cost_usd * price_factor),
+            metadata={**response.metadata, **(metadata or {})},
+        )
+        return self._with_probabilities(response, completion, answer_schema)
 
     def _success(self, completion: ChatCompletion, started: float, attempts: int) -> SimulatorResponse:
         """The response of a completion that :func:`completion_problem` accepted."""
@@ -426,6 +536,10 @@ class OpenAICompatibleSimulator(BaseSimulator):
         self, messages: tuple[ChatMessage, ...], answer_schema: AnswerSchema | None
     ) -> SimulatorResponse:
         """One call: the client's request with its retries, and the retries of a malformed 200 body."""
+        if self.batch_answers is not None:
+            answered = self.batch_answers.answer(self, messages, answer_schema)
+            if answered is not None:
+                return answered
         request = self._request(messages, answer_schema)
         started = time.perf_counter()
         attempts = _Attempts(self.name, self.max_retries + 1)
@@ -508,6 +622,18 @@ class OpenAICompatibleSimulator(BaseSimulator):
             error=self._scrub(f"{self.name}: {message}"),
             metadata={**response.metadata, "answer_text": response.text},
         )
+
+
+class BatchAnswers(Protocol):
+    """What a batch run plugs into a simulator: the answer of a call taken from a batch (or recorded for one), or
+    ``None`` to make the call live."""
+
+    def answer(
+        self,
+        simulator: OpenAICompatibleSimulator,
+        messages: tuple[ChatMessage, ...],
+        answer_schema: AnswerSchema | None,
+    ) -> SimulatorResponse | None: ...
 
 
 class _Attempts:
