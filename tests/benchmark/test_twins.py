@@ -155,7 +155,28 @@ def test_twin_comparison_matches_matched_unit_differences_t_intervals_and_a_one_
     assert row["gain"] == pytest.approx(unit_differences(long)["PCA"].mean())
     assert row["p_twin"] == pytest.approx(sign_flip_test(over, alternative="greater"))
     assert row["p_twin"] == pytest.approx(1 / 64)  # every seed favours the trained model
+    assert row["p_twin_holm"] == row["p_twin"]  # a family of one
     assert bool(row["beats_twin"])
+
+
+def test_beats_twin_is_decided_on_holm_over_every_method_and_twin_kind() -> None:
+    """Three comparisons: PCA beats its 'all' twin in 6 of 6 seeds (p 1/64), its 'top' twin in 5 of 6 (the
+    smallest difference goes the other way: p 2/64), NMF loses to its twin. Holm (statsmodels) multiplies the
+    smallest p by 3 (3/64 < 0.05 stays) and the next by 2 (4/64: no longer beaten, unadjusted it would be)."""
+    from statsmodels.stats.multitest import multipletests
+
+    long = _long()
+    top = long[long["method"] == "PCA@random-all"].assign(method="PCA@random-top")
+    top.loc[(top["seed"] == 2) & (top["prompt_type"] == "E2"), "score"] += 0.1  # seed 2 favours the twin
+    nmf = long[long["method"] == "PCA"].assign(method="NMF")
+    nmf_twin = nmf.assign(method="NMF@random-all", score=nmf["score"] + 0.1)
+    table = twin_comparison(pd.concat([long, top, nmf, nmf_twin], ignore_index=True))
+    assert table[["method", "twin"]].values.tolist() == [["NMF", "all"], ["PCA", "all"], ["PCA", "top"]]
+    expected = multipletests(table["p_twin"], method="holm")[1]
+    assert table["p_twin_holm"].tolist() == pytest.approx(expected.tolist())
+    assert table["p_twin"].tolist() == pytest.approx([1.0, 1 / 64, 2 / 64])
+    assert table["p_twin_holm"].tolist() == pytest.approx([1.0, 3 / 64, 4 / 64])
+    assert table["beats_twin"].tolist() == [False, True, False]
 
 
 def test_a_twin_that_wins_is_not_beaten_and_without_a_baseline_the_gain_is_nan() -> None:

@@ -154,7 +154,8 @@ def twin_sections(long: pd.DataFrame, ranking: pd.DataFrame | None = None) -> li
 
     Each concept method's gain over NoExplanation beside its gain over each randomised twin
     (:func:`~xaimetrics.benchmark.twin_comparison`); a method that does not beat a twin (pre-stated one-sided
-    sign-flip test over seeds) is marked ``no`` in ``ranking`` (changed in place; index = methods).
+    sign-flip test over seeds, Holm-adjusted over methods × twins) is marked ``no`` in ``ranking`` (changed in
+    place; index = methods).
 
     Example:
         >>> long = pd.DataFrame({"dataset": "d", "seed": [0, 0, 1, 1], "prompt_type": "E2",
@@ -181,9 +182,10 @@ def twin_sections(long: pd.DataFrame, ranking: pd.DataFrame | None = None) -> li
         "of the classifier with re-drawn weights ('all': every weight; 'top': the head), shown while the "
         "simulator predicts the trained classifier. gain: over NoExplanation; over_twin: over the twin (both "
         "matched within settings, t intervals over seeds); p_twin: the pre-stated one-sided sign-flip test that "
-        f"the method beats its twin. {len(beaten)} of {len(table)} comparisons favour the trained model at "
-        "p < 0.05; a method that does not beat its twin owes its score to the pipeline, not to what training "
-        "put in the model (Heap et al., 2026)."
+        "the method beats its twin; p_twin_holm: Holm's adjustment over the whole family of methods × twins, "
+        f"which decides beats_twin. {len(beaten)} of {len(table)} comparisons favour the trained model at "
+        "Holm-adjusted p < 0.05; a method that does not beat its twin owes its score to the pipeline, not to "
+        "what training put in the model (Heap et al., 2026)."
     )
     return [report_section("Does each method beat its randomised twin?", text, table.round(4))]
 
