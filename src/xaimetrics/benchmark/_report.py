@@ -104,11 +104,14 @@ def pipeline_sections(
 ) -> list[dict[str, str]]:
     """The report's two sections: variance shares with intervals, and top-k stability next to the means.
 
-    ``units`` is units × methods (the concept methods, :attr:`Assessment.units`). A grid that cannot be
-    decomposed (one seed, no residual) gets a sentence saying why instead of a table.
+    ``units`` is units × methods (the concept methods, :attr:`Assessment.units`); the decomposition reads the
+    rows of those methods only (controls and randomised twins are checks, not levels of the method factor). A
+    grid that cannot be decomposed (one seed, no residual) gets a sentence saying why instead of a table.
     """
     from xaimetrics.benchmark._variance import top_k_stability, variance_components
 
+    if "method" in results.columns:
+        results = results[results["method"].isin([str(m) for m in units.columns])]
     sections = []
     table: pd.DataFrame | None = None
     try:
@@ -128,7 +131,8 @@ def pipeline_sections(
         top = table["share"].idxmax()
         sections.append(report_section(
             "How much of the score is the pipeline",
-            "Shares of the variance of the explanation settings' scores (NoExplanation left out) by factor, "
+            "Shares of the variance of the concept methods' scores (NoExplanation, the controls and the "
+            "randomised twins left out) by factor, "
             "ANOVA moment estimates with 95 % percentile intervals from a bootstrap over seeds (rough with few "
             f"seeds). The largest share is {top} ({table.loc[top, 'share']:.0%}); a method share small beside "
             "the seed, prompt and simulator shares means the pipeline moves the score more than the choice of "
@@ -235,10 +239,14 @@ def write_report(
 
     assessment = assess(results, metric=metric, alpha=alpha)
     from xaimetrics.benchmark._grid import CONTROL_METHODS
+    from xaimetrics.benchmark._twins import split_twin
 
+    # the concept methods compared: controls and randomised twins are checks of the instrument and of the
+    # training, not levels of the method factor (and a gated run's controls ran on other seeds)
     methods = [
-        m for m in assessment.units.columns if m not in CONTROL_METHODS and m != analysis.BASELINE_METHOD
-    ]
+        m for m in assessment.units.columns
+        if m not in CONTROL_METHODS and m != analysis.BASELINE_METHOD and split_twin(str(m))[1] is None
+    ]  # fmt: skip
     pipeline = pipeline_sections(results, assessment.units[methods], metric=assessment.metric)
     long, overall = method_ranking(assessment)
     overall = overall.copy()
