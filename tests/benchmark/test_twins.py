@@ -315,4 +315,3 @@ def test_the_gated_methods_phase_tests_twins_on_its_own_seeds_without_deciding_o
         "NMF does not beat its all-weights twin" in line and "PCA beats its all-weights twin by +0." in line
     )
     assert any(line == other for other in headline([result]))
-
