@@ -139,7 +139,8 @@ def pipeline_sections(
             "method.",
             table.round(4),
         ))  # fmt: skip
-    methods = units.dropna(axis=1, how="all")
+    # seeds where no method ran (a gated run's gate seeds) are no draw of the methods
+    methods = units.dropna(axis=1, how="all").dropna(axis=0, how="all")
     if methods.shape[1] >= 2 and len(methods) >= 2:
         k = min(k, methods.shape[1] - 1)
         stability = top_k_stability(methods, k)
