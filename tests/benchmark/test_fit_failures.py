@@ -58,7 +58,7 @@ def test_a_failed_fit_fails_its_settings_with_the_extractors_message_and_the_res
     n_ica = sum(s.method == "ICA" for s in grid.settings())  # E2 and E3 of 2 seeds
     assert n_ica == 4
     assert (summary.failed, summary.failed_fits, summary.completed) == (4, 4, summary.total - 4)
-    assert len(summary.errors) == 2  # one per concept fit (seed), each naming its settings' count
+    assert len(summary.errors) == len(summary.fit_errors) == 2  # one per concept fit (seed)
     assert all(
         e.startswith(
             "2 settings not run: ICA could not be fitted on the activations of dead (3 concepts, seed "
@@ -78,3 +78,24 @@ def test_a_failed_fit_fails_its_settings_with_the_extractors_message_and_the_res
     assert "run_failed_fits" in report and "run_failed" in report
     rerun = run_grid(grid, tmp_path / "r.sqlite", providers=_providers(), progress=False)
     assert (rerun.skipped, rerun.failed_fits) == (summary.completed, 4)  # tried again, not stored
+
+
+@pytest.mark.slow  # starting a local Ray instance takes ~20-60 s on a loaded 2-core machine
+def test_the_ray_backend_records_a_failed_fit_the_same_way(tmp_path: Path) -> None:
+    import os
+
+    ray = pytest.importorskip("ray")
+    here = Path(__file__).parent
+    path = os.pathsep.join([str(here.parents[1] / "src"), str(here), str(here.parent)])
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             runtime_env={"env_vars": {"PYTHONPATH": path}})  # fmt: skip
+    try:
+        summary = run_grid(
+            _grid(), tmp_path / "r.sqlite", providers=_providers(), backend="ray", progress=False
+        )
+    finally:
+        ray.shutdown()
+    assert (summary.failed, summary.failed_fits, len(summary.fit_errors)) == (4, 4, 2)
+    assert all("ICA could not be fitted" in e for e in summary.fit_errors)
+    with ResultsStore(tmp_path / "r.sqlite", read_only=True) as store:
+        assert set(store.to_frame()["method"]) == {"PCA", "NoExplanation"}

@@ -117,8 +117,8 @@ def gated_sections(
             )
         if result.twins is not None:
             sections.append(report_section(
-                f"Randomised twins: {name}", f"Fresh seeds {seed_span(result.methods.seeds if result.methods else ())}. "
-                + TWINS_NOTE, result.twins.round(4),
+                f"Randomised twins: {name}", f"Fresh seeds {seed_span(result.methods.seeds if result.methods else ())}: "
+                + TWINS_NOTE, result.twins.set_index("method").round(4),
             ))  # fmt: skip
     sections.append(report_section(
         "The design", f"Gate: looks at {design.gate.looks()} seeds, α = {design.gate.alpha:g} spent as "

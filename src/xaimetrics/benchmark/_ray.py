@@ -170,10 +170,11 @@ def _run_group(
     make_simulator: SimulatorFactory,
     flag: object = None,
 ) -> tuple[list[Outcome], str | None]:
-    """One Ray task: build the group's prompts (or return no outcome and the message of a failed concept fit), ask them with at most ``grid.concurrency`` calls in flight
+    """One Ray task: build the group's prompts, ask them with at most ``grid.concurrency`` calls in flight
     (threads: :func:`~xaimetrics.simulators._threads.map_bounded`, as the local runner and ``generate_batch``),
-    score them and return the rows. Once the driver's stop ``flag`` is raised (its first Ctrl-C), no call starts
-    and the task returns the rows of the calls it made."""
+    score them and return the rows, with ``None`` — or no row and the extractor's message when the group's
+    concept fit failed. Once the driver's stop ``flag`` is raised (its first Ctrl-C), no call starts and the task
+    returns the rows of the calls it made."""
     if _stopped(flag):
         return [], None
     state_key = (repr(grid), str(directory))
