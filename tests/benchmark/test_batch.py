@@ -255,5 +255,5 @@ def test_the_gate_runs_live_and_the_methods_in_a_batch(tmp_path: Path) -> None:
         )
         part._run(("NoExplanation",), (0,))  # a gate look: live
         assert server.chat_request_count == 1 and not server.batches
-        part._methods_look((5,))  # the methods' look: one batch, nothing live
+        part._methods_look((5,), twins=False)  # the methods' look: one batch, nothing live
         assert server.chat_request_count == 1 and len(server.batches) == 1 and server.paid_lines == 2

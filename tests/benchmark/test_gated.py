@@ -91,6 +91,19 @@ def test_force_methods_measures_a_failed_simulator_as_exploratory(tmp_path) -> N
     assert "exploratory" in " ".join(headline([result]))
 
 
+def test_an_exploratory_methods_phase_runs_no_randomised_twin(tmp_path) -> None:
+    """Forced past a failed gate, the methods run (exploratory) but their twins do not: a comparison read by an
+    instrument that does not read explanations says nothing (the toy classifier is no torch module: a twin
+    would raise)."""
+    grid = toy_grid(prompt_types=("NE2", "E2"), simulators=("blind",), methods=("NMF", "NoExplanation"),
+                    randomized_twins=("all",))  # fmt: skip
+    design = GatedDesign(gate=DESIGN.gate, methods=DESIGN.methods, force_methods=True)
+    (result,) = run_gated(grid, tmp_path / "r.sqlite", design, providers=PROVIDERS, progress=False)
+    assert result.exploratory and result.methods is not None and result.twins is None
+    assert _methods_in(tmp_path / "r.sqlite", range(20)) == {"NoExplanation", "SurrogateWords", "NMF"}
+    assert plan_gated(grid, DESIGN)["per_seed"] == {"gate": 3, "methods": 3}  # NMF, its twin, the baseline
+
+
 def test_the_plan_counts_the_worst_case_before_any_call() -> None:
     grid = toy_grid(
         prompt_types=("NE2", "E2"), simulators=("lexical",), methods=("NMF", "PCA", "NoExplanation")

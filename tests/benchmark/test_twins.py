@@ -19,6 +19,7 @@ from xaimetrics.benchmark import (
     Grid,
     Providers,
     ResultsStore,
+    headline,
     ranking_frame,
     run_grid,
     twin_comparison,
@@ -155,7 +156,28 @@ def test_twin_comparison_matches_matched_unit_differences_t_intervals_and_a_one_
     assert row["gain"] == pytest.approx(unit_differences(long)["PCA"].mean())
     assert row["p_twin"] == pytest.approx(sign_flip_test(over, alternative="greater"))
     assert row["p_twin"] == pytest.approx(1 / 64)  # every seed favours the trained model
+    assert row["p_twin_holm"] == row["p_twin"]  # a family of one
     assert bool(row["beats_twin"])
+
+
+def test_beats_twin_is_decided_on_holm_over_every_method_and_twin_kind() -> None:
+    """Three comparisons: PCA beats its 'all' twin in 6 of 6 seeds (p 1/64), its 'top' twin in 5 of 6 (the
+    smallest difference goes the other way: p 2/64), NMF loses to its twin. Holm (statsmodels) multiplies the
+    smallest p by 3 (3/64 < 0.05 stays) and the next by 2 (4/64: no longer beaten, unadjusted it would be)."""
+    from statsmodels.stats.multitest import multipletests
+
+    long = _long()
+    top = long[long["method"] == "PCA@random-all"].assign(method="PCA@random-top")
+    top.loc[(top["seed"] == 2) & (top["prompt_type"] == "E2"), "score"] += 0.1  # seed 2 favours the twin
+    nmf = long[long["method"] == "PCA"].assign(method="NMF")
+    nmf_twin = nmf.assign(method="NMF@random-all", score=nmf["score"] + 0.1)
+    table = twin_comparison(pd.concat([long, top, nmf, nmf_twin], ignore_index=True))
+    assert table[["method", "twin"]].values.tolist() == [["NMF", "all"], ["PCA", "all"], ["PCA", "top"]]
+    expected = multipletests(table["p_twin"], method="holm")[1]
+    assert table["p_twin_holm"].tolist() == pytest.approx(expected.tolist())
+    assert table["p_twin"].tolist() == pytest.approx([1.0, 1 / 64, 2 / 64])
+    assert table["p_twin_holm"].tolist() == pytest.approx([1.0, 3 / 64, 4 / 64])
+    assert table["beats_twin"].tolist() == [False, True, False]
 
 
 def test_a_twin_that_wins_is_not_beaten_and_without_a_baseline_the_gain_is_nan() -> None:
@@ -254,3 +276,42 @@ def test_twin_seed_draws_one_twin_for_the_grid_and_enters_only_the_twins_keys(
         InvalidParameterError, match="'twin_seed' parameter of Grid must be None or an integer"
     ):
         _grid(data, model, twin_seed=-1)
+
+
+# -- twins in the gated design (the demo's main job) ---------------------------------------------------------
+def _gated_rows() -> pd.DataFrame:
+    """16 seeds: the positive control helps (the gate passes), NMF and PCA help by 0.2; NMF's twin as much as
+    NMF (its score is the pipeline's), PCA's twin not at all."""
+    from xaimetrics.benchmark import simulate_results
+
+    methods = ("NMF", "PCA", "NMF@random-all", "PCA@random-all")
+    effects = {"SurrogateWords": 0.3, "NMF": 0.2, "PCA": 0.2, "NMF@random-all": 0.2}
+    return simulate_results(
+        n_seeds=16, methods=methods, effects=effects, method_sd=0.01, setting_sd=0.01, random_state=5
+    )
+
+
+def test_the_gated_methods_phase_tests_twins_on_its_own_seeds_without_deciding_on_them() -> None:
+    from xaimetrics.benchmark import GatedDesign, SequentialDesign, replay_gated
+
+    rows = _gated_rows()
+    design = GatedDesign(
+        gate=SequentialDesign(max_seeds=6, start=5), methods=SequentialDesign(max_seeds=10, start=8)
+    )
+    (result,) = replay_gated(rows, design, ["s"])
+    assert result.outcome == "valid" and result.methods is not None
+    assert sorted(result.methods.verdicts.index) == ["NMF", "PCA"]  # twins are not methods of the decision
+    twins = result.twins
+    assert twins is not None and twins[["method", "twin"]].values.tolist() == [["NMF", "all"], ["PCA", "all"]]
+    seeds = result.methods.seeds
+    assert (twins["n_units"] == len(seeds)).all()
+    expected = twin_comparison(ranking_frame(rows[rows["seed"].isin(list(seeds))], metric="auto"))
+    assert twins["over_twin"].tolist() == pytest.approx(expected["over_twin"].tolist())
+    assert twins["beats_twin"].tolist() == [False, True]
+    from xaimetrics.benchmark._headline import _twins_line
+
+    line = _twins_line(twins)
+    assert (
+        "NMF does not beat its all-weights twin" in line and "PCA beats its all-weights twin by +0." in line
+    )
+    assert any(line == other for other in headline([result]))

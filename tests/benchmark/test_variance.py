@@ -155,3 +155,17 @@ def test_report_sections_of_a_perfect_reader_say_there_is_no_variance() -> None:
     units = rows.groupby(["seed", "method"])["score"].mean().unstack().drop(columns="NoExplanation")
     (section, *_) = pipeline_sections(rows, units, n_boot=20)
     assert "scores do not vary" in section["md"]
+
+
+def test_report_top_k_leaves_out_seeds_where_no_method_ran() -> None:
+    """A gated run's gate seeds hold controls only: they are no draw of the methods (the demo's report counted
+    its 8 gate seeds among the 21 it split into halves)."""
+    from xaimetrics.benchmark._report import pipeline_sections
+
+    rows = simulate_results(n_seeds=6, methods=("NMF", "PCA", "SAE"), controls=(), effects={"NMF": 0.1},
+                            random_state=4)  # fmt: skip
+    units = rows.groupby(["seed", "method"])["score"].mean().unstack().drop(columns="NoExplanation")
+    gate = pd.DataFrame(np.nan, index=[100, 101, 102], columns=units.columns)
+    plain = pipeline_sections(rows, units, n_boot=20)
+    padded = pipeline_sections(rows, pd.concat([units, gate]), n_boot=20)
+    assert "splits of the 6 seeds" in padded[1]["md"] and padded[1]["md"] == plain[1]["md"]

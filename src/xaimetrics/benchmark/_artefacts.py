@@ -88,6 +88,12 @@ class ConceptFit:
         return cls(setting.dataset, setting.model, setting.method, setting.n_concepts, setting.seed)
 
 
+class FitFailed(RuntimeError):
+    """A concept extractor could not be fitted on a setting's activations (e.g. ICA on the constant activations
+    of a randomised twin). The grid records the settings that need that fit as failed, with this message, and
+    runs the others (:func:`xaimetrics.benchmark._group.group_prompts`); the next run tries the fit again."""
+
+
 def _digest(*parts: object) -> str:
     return json_digest(parts, length=16)
 
@@ -612,7 +618,15 @@ class Artefacts:
             method = split_twin(fit.method)[0]  # a twin fits its method's extractor
             extractor = make_extractor(method, fit.n_concepts, random_state=fit.seed, **options)
             activations = self.fit_activations(fit)
-            return extractor.fit(activations[fit_rows(len(activations), fit.seed, self.grid.fit_draw)])
+            try:
+                return extractor.fit(activations[fit_rows(len(activations), fit.seed, self.grid.fit_draw)])
+            except (MemoryError, OSError):  # the machine, not the fit
+                raise
+            except Exception as error:  # whatever the extractor raises on these activations
+                raise FitFailed(
+                    f"{fit.method} could not be fitted on the activations of {fit.model} ({fit.n_concepts} concepts, "
+                    f"seed {fit.seed}): {type(error).__name__}: {error}"
+                ) from error
 
         return self._once(("fit", fit), compute)
 

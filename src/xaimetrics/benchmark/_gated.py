@@ -10,7 +10,12 @@ grid, :func:`run_gated`
 2. **measures** the concept methods on fresh seeds (the gate's seeds are its own: a method tested on the seeds
    that made the gate pass would inherit the luck of their baseline) — only when the gate passed, or when
    ``force_methods`` asks for it (then labelled exploratory) — adding seeds until every method is decided
-   (:func:`~xaimetrics.benchmark.sequential_verdicts`, ``question="methods"``) or the budget is spent.
+   (:func:`~xaimetrics.benchmark.sequential_verdicts`, ``question="methods"``) or the budget is spent;
+3. when the grid lists ``randomized_twins`` and the gate passed, runs each method's **randomised twin** in the
+   same looks, on the same seeds, and tests real against twin on the seeds the methods used
+   (:func:`~xaimetrics.benchmark.twin_comparison`, Holm over methods × twins). The twins never enter the
+   methods' sequential decision (no seed is added for them), and a simulator that did not pass its gate
+   (exploratory methods) runs no twin: a comparison read by an instrument that ignores explanations says nothing.
 
 Everything is stored as it finishes (one resumable store for the whole run), so a rerun makes no call.
 """
@@ -111,6 +116,8 @@ class GatedResult:
         summaries: the :class:`~xaimetrics.benchmark.RunSummary` of every run made.
         forecast: the planner's forecast made before the methods ran (:func:`forecast_methods`), with the seeds
             they then used (``seeds_used``), or ``None`` when they did not run.
+        twins: each method against its randomised twins on the methods' seeds
+            (:func:`~xaimetrics.benchmark.twin_comparison`), or ``None`` when no twin ran.
     """
 
     simulator: str
@@ -120,6 +127,7 @@ class GatedResult:
     exploratory: bool = False
     summaries: tuple[RunSummary, ...] = ()
     forecast: dict[str, Any] | None = None
+    twins: pd.DataFrame | None = None
 
     @property
     def seeds(self) -> dict[str, tuple[int, ...]]:
@@ -130,9 +138,22 @@ class GatedResult:
     def failed(self) -> int:
         return sum(s.failed for s in self.summaries)
 
+    @property
+    def failed_fits(self) -> int:
+        """Settings not run because their concept extractor could not be fitted (part of :attr:`failed`)."""
+        return sum(s.failed_fits for s in self.summaries)
 
-def restricted(grid: Grid, methods: Sequence[str], seeds: Sequence[int] | None = None) -> Grid:
-    """``grid`` on ``methods`` (and ``seeds``), its per-method options kept for those methods only.
+    @property
+    def fit_errors(self) -> list[str]:
+        """The extractors' messages of the failed fits, one per fit, in the order they failed."""
+        return [message for s in self.summaries for message in s.fit_errors]
+
+
+def restricted(
+    grid: Grid, methods: Sequence[str], seeds: Sequence[int] | None = None, *, twins: bool = True
+) -> Grid:
+    """``grid`` on ``methods`` (and ``seeds``), its per-method options kept for those methods only; its
+    randomised twins kept only with ``twins`` and a concept method among ``methods``.
 
     Example:
         >>> from xaimetrics.benchmark import Grid
@@ -141,6 +162,9 @@ def restricted(grid: Grid, methods: Sequence[str], seeds: Sequence[int] | None =
         >>> r = restricted(g, ("NMF", "NoExplanation"), seeds=(4,))
         >>> r.n_concepts, r.extractor_options, r.seeds
         ({'NMF': 10}, None, (4,))
+        >>> t = g.replace(randomized_twins=("all",))
+        >>> restricted(t, ("NMF", "NoExplanation")).twin_methods, restricted(t, ("NoExplanation",)).twin_methods
+        (('NMF@random-all',), ())
     """
     from collections.abc import Mapping
 
@@ -150,6 +174,8 @@ def restricted(grid: Grid, methods: Sequence[str], seeds: Sequence[int] | None =
     if isinstance(counts, Mapping):
         counts = {m: c for m, c in counts.items() if m in kept}
     changes: dict[str, Any] = {"methods": tuple(methods), "extractor_options": options, "n_concepts": counts}
+    if not twins or not any(m in grid.concept_methods for m in kept):
+        changes["randomized_twins"] = ()  # a twin re-runs a concept method: none without one
     if seeds is not None:
         changes["seeds"] = tuple(seeds)
     return grid.replace(**changes)
@@ -222,10 +248,12 @@ class _Simulator:
         self.summaries: list[RunSummary] = []
         self.batch = batch
 
-    def _run(self, methods: tuple[str, ...], seeds: Sequence[int], batch: bool = False) -> None:
+    def _run(
+        self, methods: tuple[str, ...], seeds: Sequence[int], *, twins: bool = False, batch: bool = False
+    ) -> None:
         from xaimetrics.benchmark._runner import run_grid
 
-        grid = restricted(self.grid, methods, seeds)
+        grid = restricted(self.grid, methods, seeds, twins=twins)
         self.summaries.append(run_grid(grid, self.store, calls="batch" if batch else "live", **self.options))
 
     def _gate_look(self, seeds: Sequence[int]) -> pd.DataFrame:
@@ -242,10 +270,12 @@ class _Simulator:
         self._run((BASELINE_METHOD, *self.negative), seeds)
         return _frame(self.store, self.name, seeds)
 
-    def _methods_look(self, seeds: Sequence[int]) -> pd.DataFrame:
+    def _methods_look(self, seeds: Sequence[int], twins: bool) -> pd.DataFrame:
         methods = self.grid.concept_methods
-        self.say(f"Methods with {self.name!r}: {len(methods)} methods on {len(seeds)} fresh seeds...")
-        self._run((*methods, BASELINE_METHOD), seeds, batch=self.batch)  # the gate ran live
+        twins = twins and bool(self.grid.randomized_twins)
+        also = f" and their randomised twins ({', '.join(self.grid.randomized_twins)})" if twins else ""
+        self.say(f"Methods with {self.name!r}: {len(methods)} methods{also} on {len(seeds)} fresh seeds...")
+        self._run((*methods, BASELINE_METHOD), seeds, twins=twins, batch=self.batch)  # the gate ran live
         return _frame(self.store, self.name, seeds)
 
     def gate_and_measure(self) -> GatedResult:
@@ -262,25 +292,35 @@ def _gate_and_measure(
     has_methods: bool,
     design: GatedDesign,
     gate_look: Callable[[Sequence[int]], pd.DataFrame],
-    methods_look: Callable[[Sequence[int]], pd.DataFrame],
+    methods_look: Callable[[Sequence[int], bool], pd.DataFrame],
     *,
     n_methods: int | None = None,
     say: Callable[[str], None] | None = None,
 ) -> GatedResult:
     """The rule, once: gate on the controls; measure the methods when the gate passed (or when forced), with the
-    planner's forecast made (and said) before they run."""
+    planner's forecast made (and said) before they run; ``methods_look(seeds, twins)`` adds the randomised twins
+    when the gate passed, and the twins' rows are kept out of the methods' decision."""
     gate = until_decided(gate_look, design.gate, question="controls", margin=design.margin)
     result = GatedResult(name, gate, gate_outcome(gate.verdicts))
     if has_methods and (result.outcome == "valid" or design.force_methods):
         result.exploratory = result.outcome != "valid"
+        twins = not result.exploratory
         if n_methods:
             result.forecast = forecast_methods(gate, n_methods, design)
             if say is not None:
                 say(result.forecast["sentence"])
+        last: list[pd.DataFrame] = []
+
+        def look(seeds: Sequence[int]) -> pd.DataFrame:
+            frame = methods_look(seeds, twins)
+            last[:] = [frame]
+            return without_twins(frame)
+
         result.methods = until_decided(
-            methods_look, design.methods, question="methods", margin=design.margin,
-            first_seed=design.method_seeds()[0],
+            look, design.methods, question="methods", margin=design.margin, first_seed=design.method_seeds()[0],
         )  # fmt: skip
+        if twins and last:
+            result.twins = twin_table(last[0], result.methods.seeds)
         if result.forecast is None and not result.methods.verdicts.empty:
             result.forecast = forecast_methods(gate, len(result.methods.verdicts), design)
         if result.forecast is not None:
@@ -347,7 +387,38 @@ def replay_gated(
         mine = results[results["simulator"] == simulator] if len(results) else results
         return lambda seeds: mine[mine["seed"].isin(list(seeds))] if len(mine) else mine
 
-    return [_gate_and_measure(s, has_methods, design, rows_of(s), rows_of(s)) for s in simulators]
+    def methods_of(simulator: str) -> Callable[[Sequence[int], bool], pd.DataFrame]:
+        rows = rows_of(simulator)
+        return lambda seeds, twins: rows(seeds) if twins else without_twins(rows(seeds))
+
+    return [_gate_and_measure(s, has_methods, design, rows_of(s), methods_of(s)) for s in simulators]
+
+
+def without_twins(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` without the rows of randomised twins (``"PCA@random-all"`` …).
+
+    Example:
+        >>> without_twins(pd.DataFrame({"method": ["PCA", "PCA@random-all", "NoExplanation"]}))["method"].tolist()
+        ['PCA', 'NoExplanation']
+    """
+    from xaimetrics.benchmark._twins import split_twin
+
+    if frame.empty or "method" not in frame.columns:
+        return frame
+    return frame[[split_twin(str(m))[1] is None for m in frame["method"]]]
+
+
+def twin_table(frame: pd.DataFrame, seeds: Sequence[int]) -> pd.DataFrame | None:
+    """:func:`~xaimetrics.benchmark.twin_comparison` of the rows of ``seeds`` (the methods' seeds), on the score
+    the rankings use (``"auto"``); ``None`` when they hold no twin."""
+    from xaimetrics.benchmark._analysis import ranking_frame
+    from xaimetrics.benchmark._twin_comparison import twin_comparison
+
+    rows = frame[frame["seed"].isin(list(seeds))] if len(frame) else frame
+    if len(without_twins(rows)) == len(rows):
+        return None
+    table = twin_comparison(ranking_frame(rows, metric="auto"))
+    return None if table.empty else table
 
 
 #: the store's meta key of a gated run: what ``xaimetrics benchmark report`` needs to replay its verdicts

@@ -16,6 +16,18 @@ if TYPE_CHECKING:
 __all__ = ["forecast_text", "gated_sections", "print_gated", "seed_span"]
 
 
+#: what the twin table of a gated run says (terminal and report)
+TWINS_NOTE = (
+    "each concept method against the same extractor and interpretation fitted on a copy of the classifier with "
+    "re-drawn weights ('all': every weight; 'top': the head), read while the simulator predicts the trained "
+    "classifier, on the seeds the methods ran (no seed added for them). gain: over NoExplanation; over_twin: "
+    "over the twin, 95% t-interval over seeds; p_twin: one-sided exact sign-flip test that the method beats its "
+    "twin; p_twin_holm: Holm over every method × twin, which decides beats_twin."
+)
+_TWIN_COLUMNS = ["method", "twin", "n_units", "gain", "twin_gain", "over_twin", "over_twin_low", "over_twin_high",
+                 "p_twin", "p_twin_holm", "beats_twin"]  # fmt: skip
+
+
 def seed_span(seeds: Sequence[int]) -> str:
     """``"0–7"``, ``"3"`` or ``"none"``.
 
@@ -74,6 +86,9 @@ def print_gated(
             print(result.methods.sentence, file=out)
             if result.forecast:
                 print(forecast_text(result), file=out)
+        if result.twins is not None:
+            print(f"\nRandomised twins read by {name}: {TWINS_NOTE}", file=out)
+            print(result.twins[_TWIN_COLUMNS].to_string(index=False, float_format=_three_digits), file=out)
 
 
 def gated_sections(
@@ -100,6 +115,11 @@ def gated_sections(
             sections.append(
                 report_section(f"Method looks: {name}", "Each look's verdicts.", result.methods.table)
             )
+        if result.twins is not None:
+            sections.append(report_section(
+                f"Randomised twins: {name}", f"Fresh seeds {seed_span(result.methods.seeds if result.methods else ())}: "
+                + TWINS_NOTE, result.twins.set_index("method").round(4),
+            ))  # fmt: skip
     sections.append(report_section(
         "The design", f"Gate: looks at {design.gate.looks()} seeds, α = {design.gate.alpha:g} spent as "
         f"α·t^{design.gate.rho:g}; methods: looks at {design.methods.looks()} fresh seeds, α = "

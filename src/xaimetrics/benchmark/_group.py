@@ -15,7 +15,7 @@ import hashlib
 from collections.abc import Mapping
 from typing import cast
 
-from xaimetrics.benchmark._artefacts import Artefacts, ConceptFit, SettingPrompts
+from xaimetrics.benchmark._artefacts import Artefacts, ConceptFit, FitFailed, SettingPrompts
 from xaimetrics.benchmark._grid import Setting
 from xaimetrics.benchmark._row import ResultRow
 from xaimetrics.consim import (
@@ -28,7 +28,7 @@ from xaimetrics.consim import (
 from xaimetrics.simulators import Simulator
 from xaimetrics.simulators._openai import PromptCacheHint, prompt_cache_hint
 
-__all__ = ["ask", "build_group_prompts", "group_settings", "register_prompts", "setting_row"]
+__all__ = ["ask", "build_group_prompts", "group_prompts", "group_settings", "register_prompts", "setting_row"]
 
 
 def group_settings(settings: list[Setting]) -> list[list[Setting]]:
@@ -72,6 +72,19 @@ def build_group_prompts(
     out = [(setting, prompts[setting.key]) for setting in settings]
     artefacts.store_prompts(settings, out)
     return out
+
+
+def group_prompts(
+    artefacts: Artefacts, settings: list[Setting], simulators: Mapping[str, Simulator]
+) -> tuple[SettingPrompts, str | None]:
+    """:func:`build_group_prompts`, or no prompts and the extractor's message when the group's concept fit fails
+    (:class:`~xaimetrics.benchmark._artefacts.FitFailed`): the runners record those settings as failed and go
+    on with the other groups, so that one method that cannot be fitted (ICA on a randomised twin's constant
+    activations) never stops a grid."""
+    try:
+        return build_group_prompts(artefacts, settings, simulators), None
+    except FitFailed as error:
+        return [], str(error)
 
 
 def register_prompts(simulators: Mapping[str, Simulator], prompts: SettingPrompts) -> None:

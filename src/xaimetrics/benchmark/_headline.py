@@ -103,6 +103,10 @@ def _methods_lines(result: GatedResult, margin: float, names: dict[str, str]) ->
         f"Concept methods read by {name}{label}, {n_seeds} fresh seeds, Holm–Shaffer corrected over {len(table)} "
         f"methods: " + "; ".join(clauses) + "."
     ]
+    if result.twins is not None and len(result.twins):
+        lines.append(_twins_line(result.twins))
+    if result.fit_errors:
+        lines.append(_fit_errors_line(result.fit_errors))
     if len(undecided):
         lines.append(
             "Undecided: "
@@ -112,6 +116,60 @@ def _methods_lines(result: GatedResult, margin: float, names: dict[str, str]) ->
             + f" — the seed budget ({n_seeds}) ran out; {_cost_to_decide(table, undecided, margin)}"
         )
     return lines
+
+
+def _twins_line(twins: pd.DataFrame) -> str:
+    """Each method's gain over its randomised twin beside its gain over NoExplanation (same seeds), and which
+    twins it beats (Holm over methods × twins).
+
+    Example:
+        >>> twins = pd.DataFrame({"method": ["NMF", "PCA"], "twin": "all", "n_units": 8, "gain": [0.2, 0.1],
+        ...     "over_twin": [0.15, -0.01], "over_twin_low": [0.1, -0.05], "over_twin_high": [0.2, 0.03],
+        ...     "p_twin_holm": [0.008, 1.0], "beats_twin": [True, False]})
+        >>> _twins_line(twins)  # doctest: +NORMALIZE_WHITESPACE
+        'Against their randomised twins (same seeds, Holm over 2 comparisons): NMF beats its all-weights twin
+        by +0.150 (95% CI [+0.100, +0.200], Holm p = 0.008; gain over NoExplanation +0.200); PCA does not beat
+        its all-weights twin (-0.010, 95% CI [-0.050, +0.030], Holm p = 1.000; gain over NoExplanation +0.100).'
+    """
+    kinds = {"all": "all-weights", "top": "head-only"}
+    parts = []
+    for _, r in twins.iterrows():
+        kind = kinds.get(str(r["twin"]), f"{r['twin']}")
+        interval = f"95% CI [{float(r['over_twin_low']):+.3f}, {float(r['over_twin_high']):+.3f}]"
+        tail = f"{_p(float(r['p_twin_holm'])).replace('p', 'Holm p', 1)}; gain over NoExplanation {float(r['gain']):+.3f}"
+        if bool(r["beats_twin"]):
+            parts.append(
+                f"{r['method']} beats its {kind} twin by {float(r['over_twin']):+.3f} ({interval}, {tail})"
+            )
+        else:
+            parts.append(
+                f"{r['method']} does not beat its {kind} twin ({float(r['over_twin']):+.3f}, {interval}, {tail})"
+            )
+    return (
+        f"Against their randomised twins (same seeds, Holm over {len(twins)} comparisons): "
+        + "; ".join(parts)
+        + "."
+    )
+
+
+def _fit_errors_line(messages: Sequence[str]) -> str:
+    """The methods whose concept fit failed (their settings are failed rows; everything else ran).
+
+    Example:
+        >>> _fit_errors_line(["ICA@random-all could not be fitted on the activations of m (20 concepts, seed 8): "
+        ...     "ValueError: bad", "ICA@random-all could not be fitted on the activations of m (20 concepts, seed 9): "
+        ...     "ValueError: bad"])
+        'Not fitted (those settings are recorded as failed; the rest ran): ICA@random-all on 2 seeds (ValueError: bad).'
+    """
+    by_method: dict[str, list[str]] = {}
+    for message in messages:
+        method, _, rest = message.partition(" could not be fitted")
+        by_method.setdefault(method, []).append(rest.split("): ", 1)[-1])
+    parts = [
+        f"{method} on {len(errors)} seed{'s' if len(errors) > 1 else ''} ({errors[0]})"
+        for method, errors in by_method.items()
+    ]
+    return "Not fitted (those settings are recorded as failed; the rest ran): " + "; ".join(parts) + "."
 
 
 def _cost_to_decide(table: pd.DataFrame, undecided: pd.DataFrame, margin: float) -> str:

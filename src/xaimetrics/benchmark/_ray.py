@@ -35,7 +35,7 @@ from typing import Protocol
 from xaimetrics._optional import import_optional
 from xaimetrics.benchmark._artefacts import Artefacts, Providers
 from xaimetrics.benchmark._grid import Grid, Setting
-from xaimetrics.benchmark._group import ask, build_group_prompts, register_prompts, setting_row
+from xaimetrics.benchmark._group import ask, group_prompts, register_prompts, setting_row
 from xaimetrics.benchmark._row import ResultRow
 from xaimetrics.benchmark._store import ResultsStore
 from xaimetrics.consim import ConSimPrompt, ConSimResult
@@ -54,6 +54,8 @@ class _Bar(Protocol):
     """The runner's progress bar and tally (``_Progress``; not imported: the runner imports this module)."""
 
     def done(self, result: ConSimResult, ok: bool, setting: Setting) -> None: ...
+
+    def fit_failed(self, settings: list[Setting], message: str) -> None: ...
 
 
 #: whether this process started the Ray runtime it uses (then it also stops it: no Ray process outlives it)
@@ -167,13 +169,14 @@ def _run_group(
     cache: Path | None,
     make_simulator: SimulatorFactory,
     flag: object = None,
-) -> list[Outcome]:
+) -> tuple[list[Outcome], str | None]:
     """One Ray task: build the group's prompts, ask them with at most ``grid.concurrency`` calls in flight
     (threads: :func:`~xaimetrics.simulators._threads.map_bounded`, as the local runner and ``generate_batch``),
-    score them and return the rows. Once the driver's stop ``flag`` is raised (its first Ctrl-C), no call starts
-    and the task returns the rows of the calls it made."""
+    score them and return the rows, with ``None`` — or no row and the extractor's message when the group's
+    concept fit failed. Once the driver's stop ``flag`` is raised (its first Ctrl-C), no call starts and the task
+    returns the rows of the calls it made."""
     if _stopped(flag):
-        return []
+        return [], None
     state_key = (repr(grid), str(directory))
     artefacts = _ARTEFACTS.get(state_key)
     if artefacts is None:
@@ -184,7 +187,9 @@ def _run_group(
         if key not in _SIMULATORS:
             _SIMULATORS[key] = make_simulator(name, grid, providers, cache)
         simulators[name] = _SIMULATORS[key]
-    prompts = build_group_prompts(artefacts, group, simulators)
+    prompts, failure = group_prompts(artefacts, group, simulators)
+    if failure is not None:
+        return [], failure
     register_prompts(simulators, prompts)
 
     def one(item: tuple[Setting, ConSimPrompt]) -> Outcome | None:
@@ -195,7 +200,7 @@ def _run_group(
         row, payload = setting_row(setting, result) if ok else (None, None)
         return setting, result, ok, row, payload
 
-    return [outcome for outcome in map_bounded(one, prompts, grid.concurrency) if outcome is not None]
+    return [outcome for outcome in map_bounded(one, prompts, grid.concurrency) if outcome is not None], None
 
 
 def run_groups_on_ray(
@@ -232,6 +237,7 @@ def run_groups_on_ray(
         )
         for group in groups
     ]
+    group_of = dict(zip(pending, groups, strict=True))  # a failed fit is reported for its group's settings
 
     def store_done(wait_s: float | None) -> None:
         nonlocal pending
@@ -239,7 +245,10 @@ def run_groups_on_ray(
         if _STARTED_HERE:  # agents start after ray.init returns: note them while they are still ours
             _SEEN_PIDS.update(_ray_descendants())
         for ref in done:
-            outcomes: list[Outcome] = ray.get(ref)
+            outcomes: list[Outcome]
+            outcomes, failure = ray.get(ref)
+            if failure is not None:
+                bar.fit_failed(group_of[ref], failure)
             for setting, result, ok, row, payload in outcomes:
                 if ok and row is not None:
                     store.add(setting.key, row, payload)

@@ -87,11 +87,14 @@ def pipeline_sections(
 ) -> list[dict[str, str]]:
     """The report's two sections: variance shares with intervals, and top-k stability next to the means.
 
-    ``units`` is units × methods (the concept methods, :attr:`Assessment.units`). A grid that cannot be
-    decomposed (one seed, no residual) gets a sentence saying why instead of a table.
+    ``units`` is units × methods (the concept methods, :attr:`Assessment.units`); the decomposition reads the
+    rows of those methods only (controls and randomised twins are checks, not levels of the method factor). A
+    grid that cannot be decomposed (one seed, no residual) gets a sentence saying why instead of a table.
     """
     from xaimetrics.benchmark._variance import top_k_stability, variance_components
 
+    if "method" in results.columns:
+        results = results[results["method"].isin([str(m) for m in units.columns])]
     sections = []
     table: pd.DataFrame | None = None
     try:
@@ -111,14 +114,16 @@ def pipeline_sections(
         top = table["share"].idxmax()
         sections.append(report_section(
             "How much of the score is the pipeline",
-            "Shares of the variance of the explanation settings' scores (NoExplanation left out) by factor, "
+            "Shares of the variance of the concept methods' scores (NoExplanation, the controls and the "
+            "randomised twins left out) by factor, "
             "ANOVA moment estimates with 95 % percentile intervals from a bootstrap over seeds (rough with few "
             f"seeds). The largest share is {top} ({table.loc[top, 'share']:.0%}); a method share small beside "
             "the seed, prompt and simulator shares means the pipeline moves the score more than the choice of "
             "method.",
             table.round(4),
         ))  # fmt: skip
-    methods = units.dropna(axis=1, how="all")
+    # seeds where no method ran (a gated run's gate seeds) are no draw of the methods
+    methods = units.dropna(axis=1, how="all").dropna(axis=0, how="all")
     if methods.shape[1] >= 2 and len(methods) >= 2:
         k = min(k, methods.shape[1] - 1)
         stability = top_k_stability(methods, k)
@@ -137,7 +142,8 @@ def twin_sections(long: pd.DataFrame, ranking: pd.DataFrame | None = None) -> li
 
     Each concept method's gain over NoExplanation beside its gain over each randomised twin
     (:func:`~xaimetrics.benchmark.twin_comparison`); a method that does not beat a twin (pre-stated one-sided
-    sign-flip test over seeds) is marked ``no`` in ``ranking`` (changed in place; index = methods).
+    sign-flip test over seeds, Holm-adjusted over methods × twins) is marked ``no`` in ``ranking`` (changed in
+    place; index = methods).
 
     Example:
         >>> long = pd.DataFrame({"dataset": "d", "seed": [0, 0, 1, 1], "prompt_type": "E2",
@@ -164,9 +170,10 @@ def twin_sections(long: pd.DataFrame, ranking: pd.DataFrame | None = None) -> li
         "of the classifier with re-drawn weights ('all': every weight; 'top': the head), shown while the "
         "simulator predicts the trained classifier. gain: over NoExplanation; over_twin: over the twin (both "
         "matched within settings, t intervals over seeds); p_twin: the pre-stated one-sided sign-flip test that "
-        f"the method beats its twin. {len(beaten)} of {len(table)} comparisons favour the trained model at "
-        "p < 0.05; a method that does not beat its twin owes its score to the pipeline, not to what training "
-        "put in the model (Heap et al., 2026)."
+        "the method beats its twin; p_twin_holm: Holm's adjustment over the whole family of methods × twins, "
+        f"which decides beats_twin. {len(beaten)} of {len(table)} comparisons favour the trained model at "
+        "Holm-adjusted p < 0.05; a method that does not beat its twin owes its score to the pipeline, not to "
+        "what training put in the model (Heap et al., 2026)."
     )
     return [report_section("Does each method beat its randomised twin?", text, table.round(4))]
 
@@ -254,11 +261,15 @@ def write_report(
     from xaimetrics.benchmark._assessment import assess
 
     assessment = assess(results, metric=metric, alpha=alpha)
+    from xaimetrics.benchmark._twins import split_twin
     from xaimetrics.consim import CONTROLS
 
+    # the concept methods compared: controls and randomised twins are checks of the instrument and of the
+    # training, not levels of the method factor (and a gated run's controls ran on other seeds)
     methods = [
-        m for m in assessment.units.columns if m not in CONTROLS.names() and m != analysis.BASELINE_METHOD
-    ]
+        m for m in assessment.units.columns
+        if m not in CONTROLS.names() and m != analysis.BASELINE_METHOD and split_twin(str(m))[1] is None
+    ]  # fmt: skip
     pipeline = pipeline_sections(results, assessment.units[methods], metric=assessment.metric)
     long, overall = method_ranking(assessment)
     overall = overall.copy()

@@ -37,6 +37,7 @@ from xaimetrics.benchmark._grid import Grid, Setting
 from xaimetrics.benchmark._group import (
     ask,
     build_group_prompts,
+    group_prompts,
     group_settings,
     register_prompts,
     setting_row,
@@ -60,7 +61,9 @@ _LOG = logging.getLogger("xaimetrics.benchmark")
 
 @dataclass
 class RunSummary(UsageView):
-    """What a run did: settings in the grid, already stored, run now, failed; the simulators' :class:`Usage`
+    """What a run did: settings in the grid, already stored, run now, failed (``failed_fits`` of them because
+    their concept extractor could not be fitted: no call was made; ``fit_errors`` has one message per failed
+    fit); the simulators' :class:`Usage`
     (summed over the results, also read as ``calls``, ``cached_calls``, ``prompt_tokens``, ``completion_tokens``,
     ``total_tokens`` and ``cost_usd``); wall time; stored rows ``superseded`` by this run (computed from other
     inputs) and ``notes`` for the user (what changed, classes matched by name)."""
@@ -69,6 +72,8 @@ class RunSummary(UsageView):
     skipped: int = 0
     completed: int = 0
     failed: int = 0
+    failed_fits: int = 0
+    fit_errors: list[str] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     wall_time_s: float = 0.0
     chosen_n_concepts: dict[str, int] = field(default_factory=dict)
@@ -83,6 +88,7 @@ class RunSummary(UsageView):
     def as_dict(self) -> dict[str, object]:
         return {
             "total": self.total, "skipped": self.skipped, "completed": self.completed, "failed": self.failed,
+            "failed_fits": self.failed_fits, "fit_errors": list(self.fit_errors),
             "calls": self.calls, "cached_calls": self.cached_calls, "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens, "total_tokens": self.total_tokens,
             "cached_prompt_tokens": self.cached_prompt_tokens, "cost_usd": self.cost_usd, "wall_time_s": self.wall_time_s,
@@ -138,6 +144,18 @@ class _Progress:
                     refresh=False,
                 )
                 self.bar.update(1)
+
+    def fit_failed(self, settings: list[Setting], message: str) -> None:
+        """The settings of a group whose concept fit failed: failed, not stored, the extractor's message kept."""
+        with self._lock:
+            s = self.summary
+            s.failed += len(settings)
+            s.failed_fits += len(settings)
+            s.fit_errors.append(message)
+            s.errors.append(f"{len(settings)} settings not run: {message}")
+            _LOG.warning("%s", s.errors[-1])
+            if self.bar is not None:
+                self.bar.update(len(settings))
 
     def close(self) -> None:
         if self.bar is not None:
@@ -543,7 +561,10 @@ def _run_local(
             for group in _groups(pending):
                 if stop:
                     break
-                prompts = build_group_prompts(artefacts, group, simulators)
+                prompts, failure = group_prompts(artefacts, group, simulators)
+                if failure is not None:
+                    bar.fit_failed(group, failure)
+                    continue
                 register_prompts(simulators, prompts)
                 futures.extend(pool.submit(work, setting, prompt) for setting, prompt in prompts)
             _wait(futures, stop)

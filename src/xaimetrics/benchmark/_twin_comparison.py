@@ -20,12 +20,16 @@ def twin_comparison(long: pd.DataFrame, *, confidence: float = 0.95, alpha: floa
     like with like within each setting and averaged within each independent unit
     (:func:`~xaimetrics.benchmark.unit_differences`); intervals are Student t over the units. ``p_twin`` is the
     pre-stated one-sided sign-flip test (:func:`~xaimetrics.benchmark.sign_flip_test`, ``"greater"``) that the
-    method beats its twin; ``beats_twin`` is ``p_twin < alpha`` (with ``n`` units it cannot go below ``1/2ⁿ``).
+    method beats its twin. The methods × twin kinds tested form one pre-stated family: ``p_twin_holm`` is Holm's
+    adjustment over all of them and ``beats_twin`` is ``p_twin_holm < alpha``,
+    so the chance that any method is said to beat a twin it does not beat stays at most ``alpha``. With ``n``
+    units the exact test cannot go below ``1/2ⁿ``, so Holm's first level ``alpha / m`` over ``m`` comparisons
+    needs ``2ⁿ > m / alpha`` (8 units for 6 comparisons at 0.05).
 
     Returns:
         One row per method × twin: ``method``, ``twin``, ``n_units``, ``gain`` (over NoExplanation, NaN without
         the baseline) with ``gain_low``/``gain_high``, ``twin_gain`` (gain of the twin over NoExplanation),
-        ``over_twin`` with ``over_twin_low``/``over_twin_high``, ``p_twin`` and ``beats_twin``.
+        ``over_twin`` with ``over_twin_low``/``over_twin_high``, ``p_twin``, ``p_twin_holm`` and ``beats_twin``.
 
     Example:
         >>> import pandas as pd
@@ -35,13 +39,15 @@ def twin_comparison(long: pd.DataFrame, *, confidence: float = 0.95, alpha: floa
         >>> row = twin_comparison(long).iloc[0]
         >>> row["method"], row["twin"], round(float(row["gain"]), 3), round(float(row["over_twin"]), 3), float(row["p_twin"])
         ('PCA', 'all', 0.333, 0.217, 0.125)
+        >>> float(row["p_twin_holm"]), bool(row["beats_twin"])  # one comparison: Holm changes nothing
+        (0.125, False)
     """
     import numpy as np
     import pandas as pd
 
     from xaimetrics.benchmark._analysis import unit_differences
     from xaimetrics.benchmark._grid import BASELINE_METHOD
-    from xaimetrics.benchmark._uncertainty import sign_flip_test, t_interval
+    from xaimetrics.benchmark._uncertainty import holm, sign_flip_test, t_interval
 
     methods = [str(m) for m in long["method"].unique()]
     # one row per method and twin, in a fixed order whatever the order of the rows (store order is not an order)
@@ -61,8 +67,12 @@ def twin_comparison(long: pd.DataFrame, *, confidence: float = 0.95, alpha: floa
         rows.append({
             "method": base, "twin": twin, "n_units": int(over.size), "gain": gain, "gain_low": gain_low,
             "gain_high": gain_high, "twin_gain": twin_gain, "over_twin": mean, "over_twin_low": low,
-            "over_twin_high": high, "p_twin": p, "beats_twin": bool(p < alpha),
+            "over_twin_high": high, "p_twin": p,
         })  # fmt: skip
     columns = ["method", "twin", "n_units", "gain", "gain_low", "gain_high", "twin_gain", "over_twin",
-               "over_twin_low", "over_twin_high", "p_twin", "beats_twin"]  # fmt: skip
-    return pd.DataFrame(rows, columns=columns)
+               "over_twin_low", "over_twin_high", "p_twin", "p_twin_holm", "beats_twin"]  # fmt: skip
+    table = pd.DataFrame(rows, columns=columns)
+    table["p_twin_holm"] = holm(table["p_twin"].to_numpy(dtype=float)) if len(table) else []
+    # a NaN p (no unit shared with the twin) never counts as beating it
+    table["beats_twin"] = (table["p_twin_holm"] < alpha).astype(bool)
+    return table
