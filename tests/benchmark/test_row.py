@@ -142,5 +142,5 @@ with ResultsStore(out / "results.sqlite") as store:
     header = (tmp_path / "results.csv").read_text(encoding="utf-8").splitlines()[0]
     assert header == RESULTS_CSV_HEADER.replace(",created_at", ",n_hedged,created_at")
     md = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
-    assert "| cached_prompt_tokens | n_hedged |" in md
+    assert "| class_counts | n_hedged |" in md
     assert "<th>n_hedged</th>" in (tmp_path / "report" / "report.html").read_text(encoding="utf-8")
