@@ -74,12 +74,16 @@ def upward_imports(graph: dict[str, set[str]], layers: dict[str, int]) -> list[s
 
 
 def private_cross_imports(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
-    """Imports of another family's private module (``xaimetrics.<family>._<module>``)."""
+    """Imports of another family's private module (``xaimetrics.<family>._<module>``); a family's ``_command``
+    reaching its own family's private modules is at home."""
     return sorted(
         (module, target)
         for (_, _), pairs in unit_graph(graph).items()
         for module, target in pairs
-        if len(parts := target.split(".")) > 2 and parts[2].startswith("_") and not parts[1].startswith("_")
+        if len(parts := target.split(".")) > 2
+        and parts[2].startswith("_")
+        and not parts[1].startswith("_")
+        and module.split(".")[1] != parts[1]
     )
 
 
