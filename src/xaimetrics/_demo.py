@@ -53,6 +53,8 @@ __all__ = [
 
 #: the instrument check's simulator: a literal reader of the prompt's words (it runs on the main grid's seeds)
 REFERENCE_SIMULATOR = "lexical"
+#: per-concept scores (``--detection``) run on this many of the methods' seeds (each adds every concept's prompts)
+DEMO_DETECTION_SEEDS = 3
 #: the demo's task and simulator (docs/consim.md, "The demo's task", gives the measurements behind the choice)
 DEMO_DATASET = "bbc_news"
 DEMO_SIMULATOR = "local"
@@ -152,6 +154,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "for the whole run; default: %(default)s)",
     )
     parser.add_argument(
+        "--detection",
+        default="none",
+        help="also score each concept alone with the simulator that measured the methods: comma-separated "
+        "'detection', 'intruder', 'embedding', or 'none' (on the methods' first "
+        f"{DEMO_DETECTION_SEEDS} seeds; off by default: it adds minutes; default: %(default)s)",
+    )
+    parser.add_argument(
         "--no-reference",
         action="store_true",
         help="skip the lexical reference reader (a literal reader of the explanations' words)",
@@ -163,6 +172,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_tracking_arguments(parser)
     parser.set_defaults(func=run)
     return parser
+
+
+def _detection_scorers(args: argparse.Namespace) -> tuple[str, ...]:
+    from xaimetrics.benchmark._concept_row import DETECTION_SCORERS
+
+    scorers = tuple(
+        t.strip() for t in getattr(args, "detection", "none").split(",") if t.strip() not in ("", "none")
+    )
+    for scorer in scorers:
+        if scorer not in DETECTION_SCORERS:
+            raise invalid("--detection", "xaimetrics demo", f"comma-separated {', '.join(DETECTION_SCORERS)} or none",
+                          scorer, "Pass e.g. --detection intruder.")  # fmt: skip
+    return scorers
 
 
 def demo_grid(args: argparse.Namespace) -> Grid:
@@ -332,6 +354,7 @@ def _run(args: argparse.Namespace) -> int:
     from xaimetrics.benchmark._gated import seeds_used, store_gated_meta
 
     started = time.perf_counter()
+    scorers = _detection_scorers(args)  # refused before anything runs
     grid = demo_grid(args)
     design = demo_design(args)
     output = Path(args.output)
@@ -405,6 +428,12 @@ def _run(args: argparse.Namespace) -> int:
         ),
     )  # fmt: skip
     sections = _sections(results, names, overlap, design)
+    if scorers:
+        sections.extend(
+            _score_concepts(
+                args, grid, measured, stores[measured.simulator], providers, artefacts, frame, scorers
+            )
+        )
     summary_wall = time.perf_counter() - started
     failed = sum(r.failed for r in results)
     unfitted = sum(r.failed_fits for r in results)
@@ -428,6 +457,28 @@ def _run(args: argparse.Namespace) -> int:
     for line in lines:
         print(f"- {line}")
     return 0 if failed == unfitted else 1  # a fit that fails fails again: said in the answer, not retried
+
+
+def _score_concepts(
+    args: argparse.Namespace, grid: Grid, measured: GatedResult, store: Path, providers: Providers,
+    artefacts: Artefacts, frame: pd.DataFrame, scorers: tuple[str, ...],
+) -> list[dict[str, str]]:  # fmt: skip
+    """Each concept of the measured methods (and their twins) scored alone by ``measured``'s simulator on the
+    methods' first :data:`DEMO_DETECTION_SEEDS` seeds, into the same store; the report's legibility section."""
+    from xaimetrics.benchmark import ConceptRow, ResultsStore, concept_sections, run_grid
+    from xaimetrics.benchmark._gated import restricted
+
+    if measured.methods is None or measured.exploratory:
+        _say("Per-concept scores skipped: no simulator passed its controls to measure the methods.")
+        return []
+    seeds = tuple(measured.methods.seeds)[:DEMO_DETECTION_SEEDS]
+    one = restricted(grid.replace(simulators=(measured.simulator,), detection=scorers),
+                     grid.concept_methods, seeds)  # fmt: skip
+    _say(f"Scoring each concept alone ({', '.join(scorers)}) on {len(seeds)} seeds...")
+    run_grid(one, store, providers=providers, artefacts=artefacts, response_cache=response_cache(args),
+             progress=not args.no_progress)  # fmt: skip
+    with ResultsStore(store, read_only=True, row_type=ConceptRow) as concepts:
+        return concept_sections(concepts.to_frame(), frame)
 
 
 def _sections(

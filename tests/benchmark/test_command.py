@@ -107,14 +107,33 @@ def test_demo_rejects_bad_options_in_process(capsys):
     assert "'methods' parameter of Grid must be among" in capsys.readouterr().err
     assert cli.main(["demo", "--method-seeds", "4", "--output", "/nonexistent/never-created"]) == 1
     assert "'--method-seeds' parameter of xaimetrics demo must be at least 8" in capsys.readouterr().err
+    assert (
+        cli.main(["demo", "--detection", "intruder,fuzzing", "--output", "/nonexistent/never-created"]) == 1
+    )
+    assert "'--detection' parameter of xaimetrics demo must be comma-separated" in capsys.readouterr().err
 
 
 @pytest.mark.slow  # fine-tunes the MiniLM classifier on first use (minutes), then runs the local LLM
 def test_demo_quick_writes_a_report(tmp_path, capsys):
     out = tmp_path / "demo"
     # --no-cache: the local LLM really decodes (cached answers hid a crashing decode, issue #20)
-    assert cli.main(["demo", "--quick", "--output", str(out), "--no-progress", "--no-cache"]) == 0
-    printed = capsys.readouterr().out
+    assert (
+        cli.main(
+            [
+                "demo",
+                "--quick",
+                "--output",
+                str(out),
+                "--no-progress",
+                "--no-cache",
+                "--detection",
+                "intruder",
+            ]
+        )
+        == 0
+    )
+    captured = capsys.readouterr()
+    printed = captured.out
     assert "test accuracy = 0." in printed and "Concept metrics" in printed
     assert (out / "report.html").is_file() and (out / "results.csv").is_file()
     # the answer comes last in the terminal and first in the report, one line per instrument at least
@@ -128,6 +147,8 @@ def test_demo_quick_writes_a_report(tmp_path, capsys):
         and "## Gate: The lexical reference reader" in report
     )
     assert (out / "reference" / "results.sqlite").is_file()
+    # per-concept scores of the measured methods, or a line saying no simulator measured them
+    assert ("## Per-concept legibility" in report) != ("Per-concept scores skipped" in captured.err)
     if available():  # the demo report opens in headless Chromium without errors
         shot, dom, errors = open_in_chromium(out / "report.html", tmp_path)
         assert errors == [] and shot.stat().st_size > 10_000 and "<h1>xaimetrics demo" in dom

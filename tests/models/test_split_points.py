@@ -204,3 +204,15 @@ def test_with_layer_refuses_a_layer_outside_the_model(layer, make_model, tokeniz
         InvalidParameterError, match=r"'--layer' .* an integer from 0 to 1 \(one of the model's 2 "
     ):
         head.with_layer(layer, owner="xaimetrics consim", argument="--layer")
+
+
+def test_how_a_classifier_runs_does_not_change_its_digest(make_model, tokenizer) -> None:
+    """A progress bar or a batch size is not an input of a result: a demo rerun with --no-progress reuses every
+    stored row (it recomputed them all, and would have paid for them twice, when the flag entered the digest)."""
+    from xaimetrics.models._identity import model_digest
+
+    model = SplitClassifier(make_model(ARCHITECTURES[0]), tokenizer, device="cpu", batch_size=3)
+    before = model_digest(model)
+    model.progress, model.batch_size = not model.progress, 17
+    assert model_digest(model) == before
+    assert model_digest(model.with_layer(0)) != before  # what it computes still counts

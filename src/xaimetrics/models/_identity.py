@@ -14,8 +14,8 @@ from xaimetrics._digest import canonical_json
 
 __all__ = ["model_digest"]
 
-#: attributes of a classifier that say where it runs, not what it computes
-_PLACEMENT = frozenset({"device", "metadata"})
+#: attributes that say where or how a classifier runs, not what it computes (a progress bar, the batch size)
+_PLACEMENT = frozenset({"device", "metadata", "progress", "batch_size"})
 
 
 def _tensor_bytes(value: Any) -> bytes:
@@ -34,7 +34,7 @@ def _tensor_bytes(value: Any) -> bytes:
 def _weights(classifier: object) -> Iterator[tuple[str, bytes]]:
     """``(name, bytes)`` of everything a classifier computes with: its torch module's ``state_dict`` and config
     (``classifier.model`` or the classifier itself), else its array and tensor attributes; then its plain
-    options (numbers, strings, flags), where it runs excepted."""
+    options (numbers, strings, flags), where and how it runs excepted (device, progress bar, batch size)."""
     module = (
         classifier
         if callable(getattr(classifier, "state_dict", None))
