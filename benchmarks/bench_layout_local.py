@@ -14,9 +14,14 @@ Writes ``benchmarks/prompt_layout_local.json`` with the commit, machine and date
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import socket
+import subprocess
 import sys
 import time
+import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,15 +41,54 @@ def main() -> None:
     parser.add_argument("--output", default="layout-local", help="the run's folder (resumable)")
     parser.add_argument("--json", default=str(ROOT / "benchmarks" / "prompt_layout_local.json"))
     parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument(
+        "--server", action="store_true",
+        help="read through llama.cpp's OpenAI-compatible server (started here, text answers) instead of in process",
+    )  # fmt: skip
     args = parser.parse_args()
+    if args.server:
+        with _server() as url:
+            _run(args, simulator="openai:qwen2.5-coder-0.5b", scoring="accuracy", base_url=url)
+    else:
+        _run(args, simulator="local", scoring="probability", base_url=None)
+
+
+@contextlib.contextmanager
+def _server() -> Iterator[str]:
+    """llama.cpp's OpenAI-compatible server (llama-cpp-python) on the default GGUF, on a free port."""
+    from xaimetrics.simulators._assets import load_default_gguf
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [
+        sys.executable, "-m", "xaimetrics.simulators._llama_server", "--model", str(load_default_gguf()),
+        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "2", "--seed", "0",
+    ]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        for _ in range(240):
+            try:
+                with urllib.request.urlopen(f"{url}/models", timeout=2):
+                    break
+            except OSError:
+                time.sleep(0.5)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def _run(args: argparse.Namespace, *, simulator: str, scoring: str, base_url: str | None) -> None:
     providers = demo_providers(argparse.Namespace(dataset="bbc_news", no_progress=True))
     base = Grid(
         datasets=("bbc_news",), models=("minilm+",), methods=("NMF", "NoExplanation"), n_concepts=20,
-        prompt_types=("NE2-a", "E2-a"), seeds=tuple(range(args.seeds)), simulators=("local",), n_lp=10, n_ep=10,
-        n_fit=2000, max_sample_chars=150, balance="relaxed", scoring="probability", concurrency=1,
+        prompt_types=("NE2-a", "E2-a"), seeds=tuple(range(args.seeds)), simulators=(simulator,), n_lp=10, n_ep=10,
+        n_fit=2000, max_sample_chars=150, balance="relaxed", scoring=scoring, concurrency=1, base_url=base_url,
         **providers.grid_extras(),
     )  # fmt: skip
-    out = Path(args.output)
+    out = Path(args.output) / ("server" if base_url else "in-process")
     out.mkdir(parents=True, exist_ok=True)
     frames, runs = {}, {}
     for layout in LAYOUTS:
@@ -66,7 +110,8 @@ def main() -> None:
         }  # fmt: skip
     columns = ["seed", "method", "prompt_type"]
     paired = frames["cache"].merge(frames["paper"], on=columns, suffixes=("_cache", "_paper"))
-    paired["difference"] = paired["expected_accuracy_cache"] - paired["expected_accuracy_paper"]
+    score = "expected_accuracy" if scoring == "probability" else "score"  # accuracy: text answers
+    paired["difference"] = paired[f"{score}_cache"] - paired[f"{score}_paper"]
     # the layout moves only the explanation: NoExplanation's prompts are the same in both (their difference is 0)
     explained = paired[paired["method"] != "NoExplanation"]
     by_seed = explained.groupby("seed")["difference"].mean()
@@ -74,13 +119,16 @@ def main() -> None:
     record = {
         "grid": base.to_dict(), "runs": runs, "n_settings_paired": len(paired), "n_seeds": len(by_seed),
         "baseline_identical": bool((paired.loc[paired["method"] == "NoExplanation", "difference"] == 0).all()),
-        "score": "expected_accuracy",
+        "score": score, "reader": simulator,
         "difference_cache_minus_paper": {"mean": mean, "low": low, "high": high,
                                          "p_two_sided": sign_flip_test(by_seed.to_numpy())},
         "by_seed": {str(k): float(v) for k, v in by_seed.items()},
         "environment": environment(),
     }  # fmt: skip
-    Path(args.json).write_text(json.dumps(record, indent=2, default=str) + "\n", encoding="utf-8")
+    target = Path(args.json)
+    if base_url:
+        target = target.with_name(target.stem + "_server.json")
+    target.write_text(json.dumps(record, indent=2, default=str) + "\n", encoding="utf-8")
     print(
         json.dumps(
             {k: record[k] for k in ("runs", "difference_cache_minus_paper", "n_settings_paired")}, indent=2
