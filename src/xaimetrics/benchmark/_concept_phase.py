@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -91,19 +91,12 @@ def _supersede(store: ResultsStore, settings: list[ConceptSetting]) -> int:
     concept, another key), and no longer superseded those computed from exactly these; how many were newly
     superseded."""
     current = {_identity(s.params()): s for s in settings}
-    hidden = store.superseded()
-    before = set(hidden)
-    for row in store.rows():
+
+    def expected_key(row: Mapping[str, Any]) -> str | None:
         setting = current.get(_identity(row))
-        if setting is None:
-            continue
-        if setting.key(int(str(row["concept"]))) == row["key"]:
-            hidden.discard(str(row["key"]))
-        else:
-            hidden.add(str(row["key"]))
-    if hidden != before:
-        store.set_superseded(hidden)
-    return len(hidden - before)
+        return None if setting is None else setting.key(int(str(row["concept"])))
+
+    return store.supersede(expected_key)
 
 
 def _identity(params: Mapping[str, object]) -> str:

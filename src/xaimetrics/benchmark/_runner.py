@@ -24,10 +24,10 @@ import queue
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from xaimetrics._class_names import check_class_names
 from xaimetrics._validation import invalid
@@ -345,22 +345,14 @@ def _supersede(store: ResultsStore, settings: list[Setting]) -> int:
     from xaimetrics.benchmark._inputs import setting_identity
 
     current = {setting_identity(s.params()): s.key for s in settings}
-    hidden = store.superseded()
-    before = set(hidden)
-    for row in store.rows():
+
+    def expected_key(row: Mapping[str, Any]) -> str | None:
         try:
-            key = current.get(setting_identity(row))
+            return current.get(setting_identity(row))
         except (KeyError, TypeError, ValueError):  # not a grid row (a study's rows may lack columns)
-            continue
-        if key is None:
-            continue
-        if key == row["key"]:
-            hidden.discard(str(row["key"]))
-        else:
-            hidden.add(str(row["key"]))
-    if hidden != before:
-        store.set_superseded(hidden)
-    return len(hidden - before)
+            return None
+
+    return store.supersede(expected_key)
 
 
 def _notes(artefacts: Artefacts, changed: list[str], superseded: int) -> list[str]:

@@ -24,7 +24,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -308,6 +308,24 @@ class ResultsStore(SQLiteFile):
     def set_superseded(self, keys: Iterable[str]) -> None:
         """Record the keys of the superseded rows (one meta entry, written in one transaction)."""
         self.set_meta(self._superseded_meta, sorted(keys))
+
+    def supersede(self, expected_key: Callable[[Mapping[str, Any]], str | None]) -> int:
+        """Mark superseded the stored rows whose key is not ``expected_key(row)`` (the same setting computed from
+        other inputs), and no longer superseded those whose key is; rows it gives ``None`` for are not the
+        caller's. Returns how many rows were newly superseded."""
+        hidden = self.superseded()
+        before = set(hidden)
+        for row in self.rows():
+            key = expected_key(row)
+            if key is None:
+                continue
+            if key == row["key"]:
+                hidden.discard(str(row["key"]))
+            else:
+                hidden.add(str(row["key"]))
+        if hidden != before:
+            self.set_superseded(hidden)
+        return len(hidden - before)
 
     def export(self, path: str | Path) -> Path:
         """Write the rows (not the superseded ones) to ``.csv`` or ``.parquet`` (needs ``pyarrow``), chosen by the
