@@ -426,6 +426,7 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "EXACT_UNITS",
         "Alternative",
         "equivalence_test",
+        "finite_values",
         "holm",
         "minimum_pvalue",
         "robust_pvalue",

@@ -54,6 +54,7 @@ from xaimetrics.stats import (
     EXACT_UNITS,
     Alternative,
     equivalence_test,
+    finite_values,
     holm,
     minimum_pvalue,
     robust_pvalue,
@@ -64,11 +65,6 @@ from xaimetrics.stats import (
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
-
-
-def _values(values: ArrayLike) -> np.ndarray:
-    array = np.asarray(values, dtype=float).ravel()
-    return array[np.isfinite(array)]
 
 
 __all__ = [
@@ -104,7 +100,7 @@ def minimum_detectable_difference(
         >>> minimum_detectable_difference([0.1, 0.2, 0.1])
         inf
     """
-    d = _values(differences)
+    d = finite_values(differences)
     if d.size < 2:
         return math.nan
     return plan(float(d.std(ddof=1)), n_units=d.size, alpha=alpha, power=power, alternative=alternative)[

@@ -25,6 +25,7 @@ __all__ = [
     "EXACT_UNITS",
     "Alternative",
     "equivalence_test",
+    "finite_values",
     "holm",
     "minimum_pvalue",
     "robust_pvalue",
@@ -43,7 +44,13 @@ EXACT_UNITS = 13
 _RESAMPLES = 9_999
 
 
-def _values(values: ArrayLike) -> np.ndarray:
+def finite_values(values: ArrayLike) -> np.ndarray:
+    """The finite unit values of ``values``, flattened (NaN and infinities are units that gave no value).
+
+    Example:
+        >>> finite_values([[0.1, float("nan")], [0.3, float("inf")]]).tolist()
+        [0.1, 0.3]
+    """
     array = np.asarray(values, dtype=float).ravel()
     return array[np.isfinite(array)]
 
@@ -77,7 +84,7 @@ def sign_flip_test(differences: ArrayLike, *, alternative: Alternative = "two-si
     """
     from scipy import stats
 
-    d = _values(differences)
+    d = finite_values(differences)
     if d.size == 0:
         return math.nan
     if not np.any(np.abs(d) > 1e-12):
@@ -135,7 +142,7 @@ def skewness_corrected_pvalue(differences: ArrayLike, *, alternative: Alternativ
     """
     from scipy import stats
 
-    d = _values(differences)
+    d = finite_values(differences)
     if d.size < 3:
         return math.nan
     s = float(d.std(ddof=1))
@@ -181,7 +188,7 @@ def t_interval(values: ArrayLike, *, confidence: float = 0.95) -> tuple[float, f
     """
     from scipy import stats
 
-    x = _values(values)
+    x = finite_values(values)
     if x.size == 0:
         return math.nan, math.nan, math.nan
     mean = float(x.mean())
@@ -221,7 +228,7 @@ def equivalence_test(differences: ArrayLike, margin: float = DEFAULT_MARGIN) -> 
         >>> equivalence_test([0.01, -0.02, 0.0, 0.01, -0.01]), equivalence_test([0.01, -0.02, 0.0])
         (0.03125, 0.125)
     """
-    d = _values(differences)
+    d = finite_values(differences)
     if d.size == 0:
         return math.nan
     if not margin > 0:
