@@ -151,7 +151,7 @@ def test_the_command_line_process_holds_the_sections_registered_from_above() -> 
     """``benchmark`` writes the sections that ``studies`` registers: the command line imports every family's
     command module before it runs, so a fresh process has them (no import from benchmark up to studies)."""
     code = (
-        "from xaimetrics._report_sections import REPORT_SECTIONS; from xaimetrics.cli import build_parser; "
+        "from xaimetrics._reporting import REPORT_SECTIONS; from xaimetrics.cli import build_parser; "
         "before = REPORT_SECTIONS.names(); build_parser(); print(before, REPORT_SECTIONS.names())"
     )
     result = subprocess.run(

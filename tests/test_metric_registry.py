@@ -38,7 +38,7 @@ NOT_METRICS: dict[str, set[str]] = {
         "DictionaryStability", "HumanEvaluation", "InterpretabilityReport", "PurityResult", "ReferenceCorpus",
         "Regression", "RegressionReport", "Target", "TargetCheck", "WindowCounts", "WordTokenizer",
         "analyze_ratings", "band", "check_regression", "check_targets", "count_windows", "encode_words",
-        "evaluate_interpretability", "flatten_metrics", "load_metrics", "log_to_mlflow", "log_to_wandb",
+        "evaluate_interpretability", "flatten_metrics", "load_metrics",
         "match_atoms", "tokenize", "top_words",
     },
     "detection": {

@@ -338,8 +338,6 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "flatten_metrics",
         "krippendorff_alpha",
         "load_metrics",
-        "log_to_mlflow",
-        "log_to_wandb",
         "match_atoms",
         "npmi_matrix",
         "representation_stability",
@@ -441,6 +439,7 @@ PUBLIC: dict[str, tuple[str, ...]] = {
         "consim_grid_metrics",
         "log_consim_grid",
         "log_fidelity",
+        "log_run",
     ),
 }
 #: internals that once were exported (each stays importable from its private module)

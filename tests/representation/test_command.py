@@ -180,3 +180,20 @@ def test_own_data_file_with_its_own_column_names(tiny_model, tmp_path):
     assert cli.main(args) == 0
     data = json.loads((out / "interpretability.json").read_text())
     assert "reuters_like/all, 40 texts; reference corpus" in json.dumps(data)
+
+
+def test_mlflow_uri_logs_the_report_through_the_one_tracking_path(tiny_model, tmp_path, monkeypatch):
+    mlflow = pytest.importorskip("mlflow")
+    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
+    uri = (tmp_path / "mlruns").as_uri()
+    out = tmp_path / "tracked"
+    args = ["interpretability", "--encoder", "sentence", "--model", str(tiny_model), *SMALL]
+    assert cli.main([*args, "--output", str(out), "--model-version", "0.3.0", "--mlflow-uri", uri]) == 0
+    client = mlflow.tracking.MlflowClient(tracking_uri=uri)
+    experiment = client.get_experiment_by_name("xaimetrics-interpretability")
+    (run,) = client.search_runs([experiment.experiment_id])
+    logged = json.loads((out / "interpretability.json").read_text())["metrics"]
+    assert run.data.metrics == pytest.approx({k: v for k, v in logged.items() if v is not None})
+    assert run.data.tags["model_version"] == "0.3.0" and run.info.run_name == "interpretability-0.3.0"
+    names = {a.path for a in client.list_artifacts(run.info.run_id)}
+    assert names == {"interpretability.json", "interpretability.md", "interpretability.html"}

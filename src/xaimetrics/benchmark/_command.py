@@ -397,7 +397,7 @@ def _write(
 ) -> list[str]:
     """Write the report; a gated run's answer (``gated``, or rebuilt from the stored rows) comes first. Returns
     the answer's lines (none for a plain run)."""
-    from xaimetrics._report_sections import report_sections
+    from xaimetrics._reporting import report_sections
     from xaimetrics.benchmark import (
         GatedDesign,
         ResultsStore,

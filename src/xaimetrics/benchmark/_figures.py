@@ -4,19 +4,17 @@ Spearman correlations."""
 from __future__ import annotations
 
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from xaimetrics._optional import import_optional
+from xaimetrics._reporting import pyplot, save_figure
 from xaimetrics.benchmark._analysis import prompt_labels
 from xaimetrics.consim import PROMPT_TYPES
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
     from matplotlib.image import AxesImage
 
     from xaimetrics.benchmark._ranking import PairwiseDifferences
@@ -28,22 +26,6 @@ __all__ = [
     "plot_spearman",
     "plot_win_matrix",
 ]
-
-
-def _pyplot() -> ModuleType:
-    matplotlib = import_optional("matplotlib", extra="report", caller="the benchmark report")
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _save(plt: ModuleType, fig: Figure, path: str | Path) -> Path:
-    """Lay out, write the PNG and free the figure."""
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return Path(path)
 
 
 def _heatmap(
@@ -59,7 +41,7 @@ def _heatmap(
 
 def plot_win_matrix(wins: pd.DataFrame, path: str | Path) -> Path:
     """Eq. 6 as a heatmap: the share (%) of shared settings where method 1 beats method 2."""
-    plt = _pyplot()
+    plt = pyplot("the benchmark report")
     labels = [str(c) for c in wins.columns]
     size = 1.0 + 0.75 * len(labels)
     fig, ax = plt.subplots(figsize=(size + 1.5, size))
@@ -72,13 +54,13 @@ def plot_win_matrix(wins: pd.DataFrame, path: str | Path) -> Path:
                 ax.text(j, i, f"{values[i, j]:.0f}", ha="center", va="center", fontsize=8, color=color)
     fig.colorbar(image, ax=ax, label="% of settings won (tie = ½)")
     ax.set_title("Pairwise wins (ranked by Copeland)")
-    return _save(plt, fig, path)
+    return save_figure(fig, path)
 
 
 def plot_differences(differences: PairwiseDifferences, path: str | Path) -> Path:
     """Eq. 8 as a heatmap: mean ± std over seeds of ``score_1 − score_2``; ``*`` marks a Holm-adjusted sign-flip
     p < alpha."""
-    plt = _pyplot()
+    plt = pyplot("the benchmark report")
     labels = [str(c) for c in differences.mean.columns]
     mean = differences.mean.to_numpy(dtype=float)
     std = differences.std.to_numpy(dtype=float)
@@ -100,13 +82,13 @@ def plot_differences(differences: PairwiseDifferences, path: str | Path) -> Path
                     fontweight=weight, color=color)  # fmt: skip
     fig.colorbar(image, ax=ax, label="mean difference over seeds")
     ax.set_title(f"Mean differences (* Holm-adjusted sign-flip p < {differences.alpha})")
-    return _save(plt, fig, path)
+    return save_figure(fig, path)
 
 
 def plot_score_distributions(results: pd.DataFrame, path: str | Path, *, metric: str = "score") -> Path:
     """Box plots of the scores (``metric``: the report's one score) per prompt type (one panel per dataset),
     baselines included, U1 apart."""
-    plt = _pyplot()
+    plt = pyplot("the benchmark report")
     rows = results[(results["phase"] == "evaluation")].copy()
     column = metric if metric in rows.columns else "score"
     rows["value"] = pd.to_numeric(rows[column], errors="coerce").astype(float)
@@ -127,12 +109,12 @@ def plot_score_distributions(results: pd.DataFrame, path: str | Path, *, metric:
         ax.set_ylim(-0.05, 1.05)
         ax.set_ylabel("simulator accuracy vs f (eq. 5)" if column == "score" else f"{column} vs f")
         ax.set_title(f"Scores per prompt type — {dataset}")
-    return _save(plt, fig, path)
+    return save_figure(fig, path)
 
 
 def plot_spearman(correlations: pd.DataFrame, path: str | Path) -> Path:
     """Horizontal bars of Spearman's ρ between simulatability and each concept metric (paper Fig. 5)."""
-    plt = _pyplot()
+    plt = pyplot("the benchmark report")
     table = correlations.dropna(subset=["rho"]) if len(correlations) else correlations
     fig, ax = plt.subplots(figsize=(6.0, 0.4 * max(3, len(table)) + 1.0))
     if len(table):
@@ -147,13 +129,13 @@ def plot_spearman(correlations: pd.DataFrame, path: str | Path) -> Path:
     ax.set_xlim(-1.15, 1.15)
     ax.set_xlabel("Spearman ρ with simulatability (win share); * Holm-adjusted p < 0.05")
     ax.set_title("Simulatability vs concept metrics (App. D)")
-    return _save(plt, fig, path)
+    return save_figure(fig, path)
 
 
 def plot_baseline_comparison(comparison: pd.DataFrame, path: str | Path) -> Path:
     """Each method's mean difference with NoExplanation and its 95 % t-interval over seeds (a forest plot);
     filled markers are significant (Holm-adjusted sign-flip test for the methods, their own p for controls)."""
-    plt = _pyplot()
+    plt = pyplot("the benchmark report")
     table = comparison.dropna(subset=["difference"]).sort_values("difference")
     fig, ax = plt.subplots(figsize=(7.0, 1.2 + 0.45 * max(1, len(table))))
     for y, (_, row) in enumerate(table.iterrows()):
@@ -164,4 +146,4 @@ def plot_baseline_comparison(comparison: pd.DataFrame, path: str | Path) -> Path
     ax.set_yticks(range(len(table)), [str(m) for m in table.index])
     ax.set_xlabel("difference with NoExplanation (95% t-interval over seeds; filled: significant)")
     ax.set_title("Does the explanation help the simulator predict the model?")
-    return _save(plt, fig, path)
+    return save_figure(fig, path)

@@ -5,14 +5,14 @@ from __future__ import annotations
 import datetime
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from xaimetrics._optional import import_optional
-from xaimetrics._tables import markdown_table
+from xaimetrics._reporting import Table as _Table
+from xaimetrics._reporting import html_table, markdown_table, render_template, report_section
 from xaimetrics.benchmark import _analysis as analysis
 from xaimetrics.benchmark import _figures as figures
 
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from xaimetrics.benchmark._assessment import Assessment
     from xaimetrics.benchmark._ranking import PairwiseDifferences
 
-__all__ = ["markdown_table", "write_report"]
+__all__ = ["html_table", "markdown_table", "report_section", "write_report"]
 
 _BASELINE_NOTE = (
     "NoExplanation is the no-explanation baseline: its NE1 score stands in the E1 settings and its NE2 score "
@@ -34,52 +34,6 @@ def _format(value: object) -> str:
     if isinstance(value, float):
         return "—" if math.isnan(value) else f"{value:.3f}"
     return str(value)
-
-
-def html_table(frame: pd.DataFrame, *, index: bool = True) -> str:
-    """An HTML table (cells escaped by pandas, floats with three decimals, ``—`` for missing values).
-
-    Example:
-        >>> [line.strip() for line in html_table(pd.DataFrame({"p": [0.01234, None]}), index=False).splitlines()][8:12]
-        ['<td>0.012</td>', '</tr>', '<tr>', '<td>—</td>']
-    """
-    table = frame.reset_index() if index else frame
-    return table.to_html(index=False, escape=True, float_format=lambda v: f"{v:.3f}", na_rep="—", border=0)
-
-
-@dataclass(frozen=True)
-class _Table:
-    """A report table, built once and rendered to each format (an empty table renders as nothing)."""
-
-    frame: pd.DataFrame | None
-    index: bool = True
-
-    def render(self, markup: bool) -> str:
-        if self.frame is None:
-            return ""
-        if markup:  # escaped by pandas
-            import markupsafe
-
-            return markupsafe.Markup(html_table(self.frame, index=self.index))
-        return markdown_table(self.frame, index=self.index)
-
-
-def report_section(title: str, text: str, table: pd.DataFrame | None = None) -> dict[str, str]:
-    """A section for :func:`write_report`'s ``sections``: a title, a paragraph and an optional table.
-
-    Example:
-        >>> section = report_section("Check", "It <passes>.", pd.DataFrame({"p": [0.01]}, index=["A"]))
-        >>> section["md"].splitlines()[0], "It &lt;passes&gt;." in section["html"]
-        ('## Check', True)
-    """
-    import html
-
-    table_html = html_table(table) if table is not None else ""
-    table_md = markdown_table(table) if table is not None else ""
-    return {
-        "md": f"## {title}\n\n{text}\n\n{table_md}\n",
-        "html": f"<h2>{html.escape(title)}</h2>\n<p>{html.escape(text)}</p>\n{table_html}\n",
-    }
 
 
 def pipeline_sections(
@@ -253,7 +207,7 @@ def write_report(
         headline: the answer in a few lines (:func:`~xaimetrics.benchmark.headline`), shown first; the
             fixed-sample analysis of every row then follows as details, labelled as such.
     """
-    jinja2 = import_optional("jinja2", extra="report", caller="write_report")
+    import_optional("jinja2", extra="report", caller="write_report")
     import markupsafe
 
     output = Path(output)
@@ -339,11 +293,6 @@ def write_report(
         "headline": list(headline),
         "fixed_note": _FIXED_NOTE,
     }
-    environment = jinja2.Environment(
-        loader=jinja2.PackageLoader("xaimetrics.benchmark", "templates"),
-        autoescape=jinja2.select_autoescape(enabled_extensions=("html.jinja",), default_for_string=False),
-        keep_trailing_newline=True,
-    )
     for name, fmt in (("report.html", "html"), ("report.md", "md")):
         markup = fmt == "html"
         rendered = {
@@ -360,9 +309,8 @@ def write_report(
             ],
         }
         path = output / name
-        path.write_text(
-            environment.get_template(f"{name}.jinja").render(**context, **rendered), encoding="utf-8"
-        )
+        text = render_template("xaimetrics.benchmark", f"{name}.jinja", {**context, **rendered}, html=markup)
+        path.write_text(text, encoding="utf-8")
         paths[name.replace(".", "_")] = path
     return paths
 

@@ -553,7 +553,7 @@ def _sections(frame: Any, out: dict[str, Any], args: argparse.Namespace) -> list
 def run(args: argparse.Namespace, providers: Providers | None = None) -> int:
     """Execute ``xaimetrics detection``; prints the tables and writes the report (exit 1 when a concept failed)."""
     from xaimetrics._demo import each_warning_once
-    from xaimetrics._tables import markdown_table
+    from xaimetrics._reporting import markdown_table
     from xaimetrics.detection._report import write_detection_report
 
     started = time.perf_counter()  # the printed wall time is the whole command's

@@ -11,8 +11,9 @@ or a small semantic vector model.
 - Stability: :func:`clustering_stability`, :func:`representation_stability` (ARI / NMI) and
   :func:`dictionary_stability` (Hungarian-matched concept atoms against a random baseline).
 - Purity: :func:`dimension_purity`. Human ratings: :func:`krippendorff_alpha`, :func:`analyze_ratings`.
-- :func:`evaluate_interpretability` runs them all; :func:`composite_score`, :func:`check_regression`, :class:`InterpretabilityReport` (Markdown / HTML / JSON),
-  :func:`log_to_mlflow`, :func:`log_to_wandb`; bands and targets in :data:`BANDS`, :data:`DEFAULT_TARGETS`.
+- :func:`evaluate_interpretability` runs them all; :func:`composite_score`, :func:`check_regression`, :class:`InterpretabilityReport` (Markdown / HTML / JSON);
+  its ``metrics()`` go to MLflow or W&B through :func:`xaimetrics.tracking.log_run`; bands and targets in
+  :data:`BANDS`, :data:`DEFAULT_TARGETS`.
 
 Example:
     >>> from xaimetrics.representation import ReferenceCorpus, topic_coherence
@@ -65,7 +66,6 @@ from xaimetrics.representation._stability import (
     match_atoms,
     representation_stability,
 )
-from xaimetrics.representation._tracking import log_to_mlflow, log_to_wandb
 
 __all__ = [
     "BANDS",
@@ -106,8 +106,6 @@ __all__ = [
     "flatten_metrics",
     "krippendorff_alpha",
     "load_metrics",
-    "log_to_mlflow",
-    "log_to_wandb",
     "match_atoms",
     "npmi_matrix",
     "representation_stability",

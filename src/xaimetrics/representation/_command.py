@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from xaimetrics._arguments import add_data_arguments, add_tracking_arguments, data_options
+from xaimetrics._arguments import add_data_arguments, add_tracking_arguments, data_options, grid_trackers
 from xaimetrics._validation import invalid
 from xaimetrics.representation._encoder import mean_pooled_encoder as _sentence_encoder
 
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     from xaimetrics._typing import Array
     from xaimetrics.concepts import ConceptExtractor
+    from xaimetrics.representation import InterpretabilityReport
 
 __all__ = ["REGRESSION_EXIT_CODE", "register", "run"]
 
@@ -209,16 +210,7 @@ def run(args: argparse.Namespace) -> int:
             **common,
         )
     paths = report.save(args.output)
-    if args.mlflow_uri:
-        from xaimetrics.representation._tracking import log_to_mlflow
-
-        log_to_mlflow(
-            report, version=args.model_version, tracking_uri=args.mlflow_uri, artifacts=list(paths.values())
-        )
-    if args.wandb:
-        from xaimetrics.representation._tracking import log_to_wandb
-
-        log_to_wandb(report, version=args.model_version, directory=args.output)
+    _track(args, report, list(paths.values()))
     composite = report.composite
     print(f"Dim-Coherence@{args.k}: {report.coherence.mean:.3f}" if report.coherence else "")
     if composite is not None:
@@ -230,3 +222,18 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {line}")
         return REGRESSION_EXIT_CODE
     return 0
+
+
+def _track(args: argparse.Namespace, report: InterpretabilityReport, files: list[Path]) -> None:
+    """Log the report's metrics and files to the trackers ``--mlflow-uri`` / ``--wandb`` ask for."""
+    import datetime
+
+    from xaimetrics.tracking import log_run
+
+    version = args.model_version
+    params = {"version": version, "timestamp": datetime.datetime.now().isoformat(timespec="seconds")}
+    for tracker in grid_trackers(args, "xaimetrics-interpretability", args.output):
+        log_run(
+            report.metrics(), tracker, run_name=f"interpretability-{version}", params=params,
+            tags={"model_version": version}, artifacts=files,
+        )  # fmt: skip

@@ -4,7 +4,6 @@ the document's template, saved with a JSON of the results and a flat ``metrics``
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -14,7 +13,7 @@ from typing import cast
 
 import numpy as np
 
-from xaimetrics._optional import import_optional
+from xaimetrics._reporting import render_template, write_outputs
 from xaimetrics.representation import _bands as bands
 from xaimetrics.representation._agreement import HumanEvaluation
 from xaimetrics.representation._coherence import CoherenceResult
@@ -25,8 +24,6 @@ from xaimetrics.representation._regression import RegressionReport
 from xaimetrics.representation._stability import ClusteringStability, DictionaryStability
 
 __all__ = ["InterpretabilityReport"]
-
-_TEMPLATES = Path(__file__).parent / "templates"
 
 
 def _f(value: float | None, digits: int = 2) -> str:
@@ -385,17 +382,9 @@ class InterpretabilityReport:
         return ctx
 
     def _render(self, template: str, *, html: bool) -> str:
-        jinja2 = import_optional("jinja2", extra="report", caller="InterpretabilityReport")
-        env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(str(_TEMPLATES)),
-            autoescape=html,
-            trim_blocks=True,
-            lstrip_blocks=True,
-            keep_trailing_newline=True,
+        return render_template(
+            "xaimetrics.representation", template, self._context(), html=html, compact=True
         )
-        env.filters["md"] = lambda text: str(text).replace("|", "\\|").replace("\n", " ")
-        env.filters["css"] = lambda status: {"✓": "ok", "○": "warn", "✗": "bad"}.get(str(status)[:1], "")
-        return env.get_template(template).render(**self._context())
 
     def to_markdown(self) -> str:
         """The report in Markdown, following the document's template."""
@@ -443,16 +432,6 @@ class InterpretabilityReport:
 
     def save(self, directory: str | os.PathLike[str], stem: str = "interpretability") -> dict[str, Path]:
         """Write ``<stem>.json``, ``<stem>.md`` and ``<stem>.html`` into ``directory`` (created)."""
-        directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
-        paths = {
-            "json": directory / f"{stem}.json",
-            "markdown": directory / f"{stem}.md",
-            "html": directory / f"{stem}.html",
-        }
-        paths["json"].write_text(
-            json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+        return write_outputs(
+            directory, stem, markdown=self.to_markdown(), html=self.to_html(), data=self.to_dict()
         )
-        paths["markdown"].write_text(self.to_markdown(), encoding="utf-8")
-        paths["html"].write_text(self.to_html(), encoding="utf-8")
-        return paths

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from xaimetrics._digest import json_digest
-from xaimetrics._report_sections import REPORT_SECTIONS
+from xaimetrics._reporting import REPORT_SECTIONS, Bullets, Document, Section, Table, write_outputs
 from xaimetrics._validation import invalid
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.studies._results import HUMAN
@@ -49,6 +49,7 @@ SETTING_COLUMNS: tuple[str, ...] = (
     "dataset", "model", "method", "n_concepts", "interpretation", "prompt_type", "anonymized", "seed",
 )  # fmt: skip
 TITLE = "Does the LLM rank explanations like people?"
+_SECTION_ID = "human-llm-agreement"
 _SAMPLE_LINE = re.compile(r"^Sample_[0-9]+:.*$", re.MULTILINE)
 
 
@@ -176,46 +177,27 @@ class AgreementReport:
             + (f" The study's grid: {self.grid}." if self.grid else "")
         )
 
+    def section(self) -> Section:
+        """The comparison as a report section (:class:`~xaimetrics._reporting.Section`)."""
+        tables = [
+            Section(title, [Table(table, index=False, empty="none")])
+            for title, table in self._tables().items()
+        ]
+        alpha = Section(
+            "Agreement between people (Krippendorff's α, nominal)", [Bullets(self._alpha_lines())]
+        )
+        notes = [Section("Notes", [Bullets(self.notes)])] if self.notes else []
+        return Section(
+            TITLE, [self._intro(), Bullets(self.summary()), *tables, alpha, *notes], id=_SECTION_ID
+        )
+
     def to_markdown(self, level: int = 2) -> str:
         """The section as Markdown (``level`` is the heading level of its title)."""
-        from xaimetrics._tables import markdown_table
-
-        hashes = "#" * level
-        parts = [f"{hashes} {TITLE}", "", self._intro(), ""]
-        parts += [f"- {line}" for line in self.summary()] + [""]
-        for title, table in self._tables().items():
-            parts += [
-                f"{hashes}# {title}",
-                "",
-                markdown_table(table, index=False) if len(table) else "_none_",
-                "",
-            ]
-        parts += [f"{hashes}# Agreement between people (Krippendorff's α, nominal)", ""]
-        parts += [f"- {line}" for line in self._alpha_lines()] + [""]
-        if self.notes:
-            parts += [f"{hashes}# Notes", ""] + [f"- {note}" for note in self.notes] + [""]
-        return "\n".join(parts)
+        return self.section().markdown(level) + "\n"
 
     def to_html(self, level: int = 2) -> str:
         """The section as an HTML ``<section>`` (every value escaped)."""
-        from html import escape
-
-        h, sub = f"h{level}", f"h{min(level + 1, 6)}"
-        parts = [f'<section id="human-llm-agreement"><{h}>{escape(TITLE)}</{h}>',
-                 f"<p>{escape(self._intro()).replace('`', '')}</p>", "<ul>"]  # fmt: skip
-        parts += [f"<li>{escape(line)}</li>" for line in self.summary()] + ["</ul>"]
-        for title, table in self._tables().items():
-            body = table.to_html(
-                index=False, escape=True, na_rep="—", border=0, float_format=lambda v: f"{v:.3f}"
-            )
-            parts += [f"<{sub}>{escape(title)}</{sub}>", body if len(table) else "<p>none</p>"]
-        parts += [f"<{sub}>Agreement between people (Krippendorff's α, nominal)</{sub}>", "<ul>"]
-        parts += [f"<li>{escape(line)}</li>" for line in self._alpha_lines()] + ["</ul>"]
-        if self.notes:
-            parts += (
-                [f"<{sub}>Notes</{sub}>", "<ul>"] + [f"<li>{escape(n)}</li>" for n in self.notes] + ["</ul>"]
-            )
-        return "\n".join([*parts, "</section>"])
+        return self.section().html(level)
 
     def to_dict(self) -> dict[str, object]:
         def records(frame: pd.DataFrame) -> list[dict[str, object]]:
@@ -233,22 +215,10 @@ class AgreementReport:
 
     def save(self, directory: str | os.PathLike[str]) -> dict[str, Path]:
         """Write ``agreement.md``, ``agreement.html`` (a page around the section) and ``agreement.json``."""
-        directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
-        paths = {"markdown": directory / "agreement.md", "html": directory / "agreement.html",
-                 "json": directory / "agreement.json"}  # fmt: skip
-        paths["markdown"].write_text(self.to_markdown(level=1), encoding="utf-8")
-        page = (
-            '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Human vs LLM agreement</title>'
-            "<style>body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}"
-            "table{border-collapse:collapse}th,td{border-bottom:1px solid #ccc;padding:.3rem .6rem;text-align:left}"
-            f"</style></head><body>{self.to_html(level=1)}</body></html>\n"
+        page = Document("Human vs LLM agreement", [self.section()], heading=False)
+        return write_outputs(
+            directory, "agreement", markdown=page.markdown(), html=page.html(), data=self.to_dict()
         )
-        paths["html"].write_text(page, encoding="utf-8")
-        paths["json"].write_text(
-            json.dumps(self.to_dict(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-        return paths
 
 
 def _normalise(frame: pd.DataFrame) -> pd.DataFrame:
@@ -544,16 +514,9 @@ def agreement_section(results: ResultsStore | str | Path, *, human: str = HUMAN)
     """``{"md": ..., "html": ...}``: the report's section for a results store, or a one-line note when the
     store has no human rows (so a benchmark report can always include it)."""
     try:
-        report = agreement_report(results, human=human)
+        return agreement_report(results, human=human).section().parts()
     except InvalidParameterError as error:
-        note = f"No human-vs-LLM comparison: {error}"
-        from html import escape
-
-        return {
-            "md": f"## {TITLE}\n\n{note}\n",
-            "html": f"<section><h2>{escape(TITLE)}</h2><p>{escape(note)}</p></section>",
-        }
-    return {"md": report.to_markdown(level=2), "html": report.to_html(level=2)}
+        return Section(TITLE, [f"No human-vs-LLM comparison: {error}"]).parts()
 
 
 @REPORT_SECTIONS.register("human_agreement", description="human vs LLM simulators on the same settings")

@@ -1,5 +1,5 @@
-"""Experiment tracking for ConSim grids, fidelity runs and fine-tuning: MLflow or Weights & Biases (extra
-``tracking``), with the conventions of the interpretability reports (:mod:`xaimetrics.representation`).
+"""Experiment tracking for every family (ConSim grids, fidelity runs, interpretability reports, fine-tuning): MLflow
+or Weights & Biases (extra ``tracking``) behind one :class:`Tracker` interface; :func:`log_run` logs one run.
 
 Example:
     >>> from xaimetrics.tracking import MLflowTracker, log_consim_grid
@@ -8,7 +8,7 @@ Example:
     'my-grid'
 """
 
-from xaimetrics.tracking._logging import consim_grid_metrics, log_consim_grid, log_fidelity
+from xaimetrics.tracking._logging import consim_grid_metrics, log_consim_grid, log_fidelity, log_run
 from xaimetrics.tracking._trackers import MLflowTracker, Tracker, WandbTracker
 
 __all__ = [
@@ -18,4 +18,5 @@ __all__ = [
     "consim_grid_metrics",
     "log_consim_grid",
     "log_fidelity",
+    "log_run",
 ]

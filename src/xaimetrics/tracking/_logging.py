@@ -21,7 +21,7 @@ from xaimetrics.tracking._trackers import MLflowTracker, Tracker
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["consim_grid_metrics", "log_consim_grid", "log_fidelity"]
+__all__ = ["consim_grid_metrics", "log_consim_grid", "log_fidelity", "log_run"]
 
 
 class Rows(Protocol):
@@ -155,15 +155,13 @@ def log_consim_grid(
     if "seed" in frame.columns:
         logged["n_seeds"] = int(frame["seed"].nunique())
     logged.update(params or {})
-    target = _tracker(tracker, "xaimetrics-consim")
-    with target.run(run_name, logged, {"kind": "consim-grid"}), tempfile.TemporaryDirectory() as folder:
-        target.log_metrics(metrics)
+    with tempfile.TemporaryDirectory() as folder:
         table = Path(folder) / "consim_results.csv"
         frame.drop(columns=[c for c in ("payload",) if c in frame.columns]).to_csv(table, index=False)
-        target.log_artifact(table)
-        for path in artifacts:
-            target.log_artifact(path)
-        return str(target.run_id)
+        return log_run(
+            metrics, _tracker(tracker, "xaimetrics-consim"), run_name=run_name, params=logged,
+            tags={"kind": "consim-grid"}, artifacts=[table, *artifacts],
+        )  # fmt: skip
 
 
 def log_fidelity(
@@ -191,15 +189,65 @@ def log_fidelity(
         {'fidelity/deletion/saliency': 0.2, 'fidelity/deletion/random': 0.5}
     """
     metrics = _fidelity_metrics(scores)
-    target = _tracker(tracker, "xaimetrics-fidelity")
-    with target.run(run_name, dict(params or {}), {"kind": "fidelity"}):
+    steps: list[tuple[int, dict[str, float]]] = []
+    for name, curve in (curves or {}).items():
+        end = float(curve.mean_curve(2)[0][-1])  # the largest fraction reached, on average
+        grid, mean = curve.mean_curve(max(2, round(100 * end) + 1))  # one point per percent
+        steps += [
+            (round(100 * float(f)), {f"curve/{name}": float(v)}) for f, v in zip(grid, mean, strict=True)
+        ]
+        metrics[f"auc/{name}"] = float(np.mean(curve.auc))
+    return log_run(
+        metrics, _tracker(tracker, "xaimetrics-fidelity"), run_name=run_name, params=params,
+        tags={"kind": "fidelity"}, steps=steps, artifacts=artifacts,
+    )  # fmt: skip
+
+
+def log_run(
+    metrics: Mapping[str, object],
+    tracker: Tracker | None = None,
+    *,
+    run_name: str,
+    params: Mapping[str, object] | None = None,
+    tags: Mapping[str, str] | None = None,
+    steps: Sequence[tuple[int, Mapping[str, object]]] = (),
+    artifacts: Sequence[str | os.PathLike[str]] = (),
+) -> str:
+    """Log one run (metrics, parameters, tags, per-step metrics and files) and return its id: the one way every
+    family logs, its numbers from a ``{name: value}`` map (non-finite values are not logged).
+
+    Args:
+        metrics: ``{name: value}`` (e.g. :meth:`~xaimetrics.representation.InterpretabilityReport.metrics`).
+        tracker: an :class:`MLflowTracker` or :class:`WandbTracker` (default: MLflow, experiment ``xaimetrics``,
+            MLflow's default tracking URI).
+        run_name: the run's name.
+        params: configuration values; tags: ``{name: text}`` labels of the run.
+        steps: ``(step, {name: value})`` pairs, for a history such as a curve or a loss.
+        artifacts: files to attach (e.g. a report's Markdown, HTML and JSON).
+
+    Example:
+        >>> from xaimetrics.tracking import Tracker
+        >>> class Printer(Tracker):
+        ...     def start(self, run_name, params=None, tags=None):
+        ...         self.run_id = run_name
+        ...         print("start", run_name, dict(params or {}), dict(tags or {}))
+        ...         return run_name
+        ...     def log_params(self, params): pass
+        ...     def log_metrics(self, metrics, step=None): print("metrics", dict(metrics), step)
+        ...     def log_artifact(self, path): print("file", path)
+        ...     def end(self): print("end")
+        >>> log_run({"coherence.mean": 0.41}, Printer(), run_name="r", params={"version": "1"}, steps=[(1, {"loss": 0.5})])
+        start r {'version': '1'} {}
+        metrics {'coherence.mean': 0.41} None
+        metrics {'loss': 0.5} 1
+        end
+        'r'
+    """
+    target = _tracker(tracker, "xaimetrics")
+    with target.run(run_name, dict(params or {}), tags):
         target.log_metrics(metrics)
-        for name, curve in (curves or {}).items():
-            end = float(curve.mean_curve(2)[0][-1])  # the largest fraction reached, on average
-            grid, mean = curve.mean_curve(max(2, round(100 * end) + 1))  # one point per percent
-            for fraction, value in zip(grid, mean, strict=True):
-                target.log_metrics({f"curve/{name}": float(value)}, step=round(100 * float(fraction)))
-            target.log_metrics({f"auc/{name}": float(np.mean(curve.auc))})
+        for step, values in steps:
+            target.log_metrics(values, step=step)
         for path in artifacts:
             target.log_artifact(path)
         return str(target.run_id)

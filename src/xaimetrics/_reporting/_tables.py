@@ -1,4 +1,8 @@
-"""Markdown tables of ``pandas`` frames, one writer for every report (benchmark, detection, studies)."""
+"""Tables of ``pandas`` frames in Markdown and HTML, one pair of writers for every report.
+
+pandas' own ``to_markdown`` needs ``tabulate``; ours has no extra dependency and writes every cell the same way:
+floats with three decimals, booleans yes/no, a ``missing`` mark for NaN, ``|`` escaped.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["markdown_table"]
+__all__ = ["html_table", "markdown_table"]
 
 
 def _cell(value: object, missing: str) -> str:
@@ -45,3 +49,17 @@ def markdown_table(frame: pd.DataFrame, *, index: bool = True, missing: str = "�
     for row in table.itertuples(index=False):
         lines.append("| " + " | ".join(_cell(v, missing) for v in row) + " |")
     return "\n".join(lines)
+
+
+def html_table(frame: pd.DataFrame, *, index: bool = True, missing: str = "—") -> str:
+    """The same table in HTML (cells escaped by pandas, floats with three decimals, ``missing`` for NaN).
+
+    Example:
+        >>> import pandas as pd
+        >>> [line.strip() for line in html_table(pd.DataFrame({"p": [0.01234, None]}), index=False).splitlines()][8:12]
+        ['<td>0.012</td>', '</tr>', '<tr>', '<td>—</td>']
+    """
+    table = frame.reset_index() if index else frame
+    return table.to_html(
+        index=False, escape=True, float_format=lambda v: f"{v:.3f}", na_rep=missing, border=0
+    )

@@ -1,4 +1,5 @@
-"""Extra sections of a grid's report that a family above ``benchmark`` contributes, one registry entry each.
+"""Extra sections of a grid's report that a family above ``benchmark`` contributes, one registry entry each
+(each written with :class:`~xaimetrics._reporting.Section`).
 
 ``benchmark`` writes the report but sits below the families that read its results (``studies`` compares human
 and LLM simulators on the same rows): a family registers a section here when it is imported, and
