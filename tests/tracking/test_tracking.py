@@ -135,3 +135,12 @@ def test_missing_mlflow_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None
         log_fidelity({"deletion": 0.3})
     with pytest.raises(InvalidParameterError, match=r"'tracker' parameter"):
         log_fidelity({"deletion": 0.3}, tracker="mlflow")  # type: ignore[arg-type]
+
+
+def test_wandb_tracker_without_an_open_run_says_how_to_open_one() -> None:
+    from xaimetrics.exceptions import TrackingError
+
+    with pytest.raises(
+        TrackingError, match=r"WandbTracker has no open run\. Open one first: 'with tracker\.run"
+    ):
+        WandbTracker().log_metrics({"loss": 0.5})

@@ -17,7 +17,7 @@ import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
 from types import ModuleType
-from typing import Any, SupportsFloat, cast
+from typing import Protocol, SupportsFloat, cast
 
 from xaimetrics._optional import import_optional
 from xaimetrics.exceptions import TrackingError, XaimetricsError
@@ -144,7 +144,7 @@ class MLflowTracker(Tracker):
     def __init__(self, tracking_uri: str | None = None, experiment: str = "xaimetrics") -> None:
         self.tracking_uri = tracking_uri
         self.experiment = experiment
-        self._run: Any = None
+        self._run: object | None = None  # the active mlflow.ActiveRun
 
     def _mlflow(self) -> ModuleType:
         return import_optional("mlflow", extra="tracking", caller="MLflowTracker")
@@ -195,8 +195,8 @@ class MLflowTracker(Tracker):
     ) -> str:
         mlflow = self._connect()
         with self._calling("start a run"):
-            self._run = mlflow.start_run(run_name=run_name)
-            self.run_id = str(self._run.info.run_id)
+            run = mlflow.start_run(run_name=run_name)
+            self.run_id, self._run = str(run.info.run_id), run
             if tags:
                 mlflow.set_tags(dict(tags))
         if params:
@@ -224,6 +224,23 @@ class MLflowTracker(Tracker):
                 self._mlflow().end_run()
 
 
+class _WandbConfig(Protocol):
+    def update(self, values: Mapping[str, object], allow_val_change: bool) -> None: ...
+
+
+class _WandbRun(Protocol):
+    """The part of ``wandb``'s run this tracker uses."""
+
+    id: str
+    config: _WandbConfig
+
+    def log(self, data: Mapping[str, float], step: int | None = None) -> None: ...
+
+    def save(self, glob_str: str, policy: str) -> object: ...
+
+    def finish(self) -> None: ...
+
+
 class WandbTracker(Tracker):
     """Log to Weights & Biases (``mode="offline"`` by default: files under ``directory``, synced later).
 
@@ -242,7 +259,7 @@ class WandbTracker(Tracker):
         self.project = project
         self.mode = mode
         self.directory = directory
-        self._run: Any = None
+        self._run: _WandbRun | None = None
 
     def check(self) -> None:
         """Whether ``wandb`` is installed (``MissingDependencyError`` naming the extra otherwise)."""
@@ -252,23 +269,30 @@ class WandbTracker(Tracker):
         self, run_name: str, params: Mapping[str, object] | None = None, tags: Mapping[str, str] | None = None
     ) -> str:
         wandb = import_optional("wandb", extra="tracking", caller="WandbTracker")
-        self._run = wandb.init(
+        self._run = run = wandb.init(
             project=self.project, mode=self.mode, dir=None if self.directory is None else os.fspath(self.directory),
             name=run_name, config=dict(params or {}), tags=[f"{k}:{v}" for k, v in (tags or {}).items()], reinit=True,
         )  # fmt: skip
-        self.run_id = str(self._run.id)
+        self.run_id = str(run.id)
         return self.run_id
 
+    def _active(self) -> _WandbRun:
+        if self._run is None:
+            raise TrackingError(
+                "WandbTracker has no open run. Open one first: 'with tracker.run(name): ...' or tracker.start(name)."
+            )
+        return self._run
+
     def log_params(self, params: Mapping[str, object]) -> None:
-        self._run.config.update(dict(params), allow_val_change=True)
+        self._active().config.update(dict(params), allow_val_change=True)
 
     def log_metrics(self, metrics: Mapping[str, object], step: int | None = None) -> None:
         values = finite(metrics)
         if values:
-            self._run.log(values, step=step)
+            self._active().log(values, step=step)
 
     def log_artifact(self, path: str | os.PathLike[str]) -> None:
-        self._run.save(os.fspath(path), policy="now")
+        self._active().save(os.fspath(path), policy="now")
 
     def end(self) -> None:
         if self._run is not None:
