@@ -12,7 +12,7 @@ import html
 import json
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
@@ -65,22 +65,18 @@ class Table:
     missing: str = "—"
     empty: str | None = None
 
-    def _is_empty(self) -> bool:
-        return self.empty is not None and self.frame is not None and not len(self.frame)
-
     def markdown(self) -> str:
-        if self.frame is None:
-            return ""
-        if self._is_empty():
-            return f"_{self.empty}_"
-        return markdown_table(self.frame, index=self.index, missing=self.missing)
+        return self._written(markdown_table, lambda note: f"_{note}_")
 
     def html(self) -> str:
+        return self._written(html_table, lambda note: f"<p><em>{html.escape(note)}</em></p>")
+
+    def _written(self, table: Callable[..., str], note: Callable[[str], str]) -> str:
         if self.frame is None:
             return ""
-        if self._is_empty():
-            return f"<p><em>{html.escape(str(self.empty))}</em></p>"
-        return html_table(self.frame, index=self.index, missing=self.missing)
+        if self.empty is not None and not len(self.frame):
+            return note(self.empty)
+        return table(self.frame, index=self.index, missing=self.missing)
 
     def render(self, markup: bool) -> str:
         """:meth:`html` as ``markupsafe.Markup`` (safe in an autoescaping template) when ``markup``, else
