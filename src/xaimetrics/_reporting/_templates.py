@@ -1,5 +1,8 @@
 """jinja2 templates of the reports: one environment per family's ``templates`` folder and format.
 
+Every HTML page extends the toolkit's ``xaimetrics/page.html.jinja`` (the document skeleton and its style; blocks
+``title``, ``style`` and ``body``), so a family's template holds its content only.
+
 HTML templates autoescape every value (a table or section already rendered to HTML comes in as
 ``markupsafe.Markup``); Markdown templates do not, and escape table cells with the ``md`` filter. jinja2 is the
 ``report`` extra's, imported when a report is written.
@@ -42,8 +45,10 @@ def status_class(status: object) -> str:
 @functools.cache
 def _environment(package: str, html: bool, compact: bool) -> jinja2.Environment:
     jinja2 = import_optional("jinja2", extra="report", caller=f"the report of {package}")
+    # the family's templates first, the toolkit's page under the prefix "xaimetrics/"
+    toolkit = jinja2.PrefixLoader({"xaimetrics": jinja2.PackageLoader("xaimetrics._reporting", "templates")})
     environment = jinja2.Environment(
-        loader=jinja2.PackageLoader(package, "templates"),
+        loader=jinja2.ChoiceLoader([jinja2.PackageLoader(package, "templates"), toolkit]),
         autoescape=html,
         trim_blocks=compact,
         lstrip_blocks=compact,
