@@ -118,6 +118,9 @@ def test_templates_escape_html_only_and_compact_trims_block_lines() -> None:
     assert len(md.splitlines()) < len(loose.splitlines())  # block tags leave no lines of their own
     html = render_template("xaimetrics.representation", "report.html.jinja", report, html=True, compact=True)
     assert "<h1>a&lt;b - m 1</h1>" in html
+    # the family's page extends the toolkit's skeleton: its title block, the shared style and its own
+    assert "<title>a&lt;b - m 1</title>" in html and "border-collapse" in html and ".bad { color" in html
+    assert html.startswith("<!DOCTYPE html>") and html.count("<body>") == 1
 
 
 def test_save_figure_writes_a_png_and_closes_the_figure(tmp_path) -> None:
