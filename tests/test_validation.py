@@ -71,9 +71,7 @@ def test_options_are_read_live_from_a_registry() -> None:
 
     registry = ["a"]
     rules = {"method": Options(lambda: registry)}
-    with pytest.raises(
-        InvalidParameterError, match=r"'method' parameter of f must be one of 'a'\. Got b\."
-    ):
+    with pytest.raises(InvalidParameterError, match=r"'method' parameter of f must be one of 'a'\. Got b\."):
         check_params("f", rules, {"method": "b"})
     registry.append("b")
     check_params("f", rules, {"method": "b"})

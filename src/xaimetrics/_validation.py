@@ -293,7 +293,7 @@ class Kind:
 
 @dataclass(frozen=True)
 class Check:
-    """Any predicate with its wording (what is expected, and optionally the fix sentence).
+    """A predicate with its wording (what is expected, and optionally the fix sentence).
 
     Example:
         >>> Check(lambda v: isinstance(v, str) and v.isidentifier(), "a Python name").accepts("x1")
