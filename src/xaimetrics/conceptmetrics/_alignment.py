@@ -8,7 +8,7 @@ and the states reduce across processes by a plain sum.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import torch
 from torchmetrics import Metric
@@ -161,7 +161,7 @@ class ConceptAlignmentScore(Metric):
         threshold: float = 0.5,
         inputs: InputKind = "probabilities",
         validate_args: bool = True,
-        **kwargs: Any,
+        **kwargs: object,
     ) -> None:
         super().__init__(**kwargs)
         owner = type(self).__name__

@@ -11,12 +11,12 @@ interventions on a concept-based head itself (in :class:`Annotations`' layout wh
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import torch
+from numpy.typing import ArrayLike
 from torchmetrics import Metric
 
-from xaimetrics._validation import check_positive_int, invalid
+from xaimetrics._validation import Interval, Kind, caller, invalid, validate_params
 from xaimetrics.conceptmetrics._annotations import Annotations
 from xaimetrics.conceptmetrics._checks import as_tensor, check_2d
 
@@ -24,7 +24,7 @@ __all__ = ["CausalConceptEffect", "cace_score", "concept_effect", "residual_conc
 
 
 def _cace_update(
-    preds_low: Any, preds_high: Any, owner: str, n_outputs: int | None = None
+    preds_low: ArrayLike, preds_high: ArrayLike, owner: str, n_outputs: int | None = None
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Check one batch: ``(sum under do(C=0), sum under do(C=1), number of samples)``."""
     low = as_tensor(preds_low, "preds_low", owner)
@@ -45,7 +45,7 @@ def _cace_update(
     return low.sum(dim=0), high.sum(dim=0), torch.tensor(low.shape[0], device=low.device)
 
 
-def cace_score(preds_low: Any, preds_high: Any) -> torch.Tensor:
+def cace_score(preds_low: ArrayLike, preds_high: ArrayLike) -> torch.Tensor:
     """Causal concept effect: ``mean(preds_high) − mean(preds_low)`` per output.
 
     Args:
@@ -67,7 +67,7 @@ def cace_score(preds_low: Any, preds_high: Any) -> torch.Tensor:
     return ((high - low) / n).float()
 
 
-def residual_concept_causal_effect(cace_before: Any, cace_after: Any) -> torch.Tensor:
+def residual_concept_causal_effect(cace_before: ArrayLike, cace_after: ArrayLike) -> torch.Tensor:
     """Share of a concept's causal effect left after intervening on a mediating concept: ``after / before``.
 
     1 means the mediator carried none of the effect, 0 all of it. Undefined (``nan``) where ``cace_before``
@@ -114,15 +114,16 @@ class CausalConceptEffect(Metric):
     sum_high: torch.Tensor
     total: torch.Tensor
 
-    def __init__(self, n_outputs: int, **kwargs: Any) -> None:
+    @validate_params({"n_outputs": Interval(int, 1)})
+    def __init__(self, n_outputs: int, **kwargs: object) -> None:
         super().__init__(**kwargs)
-        self.n_outputs = check_positive_int(n_outputs, "n_outputs", type(self).__name__)
+        self.n_outputs = int(n_outputs)
         zeros = torch.zeros(self.n_outputs, dtype=torch.float64)
         self.add_state("sum_low", default=zeros.clone(), dist_reduce_fx="sum")
         self.add_state("sum_high", default=zeros.clone(), dist_reduce_fx="sum")
         self.add_state("total", default=torch.tensor(0, dtype=torch.long), dist_reduce_fx="sum")
 
-    def update(self, preds_low: Any, preds_high: Any) -> None:
+    def update(self, preds_low: ArrayLike, preds_high: ArrayLike) -> None:
         """Add a batch of predictions under ``do(C=0)`` and ``do(C=1)`` (same samples, same shape)."""
         low, high, n = _cace_update(preds_low, preds_high, f"{type(self).__name__}.update", self.n_outputs)
         self.sum_low += low.reshape(-1)
@@ -134,9 +135,10 @@ class CausalConceptEffect(Metric):
         return ((self.sum_high - self.sum_low) / self.total).float()
 
 
+@validate_params({"head": Kind(callable, "a callable mapping concepts to outputs")})
 def concept_effect(
     head: Callable[[torch.Tensor], torch.Tensor],
-    concept_preds: Any,
+    concept_preds: ArrayLike,
     concept: int | str,
     *,
     annotations: Annotations | None = None,
@@ -166,9 +168,7 @@ def concept_effect(
         >>> concept_effect(head, c, 1)  # d/dc1: −1 on output 0, mean c2 = 0.5 on output 1
         tensor([-1.0000,  0.5000])
     """
-    owner = "concept_effect"
-    if not callable(head):
-        raise invalid("head", owner, "a callable mapping concepts to outputs", type(head).__name__)
+    owner = caller()
     preds = check_2d(concept_preds, "concept_preds", owner)
     if annotations is None:
         if isinstance(concept, bool) or not isinstance(concept, int) or not 0 <= concept < preds.shape[1]:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import torch
+from numpy.typing import ArrayLike
 
 from xaimetrics._validation import invalid
 from xaimetrics.conceptmetrics._annotations import Annotations
@@ -13,7 +13,7 @@ from xaimetrics.conceptmetrics._annotations import Annotations
 __all__ = ["as_tensor", "check_2d", "concept_groups"]
 
 
-def as_tensor(value: Any, name: str, owner: str) -> torch.Tensor:
+def as_tensor(value: ArrayLike, name: str, owner: str) -> torch.Tensor:
     """``value`` as a floating-point tensor (numpy arrays and nested lists are converted)."""
     if isinstance(value, torch.Tensor):
         return value if value.is_floating_point() else value.double()
@@ -24,7 +24,7 @@ def as_tensor(value: Any, name: str, owner: str) -> torch.Tensor:
     return tensor if tensor.is_floating_point() else tensor.double()
 
 
-def check_2d(value: Any, name: str, owner: str, *, columns: int | None = None) -> torch.Tensor:
+def check_2d(value: ArrayLike, name: str, owner: str, *, columns: int | None = None) -> torch.Tensor:
     """A non-empty, finite, floating-point tensor of shape ``(rows, columns)``.
 
     NaN is refused: a NaN weight or activation would be read as zero by ``|x| > threshold`` and a NaN gradient

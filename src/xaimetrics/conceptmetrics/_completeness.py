@@ -9,10 +9,11 @@ accuracy keeps a ratio of about 0.5 under ROC AUC. Undefined (``nan``) when the 
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 import torch
+from numpy.typing import ArrayLike
 
 from xaimetrics._validation import invalid
 
@@ -22,7 +23,7 @@ __all__ = ["Scorer", "apply_scorer", "completeness_score"]
 class Scorer(Protocol):
     """A scikit-learn style score, ``scorer(y_true, y_pred, **kwargs) -> float`` (higher is better)."""
 
-    def __call__(self, y_true: Any, y_pred: Any, /, **kwargs: Any) -> Any: ...
+    def __call__(self, y_true: np.ndarray, y_pred: np.ndarray, /, **kwargs: str) -> float: ...
 
 
 def apply_scorer(scorer: Scorer | None, y_true: np.ndarray, y_pred: np.ndarray, average: str | None) -> float:
@@ -34,7 +35,7 @@ def apply_scorer(scorer: Scorer | None, y_true: np.ndarray, y_pred: np.ndarray, 
     return float(scorer(y_true, y_pred) if average is None else scorer(y_true, y_pred, average=average))
 
 
-def _numpy(value: Any, name: str, owner: str) -> np.ndarray:
+def _numpy(value: ArrayLike, name: str, owner: str) -> np.ndarray:
     array = value.detach().cpu().numpy() if isinstance(value, torch.Tensor) else np.asarray(value)
     if array.dtype.kind not in "biuf":
         raise invalid(name, owner, "an array of numbers", f"dtype {array.dtype}")
@@ -48,9 +49,9 @@ def _numpy(value: Any, name: str, owner: str) -> np.ndarray:
 
 
 def completeness_score(
-    target: Any,
-    blackbox_preds: Any,
-    whitebox_preds: Any,
+    target: ArrayLike,
+    blackbox_preds: ArrayLike,
+    whitebox_preds: ArrayLike,
     *,
     scorer: Scorer | None = None,
     average: str | None = "macro",

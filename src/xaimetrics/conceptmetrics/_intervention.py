@@ -11,17 +11,21 @@ with unit spacing between groups, normalised by their number), match PyC's ``int
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 import torch
+from numpy.typing import ArrayLike
 
-from xaimetrics._validation import invalid
+from xaimetrics._validation import Kind, caller, invalid, validate_params
 from xaimetrics.conceptmetrics._annotations import Annotations
 from xaimetrics.conceptmetrics._checks import as_tensor, check_2d
 from xaimetrics.conceptmetrics._completeness import Scorer, apply_scorer
 
-__all__ = ["intervention_curve", "intervention_score"]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = ["InterventionOptions", "intervention_curve", "intervention_score"]
 
 Group = Sequence[int | str]
 
@@ -74,11 +78,21 @@ def _group_columns(group: Group, annotations: Annotations | None, width: int, ow
     return columns
 
 
+class InterventionOptions(TypedDict, total=False):
+    """The keyword-only options of :func:`intervention_curve`, passed on unchanged by :func:`intervention_score`."""
+
+    annotations: Annotations | None
+    activation: Callable[[torch.Tensor], torch.Tensor] | None
+    scorer: Scorer | None
+    average: str | None
+
+
+@validate_params({"head": Kind(callable, "a callable mapping concepts to task outputs")})
 def intervention_curve(
     head: Callable[[torch.Tensor], torch.Tensor],
-    concept_preds: Any,
-    concept_target: Any,
-    target: Any,
+    concept_preds: ArrayLike,
+    concept_target: ArrayLike,
+    target: ArrayLike,
     groups: Sequence[Group],
     *,
     annotations: Annotations | None = None,
@@ -112,9 +126,7 @@ def intervention_curve(
         >>> intervention_curve(head, c_pred, c_true, torch.tensor([1, 0, 1, 0, 1]), [[2], [2, 1], [2, 1, 0]])
         array([0.33333333, 0.83333333, 1.        ])
     """
-    owner = "intervention_curve"
-    if not callable(head):
-        raise invalid("head", owner, "a callable mapping concepts to task outputs", type(head).__name__)
+    owner = caller()
     preds = check_2d(concept_preds, "concept_preds", owner)
     truth = as_tensor(concept_target, "concept_target", owner)
     if annotations is not None:
@@ -152,19 +164,16 @@ def intervention_curve(
 
 def intervention_score(
     head: Callable[[torch.Tensor], torch.Tensor],
-    concept_preds: Any,
-    concept_target: Any,
-    target: Any,
+    concept_preds: ArrayLike,
+    concept_target: ArrayLike,
+    target: ArrayLike,
     groups: Sequence[Group],
-    *,
-    annotations: Annotations | None = None,
-    activation: Callable[[torch.Tensor], torch.Tensor] | None = torch.sigmoid,
-    scorer: Scorer | None = None,
-    average: str | None = "macro",
+    **options: Unpack[InterventionOptions],
 ) -> float:
     """Area under the intervention curve: the mean of :func:`intervention_curve` over the groups.
 
-    Same arguments as :func:`intervention_curve`. In the scorer's range (``[0, 1]`` for ROC AUC); higher means
+    Same arguments as :func:`intervention_curve` (its keyword-only options: ``annotations``, ``activation``,
+    ``scorer``, ``average``). In the scorer's range (``[0, 1]`` for ROC AUC); higher means
     interventions on the concepts fix more of the task.
 
     Example:
@@ -174,8 +183,4 @@ def intervention_score(
         >>> intervention_score(head, c_pred, c_true, torch.tensor([1, 0, 1, 0, 1]), [[2], [2, 1], [2, 1, 0]])
         0.7222222222222222
     """
-    curve = intervention_curve(
-        head, concept_preds, concept_target, target, groups,
-        annotations=annotations, activation=activation, scorer=scorer, average=average,
-    )  # fmt: skip
-    return float(curve.mean())
+    return float(intervention_curve(head, concept_preds, concept_target, target, groups, **options).mean())
