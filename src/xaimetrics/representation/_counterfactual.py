@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import numpy as np
 
-from xaimetrics._validation import check_choice, invalid
+from xaimetrics._validation import Options, caller, invalid, validate_params
 from xaimetrics.representation._bands import DimensionScores
 
 if TYPE_CHECKING:
@@ -241,6 +241,7 @@ def _evaluate(
     return ConsistencyResult(scores, per_delta, per_sample, deltas, dims, dimension_names, scales, undefined)
 
 
+@validate_params({"delta_scale": Options(("std", "absolute")), "expected": Options(("sign", "importance"))})
 def concept_counterfactual_consistency(
     model: HeadLike,
     extractor: ConceptCodec,
@@ -289,9 +290,7 @@ def concept_counterfactual_consistency(
         >>> result.scores.tolist(), result.undefined
         ([1.0, nan], {1: 'the expected shift is zero for every delta (no direction to compare with)'})
     """
-    owner = "concept_counterfactual_consistency"
-    delta_scale = check_choice(delta_scale, "delta_scale", owner, ("std", "absolute"))
-    expected = check_choice(expected, "expected", owner, ("sign", "importance"))
+    owner = caller()
     g = model.logits_from_activations if hasattr(model, "logits_from_activations") else model
     if not callable(g):
         raise invalid("model", owner, "a split classifier (logits_from_activations) or a callable g", model)
