@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from xaimetrics._validation import invalid
+from xaimetrics._validation import Interval, invalid, validate_params
 from xaimetrics.concepts._concept_model import check_matrix, to_numpy
 from xaimetrics.concepts._importance import IMPORTANCE_THRESHOLD, important_concepts
 
@@ -37,12 +37,11 @@ def _concepts64(concepts: Array, owner: str) -> np.ndarray:
     )
 
 
-def _check_atol(atol: object, owner: str) -> float:
-    if isinstance(atol, bool) or not isinstance(atol, int | float) or not atol >= 0:
-        raise invalid("atol", owner, "a non-negative number", atol)
-    return float(atol)
+#: ``atol`` of the activation counts: values with ``|u| <= atol`` are inactive.
+_ATOL = {"atol": Interval(float, 0, text="a non-negative number")}
 
 
+@validate_params(_ATOL)
 def concept_l0(concepts: Array, atol: float = 0.0) -> float:
     """Mean number of active concepts per sample, ``L0 = E_x Σ_i 1{|f_ic(x)_i| > atol}`` (App. D.1 "nb activated").
 
@@ -60,9 +59,10 @@ def concept_l0(concepts: Array, atol: float = 0.0) -> float:
         1.5
     """
     values = _concepts64(concepts, "concept_l0")
-    return float((np.abs(values) > _check_atol(atol, "concept_l0")).sum(axis=1).mean())
+    return float((np.abs(values) > float(atol)).sum(axis=1).mean())
 
 
+@validate_params(_ATOL)
 def concept_activation_ratio(concepts: Array, atol: float = 0.0) -> float:
     """Share of active concepts, ``L0 / k`` (App. D.1 "ratio of activated").
 
@@ -72,7 +72,7 @@ def concept_activation_ratio(concepts: Array, atol: float = 0.0) -> float:
         0.5
     """
     values = _concepts64(concepts, "concept_activation_ratio")
-    return float((np.abs(values) > _check_atol(atol, "concept_activation_ratio")).mean())
+    return float((np.abs(values) > float(atol)).mean())
 
 
 def _atoms(components: object, owner: str) -> np.ndarray:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from xaimetrics._validation import check_positive_int, invalid
+from xaimetrics._validation import Interval, caller, invalid, validate_params
 from xaimetrics.concepts._concept_model import check_matrix, to_numpy
 
 if TYPE_CHECKING:
@@ -119,6 +119,7 @@ def logits_kl(logits: Array, concept_logits: Array) -> float:
     return float((np.exp(log_p) * (log_p - log_q)).sum(axis=1).mean())
 
 
+@validate_params({"n_classes": (Interval(int, 2, text="an integer ≥ 2 (or None: from the data)"), None)})
 def completeness(
     predictions: ArrayLike,
     concept_predictions: ArrayLike,
@@ -152,16 +153,14 @@ def completeness(
         >>> completeness([0, 1, 1, 0], [0, 1, 0, 0])  # agreement 0.75
         0.5
     """
-    owner = "completeness"
+    owner = caller()
     f = _classes(predictions, "predictions", owner)
     fc = _classes(concept_predictions, "concept_predictions", owner)
     _same_length(f, fc, "concept_predictions", owner)
     y = f if labels is None else _classes(labels, "labels", owner)
     _same_length(f, y, "labels", owner)
     largest = int(max(f.max(), fc.max(), y.max())) + 1
-    n_classes = (
-        max(largest, 2) if n_classes is None else check_positive_int(n_classes, "n_classes", owner, minimum=2)
-    )
+    n_classes = max(largest, 2) if n_classes is None else int(n_classes)
     if largest > n_classes:
         raise invalid("n_classes", owner, f"larger than every class index (≥ {largest})", n_classes)
     chance = 1.0 / n_classes

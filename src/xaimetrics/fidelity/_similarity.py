@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from xaimetrics._validation import invalid
+from xaimetrics._validation import Check, Interval, invalid, validate_params
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -208,6 +208,15 @@ def lipschitz_constant(
     return _DISTANCES[norm_numerator](x, y) / (_DISTANCES[norm_denominator](u, v) + eps)
 
 
+@validate_params(
+    {
+        "win_size": Check(
+            lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 3 and v % 2 == 1,
+            "an odd integer ≥ 3",
+        ),
+        "data_range": (Interval(float, 0, closed="neither"), None),
+    }
+)
 def ssim(
     a: ArrayLike,
     b: ArrayLike,
@@ -238,8 +247,6 @@ def ssim(
         raise invalid("a", owner, "images of shape (n, H, W) or (n, C, H, W)", f"shape {x.shape}")
     if x.shape != y.shape:
         raise invalid("b", owner, f"the shape of 'a' {x.shape}", f"shape {y.shape}")
-    if isinstance(win_size, bool) or not isinstance(win_size, int) or win_size < 2 or win_size % 2 == 0:
-        raise invalid("win_size", owner, "an odd integer ≥ 3", win_size)
     if min(x.shape[-2:]) < win_size:
         raise invalid(
             "win_size",
@@ -255,8 +262,6 @@ def ssim(
         both = np.concatenate([x.reshape(n, -1), y.reshape(n, -1)], axis=1)
         ranges = both.max(axis=1) - both.min(axis=1)
     else:
-        if isinstance(data_range, bool) or not isinstance(data_range, int | float) or not data_range > 0:
-            raise invalid("data_range", owner, "None or a number > 0", data_range)
         ranges = np.full(n, float(data_range))
     constant = ranges == 0
     scale = torch.as_tensor(np.where(constant, 1.0, ranges))[:, None, None, None]
