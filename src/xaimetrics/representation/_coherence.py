@@ -68,7 +68,8 @@ __all__ = [
 ]
 
 
-def _as_numpy_2d(values: object, name: str, owner: str) -> np.ndarray:
+def _as_numpy_2d(values: object, name: str) -> np.ndarray:
+    owner = caller()
     if hasattr(values, "detach"):
         values = values.detach().cpu().numpy()
     array = np.asarray(values, dtype=np.float64)
@@ -101,7 +102,7 @@ def top_words(
         >>> top_words(vectors, ["good", "bad", "car", "tree"], 2, pole="negative")
         [['bad', 'car'], ['tree', 'good']]
     """
-    values = _as_numpy_2d(word_vectors, "word_vectors", "top_words")
+    values = _as_numpy_2d(word_vectors, "word_vectors")
     vocabulary = list(vocabulary)
     if values.shape[0] != len(vocabulary):
         raise invalid(
@@ -234,7 +235,8 @@ def npmi_matrix(
     )
 
 
-def _validate_topics(topics: Sequence[Sequence[str]], owner: str) -> list[list[str]]:
+def _validate_topics(topics: Sequence[Sequence[str]]) -> list[list[str]]:
+    owner = caller()
     if isinstance(topics, str) or not len(topics):
         raise invalid("topics", owner, "a non-empty list of word lists", topics)
     checked = []
@@ -311,7 +313,7 @@ def topic_coherence(
         [-0.6931, -0.6931]
     """
     owner = caller()
-    topics = _validate_topics(topics, owner)
+    topics = _validate_topics(topics)
     window = check_window(window_size, measure, owner)
     if context_measure == "log_conditional":
         raise invalid(
@@ -426,7 +428,7 @@ def dim_coherence(
         >>> result.top_words, result.scores.round(3).tolist(), result.bands
         ([['good', 'great', 'fun'], ['bad', 'awful', 'boring']], [0.667, 0.667], ['Excellent', 'Excellent'])
     """
-    values = _as_numpy_2d(word_vectors, "word_vectors", caller())
+    values = _as_numpy_2d(word_vectors, "word_vectors")
     n_dimensions = values.shape[1]
     if dimension_names is None:
         dimension_names = [str(d) for d in range(n_dimensions)]

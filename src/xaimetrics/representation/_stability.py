@@ -220,7 +220,8 @@ def representation_stability(
     return clustering_stability(labelings)
 
 
-def _unit_rows(atoms: np.ndarray, owner: str) -> np.ndarray:
+def _unit_rows(atoms: np.ndarray) -> np.ndarray:
+    owner = caller()
     norms = np.linalg.norm(atoms, axis=1, keepdims=True)
     if (norms == 0).any():
         raise invalid(
@@ -262,8 +263,8 @@ def match_atoms(
         >>> pairs.tolist(), similarity.round(3).tolist()
         ([[0, 0], [1, 0]], [0.577, 0.816])
     """
-    a = _unit_rows(_to_numpy(first).astype(np.float64), "match_atoms")
-    b = _unit_rows(_to_numpy(second).astype(np.float64), "match_atoms")
+    a = _unit_rows(_to_numpy(first).astype(np.float64))
+    b = _unit_rows(_to_numpy(second).astype(np.float64))
     if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[1]:
         raise invalid(
             "dictionaries",
