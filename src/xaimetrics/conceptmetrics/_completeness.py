@@ -15,7 +15,7 @@ import numpy as np
 import torch
 from numpy.typing import ArrayLike
 
-from xaimetrics._validation import invalid
+from xaimetrics._validation import caller, invalid, validate_params
 
 __all__ = ["Scorer", "apply_scorer", "completeness_score"]
 
@@ -35,7 +35,8 @@ def apply_scorer(scorer: Scorer | None, y_true: np.ndarray, y_pred: np.ndarray, 
     return float(scorer(y_true, y_pred) if average is None else scorer(y_true, y_pred, average=average))
 
 
-def _numpy(value: ArrayLike, name: str, owner: str) -> np.ndarray:
+def _numpy(value: ArrayLike, name: str) -> np.ndarray:
+    owner = caller()
     array = value.detach().cpu().numpy() if isinstance(value, torch.Tensor) else np.asarray(value)
     if array.dtype.kind not in "biuf":
         raise invalid(name, owner, "an array of numbers", f"dtype {array.dtype}")
@@ -48,6 +49,7 @@ def _numpy(value: ArrayLike, name: str, owner: str) -> np.ndarray:
     return array
 
 
+@validate_params({})
 def completeness_score(
     target: ArrayLike,
     blackbox_preds: ArrayLike,
@@ -75,10 +77,10 @@ def completeness_score(
         >>> completeness_score(y, [0, 1, 1, 0, 1, 1], [0, 1, 0, 0, 1, 1], scorer=f1_score)  # macro F1 0.6667 / 0.8286
         0.8045977011494253
     """
-    owner = "completeness_score"
-    y = _numpy(target, "target", owner)
-    black = _numpy(blackbox_preds, "blackbox_preds", owner)
-    white = _numpy(whitebox_preds, "whitebox_preds", owner)
+    owner = caller()
+    y = _numpy(target, "target")
+    black = _numpy(blackbox_preds, "blackbox_preds")
+    white = _numpy(whitebox_preds, "whitebox_preds")
     for name, array in (("blackbox_preds", black), ("whitebox_preds", white)):
         if array.shape[0] != y.shape[0]:
             raise invalid(name, owner, f"{y.shape[0]} rows (one per label)", f"shape {array.shape}")

@@ -30,8 +30,9 @@ __all__ = ["InterventionOptions", "intervention_curve", "intervention_score"]
 Group = Sequence[int | str]
 
 
-def _in_head_layout(truth: torch.Tensor, annotations: Annotations, owner: str) -> torch.Tensor:
+def _in_head_layout(truth: torch.Tensor, annotations: Annotations) -> torch.Tensor:
     """Ground truth in concept space ``(n, n_concepts)`` → the head's input layout ``(n, annotations.size)``."""
+    owner = caller()
     columns = []
     for concept in annotations:
         values = truth[:, concept.index]
@@ -49,7 +50,8 @@ def _in_head_layout(truth: torch.Tensor, annotations: Annotations, owner: str) -
     return torch.cat(columns, dim=1)
 
 
-def _group_columns(group: Group, annotations: Annotations | None, width: int, owner: str) -> list[int]:
+def _group_columns(group: Group, annotations: Annotations | None, width: int) -> list[int]:
+    owner = caller()
     if isinstance(group, str) or not isinstance(group, Sequence):
         raise invalid(
             "groups", owner, "a list of groups, each a list of concepts", group, "Write [[0], [0, 1]]."
@@ -127,8 +129,8 @@ def intervention_curve(
         array([0.33333333, 0.83333333, 1.        ])
     """
     owner = caller()
-    preds = check_2d(concept_preds, "concept_preds", owner)
-    truth = as_tensor(concept_target, "concept_target", owner)
+    preds = check_2d(concept_preds, "concept_preds")
+    truth = as_tensor(concept_target, "concept_target")
     if annotations is not None:
         annotations = Annotations.coerce(annotations, owner)
         if preds.shape[1] != annotations.size:
@@ -137,13 +139,13 @@ def intervention_curve(
         if truth.shape != (preds.shape[0], len(annotations)):
             raise invalid("concept_target", owner, f"a tensor of shape ({preds.shape[0]}, {len(annotations)})",
                           f"shape {tuple(truth.shape)}", "One column per concept, as for ConceptMetrics.")  # fmt: skip
-        truth = _in_head_layout(truth, annotations, owner)
+        truth = _in_head_layout(truth, annotations)
     elif truth.shape != preds.shape:
         raise invalid("concept_target", owner, f"a tensor of the shape of concept_preds {tuple(preds.shape)}",
                       f"shape {tuple(truth.shape)}")  # fmt: skip
     if isinstance(groups, str) or not isinstance(groups, Sequence) or not groups:
         raise invalid("groups", owner, "a non-empty list of groups", groups, "Write [[0], [0, 1]].")
-    y_true = as_tensor(target, "target", owner).detach().cpu().numpy()
+    y_true = as_tensor(target, "target").detach().cpu().numpy()
     if y_true.shape[0] != preds.shape[0]:
         raise invalid(
             "target", owner, f"{preds.shape[0]} labels (one per row of concept_preds)", y_true.shape[0]
@@ -152,7 +154,7 @@ def intervention_curve(
     scores = []
     with torch.no_grad():
         for group in groups:
-            columns = _group_columns(group, annotations, preds.shape[1], owner)
+            columns = _group_columns(group, annotations, preds.shape[1])
             intervened = preds.clone()
             intervened[:, columns] = truth[:, columns]
             outputs = head(intervened)

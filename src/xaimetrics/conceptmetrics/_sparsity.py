@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import torch
 from numpy.typing import ArrayLike
 
-from xaimetrics._validation import Interval, Kind, caller, validate_params
+from xaimetrics._validation import Interval, Kind, validate_params
 from xaimetrics.conceptmetrics._annotations import Annotations
 from xaimetrics.conceptmetrics._checks import check_2d, concept_groups
 
@@ -59,11 +59,8 @@ def number_of_effective_concepts(
         >>> number_of_effective_concepts(W, threshold=1e-6, cardinalities=[1, 2, 1])  # (2 + 1 + 2) / 3
         1.6666666666666667
     """
-    owner = caller()
-    W = check_2d(weight, "weight", owner)
-    used = _per_concept(
-        (W.detach().abs() > threshold).double(), concept_groups(cardinalities, W.shape[1], owner)
-    )
+    W = check_2d(weight, "weight")
+    used = _per_concept((W.detach().abs() > threshold).double(), concept_groups(cardinalities, W.shape[1]))
     return float((used > 0).double().sum(dim=1).mean())
 
 
@@ -104,12 +101,11 @@ def number_of_contributing_concepts(
         >>> number_of_contributing_concepts(W, a, coverage=0.8, predicted_class_only=True)  # (1 + 1) / 2
         1.0
     """
-    owner = caller()
-    W = check_2d(weight, "weight", owner)
-    a = check_2d(concept_activations, "concept_activations", owner, columns=W.shape[1])
+    W = check_2d(weight, "weight")
+    a = check_2d(concept_activations, "concept_activations", columns=W.shape[1])
     W, a = W.detach().double(), a.detach().double()  # float32 sums can reach the total before the last term
     contributions = _per_concept(
-        (a[:, None, :] * W[None, :, :]).abs(), concept_groups(cardinalities, W.shape[1], owner)
+        (a[:, None, :] * W[None, :, :]).abs(), concept_groups(cardinalities, W.shape[1])
     )  # (n_samples, n_classes, n_concepts)
     cumulative = contributions.sort(dim=-1, descending=True).values.cumsum(dim=-1)
     total = cumulative[..., -1:]  # the same summation order as the cumulative sums: τ = 1 is exact

@@ -21,8 +21,9 @@ from xaimetrics.conceptmetrics._checks import check_2d
 __all__ = ["tcav_score"]
 
 
-def _target_column(target: int | str | tuple[str, int], annotations: Annotations | None, owner: str) -> int:
+def _target_column(target: int | str | tuple[str, int], annotations: Annotations | None) -> int:
     """The output column named by ``target``: an index, a one-column concept, or ``(concept, state index)``."""
+    owner = caller()
     if annotations is None or (isinstance(target, int) and not isinstance(target, bool)):
         return check_positive_int(target, "target", owner, minimum=0)
     annotations = Annotations.coerce(annotations, owner)
@@ -75,9 +76,9 @@ def tcav_score(
         tensor([0.6667, 0.0000, 0.3333])
     """
     owner = caller()
-    x = check_2d(embeddings, "embeddings", owner)
-    v = check_2d(cavs, "cavs", owner, columns=x.shape[1])
-    column = _target_column(target, annotations, owner)
+    x = check_2d(embeddings, "embeddings")
+    v = check_2d(cavs, "cavs", columns=x.shape[1])
+    column = _target_column(target, annotations)
     x = x.detach().clone().requires_grad_(True)
     with torch.enable_grad():
         outputs = head(x)
