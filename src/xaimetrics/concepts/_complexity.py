@@ -32,10 +32,7 @@ __all__ = [
 
 
 def _concepts64(concepts: Array) -> np.ndarray:
-    owner = caller()
-    return to_numpy(check_matrix(concepts, "concepts", owner, what="(n_samples, n_concepts)")).astype(
-        np.float64
-    )
+    return to_numpy(check_matrix(concepts, "concepts", what="(n_samples, n_concepts)")).astype(np.float64)
 
 
 #: ``atol`` of the activation counts: values with ``|u| <= atol`` are inactive.
@@ -89,7 +86,7 @@ def _atoms(components: object) -> np.ndarray:
             f"an unfitted {type(components).__name__}",
             "Call fit first.",
         )
-    return to_numpy(check_matrix(components, "components", owner, what="(n_concepts, n_features)")).astype(
+    return to_numpy(check_matrix(components, "components", what="(n_concepts, n_features)")).astype(
         np.float64
     )
 
@@ -173,5 +170,4 @@ def important_concept_ratio(importance: Array, threshold: float = IMPORTANCE_THR
 
 
 def _importance2d(importance: Array) -> np.ndarray:
-    owner = caller()
-    return to_numpy(check_matrix(importance, "importance", owner, what="(n_classes, n_concepts)"))
+    return to_numpy(check_matrix(importance, "importance", what="(n_classes, n_concepts)"))

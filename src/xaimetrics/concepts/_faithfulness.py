@@ -23,8 +23,8 @@ __all__ = ["completeness", "latent_l2", "latent_wasserstein", "logits_kl", "logi
 
 def _pair(first: Array, second: Array, names: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
     owner = caller()
-    a = to_numpy(check_matrix(first, names[0], owner)).astype(np.float64)
-    b = to_numpy(check_matrix(second, names[1], owner)).astype(np.float64)
+    a = to_numpy(check_matrix(first, names[0])).astype(np.float64)
+    b = to_numpy(check_matrix(second, names[1])).astype(np.float64)
     if a.shape != b.shape:
         raise invalid(
             names[1],

@@ -110,8 +110,8 @@ def local_importance(
         [[-4.0, 3.0, 0.0], [-2.0, 3.0, 0.0]]
     """
     owner = caller()
-    f_co = as_f_co(model, extractor, owner)
-    concepts = check_matrix(concepts, "concepts", owner, what="(n_samples, n_concepts)")
+    f_co = as_f_co(model, extractor)
+    concepts = check_matrix(concepts, "concepts", what="(n_samples, n_concepts)")
     n_samples = concepts.shape[0]
     target_array = _check_targets(targets, n_samples, owner)
     phi, logits = gradient_x_input(f_co, concepts, target_array, batch_size, owner)
@@ -230,7 +230,7 @@ def global_importance(importance: Array, predictions: ArrayLike, n_classes: int 
         [[0.5, 0.5], [2.0, -1.0], [0.0, 0.0]]
     """
     owner = caller()
-    importance = check_matrix(importance, "importance", owner, what="(n_samples, n_concepts)")
+    importance = check_matrix(importance, "importance", what="(n_samples, n_concepts)")
     labels = to_numpy(predictions)
     if labels.ndim != 1 or not np.issubdtype(labels.dtype, np.integer):
         raise invalid("predictions", owner, "an integer array of shape (n_samples,)", _shape(labels))

@@ -129,7 +129,7 @@ def top_activating_examples(
     """
     owner = caller()
     texts = check_texts(inputs, "inputs", owner)
-    concepts = check_matrix(concepts, "concepts", owner, what="(n_samples, n_concepts)")
+    concepts = check_matrix(concepts, "concepts", what="(n_samples, n_concepts)")
     check_same_length(range(concepts.shape[0]), texts, ("concepts", "inputs"), owner)
     return _select(to_numpy(concepts).astype(np.float64), texts, n)
 
@@ -256,6 +256,7 @@ class TopWords:
         word), at most ``max_vocabulary`` of them, with their counts."""
         return most_frequent(counts.items(), min_count=self.min_frequency, max_words=self.max_vocabulary)
 
+    @validate_params({})
     def fit(self, inputs: Sequence[str]) -> TopWords:
         """Build the vocabulary from ``inputs`` (a list of texts), score every word, keep the top words.
 
@@ -267,7 +268,7 @@ class TopWords:
         rules = self._parameter_constraints
         check_params(owner, rules, {name: getattr(self, name) for name in rules})
         n_words, min_frequency = int(self.n_words), int(self.min_frequency)
-        h = h_of(self.model, owner)
+        h = h_of(self.model)
         counts = self.word_counts(texts)
         frequent = self.frequent_words(counts)
         if not frequent:

@@ -140,7 +140,7 @@ def concept_metrics(
             )
     else:
         activations = inputs
-    activations = check_matrix(activations, "inputs", owner, what="(n_samples, n_features)")
+    activations = check_matrix(activations, "inputs", what="(n_samples, n_features)")
     if not is_tensor(activations):
         activations = torch.from_numpy(np.ascontiguousarray(activations))
     activations = activations.to(_model_dtype(model, default=activations.dtype))
@@ -150,7 +150,7 @@ def concept_metrics(
             "labels", owner, f"one label per sample ({n_samples})", f"{len(to_numpy(labels))} labels"
         )
 
-    g = g_of(model, owner)
+    g = g_of(model)
     with torch.no_grad():
         if logits is None:
             logits = torch.cat(
