@@ -22,7 +22,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 import numpy as np
 
@@ -98,11 +98,11 @@ def _row_cosine(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
     return np.where(norms == 0, 0.0, np.clip(cosine, -1.0, 1.0))
 
 
-def _nanmean(values: np.ndarray, axis: int | None = None) -> Any:
-    """``np.nanmean`` without the warning for all-NaN slices (they are NaN on purpose)."""
+def _nanmean(values: np.ndarray, axis: int | None = None) -> np.ndarray:
+    """``np.nanmean`` without the warning for all-NaN slices (they are NaN on purpose); 0-d for ``axis=None``."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        return np.nanmean(values, axis=axis)
+        return np.asarray(np.nanmean(values, axis=axis))
 
 
 @validate_params({})
