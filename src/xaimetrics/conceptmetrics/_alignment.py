@@ -8,16 +8,23 @@ and the states reduce across processes by a plain sum.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import torch
 from torchmetrics import Metric
 
-from xaimetrics._validation import check_choice, check_in_range, check_positive_int, invalid
+from xaimetrics._validation import Interval, Options, Rule, caller, invalid, validate_params
 
 __all__ = ["ConceptAlignmentScore", "concept_alignment_score"]
 
 InputKind = Literal["probabilities", "logits"]
+
+
+#: The options shared by the function and the class.
+_RULES: dict[str, Rule] = {
+    "threshold": Interval(float, 0.0, 1.0, text="a number in [0.0, 1.0]"),
+    "inputs": Options(("probabilities", "logits")),
+}
 
 
 def _concept_alignment_update(
@@ -28,9 +35,9 @@ def _concept_alignment_update(
     threshold: float,
     inputs: InputKind,
     validate_args: bool,
-    owner: str,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Check one batch and count it: ``(correct per concept (n_concepts,), number of samples ())``."""
+    owner = caller()
     if not isinstance(preds, torch.Tensor) or not isinstance(target, torch.Tensor):
         raise invalid(
             "preds" if not isinstance(preds, torch.Tensor) else "target",
@@ -79,6 +86,7 @@ def _concept_alignment_compute(correct: torch.Tensor, total: torch.Tensor) -> to
     return (correct.double() / total.clamp(min=1).double()).mean().float()
 
 
+@validate_params(_RULES)
 def concept_alignment_score(
     preds: torch.Tensor,
     target: torch.Tensor,
@@ -104,9 +112,6 @@ def concept_alignment_score(
         >>> concept_alignment_score(preds, target, inputs="logits")
         tensor(0.6667)
     """
-    owner = "concept_alignment_score"
-    check_choice(inputs, "inputs", owner, ("probabilities", "logits"))
-    check_in_range(threshold, "threshold", owner, 0.0, 1.0)
     n_concepts = 1 if preds.ndim == 1 else preds.shape[-1]
     correct, total = _concept_alignment_update(
         preds,
@@ -115,7 +120,6 @@ def concept_alignment_score(
         threshold=threshold,
         inputs=inputs,
         validate_args=True,
-        owner=owner,
     )
     return _concept_alignment_compute(correct, total)
 
@@ -154,6 +158,7 @@ class ConceptAlignmentScore(Metric):
     correct: torch.Tensor
     total: torch.Tensor
 
+    @validate_params({"n_concepts": Interval(int, 1), **_RULES})
     def __init__(
         self,
         n_concepts: int,
@@ -161,19 +166,19 @@ class ConceptAlignmentScore(Metric):
         threshold: float = 0.5,
         inputs: InputKind = "probabilities",
         validate_args: bool = True,
-        **kwargs: Any,
+        **kwargs: object,
     ) -> None:
         super().__init__(**kwargs)
-        owner = type(self).__name__
-        self.n_concepts = check_positive_int(n_concepts, "n_concepts", owner)
-        self.threshold = check_in_range(threshold, "threshold", owner, 0.0, 1.0)
-        self.inputs: InputKind = check_choice(inputs, "inputs", owner, ("probabilities", "logits"))
+        self.n_concepts = int(n_concepts)
+        self.threshold = float(threshold)
+        self.inputs: InputKind = inputs
         self.validate_args = bool(validate_args)
         self.add_state(
             "correct", default=torch.zeros(self.n_concepts, dtype=torch.long), dist_reduce_fx="sum"
         )
         self.add_state("total", default=torch.tensor(0, dtype=torch.long), dist_reduce_fx="sum")
 
+    @validate_params({})
     def update(self, preds: torch.Tensor, target: torch.Tensor) -> None:
         """Count the correct concepts of a batch.
 
@@ -188,7 +193,6 @@ class ConceptAlignmentScore(Metric):
             threshold=self.threshold,
             inputs=self.inputs,
             validate_args=self.validate_args,
-            owner=f"{type(self).__name__}.update",
         )
         self.correct += correct
         self.total += total

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, TypedDict
+from typing import Literal, Protocol, TypedDict, TypeVar, cast
 
 from xaimetrics._validation import invalid
 
@@ -124,7 +124,8 @@ class Annotations:
         labels_t = _check_labels(labels)
         n = len(labels_t)
         if types is not None:
-            types_t = _check_sequence(types, "types", n)
+            # each entry is checked against CONCEPT_TYPES just below
+            types_t = _check_sequence(cast("Sequence[ConceptType]", types), "types", n)
             for label, kind in zip(labels_t, types_t, strict=True):
                 if kind not in CONCEPT_TYPES:
                     raise invalid(
@@ -356,7 +357,10 @@ def _check_labels(labels: object) -> tuple[str, ...]:
     return tuple(labels)
 
 
-def _check_sequence(values: Any, name: str, n: int) -> tuple[Any, ...]:
+_T = TypeVar("_T")
+
+
+def _check_sequence(values: Sequence[_T], name: str, n: int) -> tuple[_T, ...]:
     if isinstance(values, str) or not isinstance(values, Sequence):
         raise invalid(name, _OWNER, "a list with one entry per label", repr(values))
     if len(values) != n:

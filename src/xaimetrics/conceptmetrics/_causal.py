@@ -11,12 +11,12 @@ interventions on a concept-based head itself (in :class:`Annotations`' layout wh
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import torch
+from numpy.typing import ArrayLike
 from torchmetrics import Metric
 
-from xaimetrics._validation import check_positive_int, invalid
+from xaimetrics._validation import Interval, Kind, caller, invalid, validate_params
 from xaimetrics.conceptmetrics._annotations import Annotations
 from xaimetrics.conceptmetrics._checks import as_tensor, check_2d
 
@@ -24,11 +24,12 @@ __all__ = ["CausalConceptEffect", "cace_score", "concept_effect", "residual_conc
 
 
 def _cace_update(
-    preds_low: Any, preds_high: Any, owner: str, n_outputs: int | None = None
+    preds_low: ArrayLike, preds_high: ArrayLike, n_outputs: int | None = None
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Check one batch: ``(sum under do(C=0), sum under do(C=1), number of samples)``."""
-    low = as_tensor(preds_low, "preds_low", owner)
-    high = as_tensor(preds_high, "preds_high", owner)
+    owner = caller()
+    low = as_tensor(preds_low, "preds_low")
+    high = as_tensor(preds_high, "preds_high")
     if low.ndim not in (1, 2) or low.shape[0] == 0:
         raise invalid("preds_low", owner, "a non-empty tensor of shape (batch,) or (batch, n_outputs)",
                       f"shape {tuple(low.shape)}")  # fmt: skip
@@ -45,7 +46,8 @@ def _cace_update(
     return low.sum(dim=0), high.sum(dim=0), torch.tensor(low.shape[0], device=low.device)
 
 
-def cace_score(preds_low: Any, preds_high: Any) -> torch.Tensor:
+@validate_params({})
+def cace_score(preds_low: ArrayLike, preds_high: ArrayLike) -> torch.Tensor:
     """Causal concept effect: ``mean(preds_high) − mean(preds_low)`` per output.
 
     Args:
@@ -63,11 +65,12 @@ def cace_score(preds_low: Any, preds_high: Any) -> torch.Tensor:
         >>> cace_score(low, high)
         tensor([ 0.3667, -0.3667])
     """
-    low, high, n = _cace_update(preds_low, preds_high, "cace_score")
+    low, high, n = _cace_update(preds_low, preds_high)
     return ((high - low) / n).float()
 
 
-def residual_concept_causal_effect(cace_before: Any, cace_after: Any) -> torch.Tensor:
+@validate_params({})
+def residual_concept_causal_effect(cace_before: ArrayLike, cace_after: ArrayLike) -> torch.Tensor:
     """Share of a concept's causal effect left after intervening on a mediating concept: ``after / before``.
 
     1 means the mediator carried none of the effect, 0 all of it. Undefined (``nan``) where ``cace_before``
@@ -81,9 +84,9 @@ def residual_concept_causal_effect(cace_before: Any, cace_after: Any) -> torch.T
         >>> residual_concept_causal_effect(torch.tensor([0.5, -0.4, 0.0]), torch.tensor([0.1, -0.3, 0.2]))
         tensor([0.2000, 0.7500,    nan])
     """
-    owner = "residual_concept_causal_effect"
-    before = as_tensor(cace_before, "cace_before", owner)
-    after = as_tensor(cace_after, "cace_after", owner)
+    owner = caller()
+    before = as_tensor(cace_before, "cace_before")
+    after = as_tensor(cace_after, "cace_after")
     if after.shape != before.shape:
         raise invalid("cace_after", owner, f"a tensor of the shape of cace_before {tuple(before.shape)}",
                       f"shape {tuple(after.shape)}")  # fmt: skip
@@ -114,17 +117,19 @@ class CausalConceptEffect(Metric):
     sum_high: torch.Tensor
     total: torch.Tensor
 
-    def __init__(self, n_outputs: int, **kwargs: Any) -> None:
+    @validate_params({"n_outputs": Interval(int, 1)})
+    def __init__(self, n_outputs: int, **kwargs: object) -> None:
         super().__init__(**kwargs)
-        self.n_outputs = check_positive_int(n_outputs, "n_outputs", type(self).__name__)
+        self.n_outputs = int(n_outputs)
         zeros = torch.zeros(self.n_outputs, dtype=torch.float64)
         self.add_state("sum_low", default=zeros.clone(), dist_reduce_fx="sum")
         self.add_state("sum_high", default=zeros.clone(), dist_reduce_fx="sum")
         self.add_state("total", default=torch.tensor(0, dtype=torch.long), dist_reduce_fx="sum")
 
-    def update(self, preds_low: Any, preds_high: Any) -> None:
+    @validate_params({})
+    def update(self, preds_low: ArrayLike, preds_high: ArrayLike) -> None:
         """Add a batch of predictions under ``do(C=0)`` and ``do(C=1)`` (same samples, same shape)."""
-        low, high, n = _cace_update(preds_low, preds_high, f"{type(self).__name__}.update", self.n_outputs)
+        low, high, n = _cace_update(preds_low, preds_high, self.n_outputs)
         self.sum_low += low.reshape(-1)
         self.sum_high += high.reshape(-1)
         self.total += n
@@ -134,9 +139,10 @@ class CausalConceptEffect(Metric):
         return ((self.sum_high - self.sum_low) / self.total).float()
 
 
+@validate_params({"head": Kind(callable, "a callable mapping concepts to outputs")})
 def concept_effect(
     head: Callable[[torch.Tensor], torch.Tensor],
-    concept_preds: Any,
+    concept_preds: ArrayLike,
     concept: int | str,
     *,
     annotations: Annotations | None = None,
@@ -166,10 +172,8 @@ def concept_effect(
         >>> concept_effect(head, c, 1)  # d/dc1: −1 on output 0, mean c2 = 0.5 on output 1
         tensor([-1.0000,  0.5000])
     """
-    owner = "concept_effect"
-    if not callable(head):
-        raise invalid("head", owner, "a callable mapping concepts to outputs", type(head).__name__)
-    preds = check_2d(concept_preds, "concept_preds", owner)
+    owner = caller()
+    preds = check_2d(concept_preds, "concept_preds")
     if annotations is None:
         if isinstance(concept, bool) or not isinstance(concept, int) or not 0 <= concept < preds.shape[1]:
             raise invalid("concept", owner, f"a column index in 0..{preds.shape[1] - 1}", concept,
@@ -192,7 +196,7 @@ def concept_effect(
     outputs = []
     with torch.no_grad():
         for name, value in (("low", low), ("high", high)):
-            block = as_tensor(value, name, owner).to(preds).reshape(-1)
+            block = as_tensor(value, name).to(preds).reshape(-1)
             if block.numel() not in (1, width):
                 raise invalid(name, owner, f"a number or {width} values (the concept's columns)", value)
             intervened = preds.clone()

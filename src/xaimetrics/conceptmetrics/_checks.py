@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import torch
+from numpy.typing import ArrayLike
 
-from xaimetrics._validation import invalid
+from xaimetrics._validation import caller, invalid
 from xaimetrics.conceptmetrics._annotations import Annotations
 
 __all__ = ["as_tensor", "check_2d", "concept_groups"]
 
 
-def as_tensor(value: Any, name: str, owner: str) -> torch.Tensor:
+def as_tensor(value: ArrayLike, name: str) -> torch.Tensor:
     """``value`` as a floating-point tensor (numpy arrays and nested lists are converted)."""
+    owner = caller()
     if isinstance(value, torch.Tensor):
         return value if value.is_floating_point() else value.double()
     try:
@@ -24,13 +25,14 @@ def as_tensor(value: Any, name: str, owner: str) -> torch.Tensor:
     return tensor if tensor.is_floating_point() else tensor.double()
 
 
-def check_2d(value: Any, name: str, owner: str, *, columns: int | None = None) -> torch.Tensor:
+def check_2d(value: ArrayLike, name: str, *, columns: int | None = None) -> torch.Tensor:
     """A non-empty, finite, floating-point tensor of shape ``(rows, columns)``.
 
     NaN is refused: a NaN weight or activation would be read as zero by ``|x| > threshold`` and a NaN gradient
     as "not positive", silently.
     """
-    tensor = as_tensor(value, name, owner)
+    owner = caller()
+    tensor = as_tensor(value, name)
     if tensor.ndim != 2 or tensor.shape[0] == 0 or (columns is not None and tensor.shape[1] != columns):
         shape = f"(rows, {columns})" if columns is not None else "(rows, columns)"
         raise invalid(name, owner, f"a non-empty 2-D tensor of shape {shape}", f"shape {tuple(tensor.shape)}")
@@ -41,14 +43,13 @@ def check_2d(value: Any, name: str, owner: str, *, columns: int | None = None) -
     return tensor
 
 
-def concept_groups(
-    cardinalities: Sequence[int] | Annotations | None, n_columns: int, owner: str
-) -> torch.Tensor | None:
+def concept_groups(cardinalities: Sequence[int] | Annotations | None, n_columns: int) -> torch.Tensor | None:
     """For each of ``n_columns`` weight columns, the concept it belongs to (``None``: one concept per column).
 
     ``cardinalities`` lists how many columns each concept spans (1 for binary / continuous, ``m`` for an
     ``m``-state categorical concept), or is an :class:`Annotations` whose cardinalities are used.
     """
+    owner = caller()
     if cardinalities is None:
         return None
     if isinstance(cardinalities, Annotations) or hasattr(cardinalities, "cardinalities"):

@@ -9,12 +9,13 @@ accuracy keeps a ratio of about 0.5 under ROC AUC. Undefined (``nan``) when the 
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 import torch
+from numpy.typing import ArrayLike
 
-from xaimetrics._validation import invalid
+from xaimetrics._validation import caller, invalid, validate_params
 
 __all__ = ["Scorer", "apply_scorer", "completeness_score"]
 
@@ -22,7 +23,7 @@ __all__ = ["Scorer", "apply_scorer", "completeness_score"]
 class Scorer(Protocol):
     """A scikit-learn style score, ``scorer(y_true, y_pred, **kwargs) -> float`` (higher is better)."""
 
-    def __call__(self, y_true: Any, y_pred: Any, /, **kwargs: Any) -> Any: ...
+    def __call__(self, y_true: np.ndarray, y_pred: np.ndarray, /, **kwargs: str) -> float: ...
 
 
 def apply_scorer(scorer: Scorer | None, y_true: np.ndarray, y_pred: np.ndarray, average: str | None) -> float:
@@ -34,7 +35,8 @@ def apply_scorer(scorer: Scorer | None, y_true: np.ndarray, y_pred: np.ndarray, 
     return float(scorer(y_true, y_pred) if average is None else scorer(y_true, y_pred, average=average))
 
 
-def _numpy(value: Any, name: str, owner: str) -> np.ndarray:
+def _numpy(value: ArrayLike, name: str) -> np.ndarray:
+    owner = caller()
     array = value.detach().cpu().numpy() if isinstance(value, torch.Tensor) else np.asarray(value)
     if array.dtype.kind not in "biuf":
         raise invalid(name, owner, "an array of numbers", f"dtype {array.dtype}")
@@ -47,10 +49,11 @@ def _numpy(value: Any, name: str, owner: str) -> np.ndarray:
     return array
 
 
+@validate_params({})
 def completeness_score(
-    target: Any,
-    blackbox_preds: Any,
-    whitebox_preds: Any,
+    target: ArrayLike,
+    blackbox_preds: ArrayLike,
+    whitebox_preds: ArrayLike,
     *,
     scorer: Scorer | None = None,
     average: str | None = "macro",
@@ -74,10 +77,10 @@ def completeness_score(
         >>> completeness_score(y, [0, 1, 1, 0, 1, 1], [0, 1, 0, 0, 1, 1], scorer=f1_score)  # macro F1 0.6667 / 0.8286
         0.8045977011494253
     """
-    owner = "completeness_score"
-    y = _numpy(target, "target", owner)
-    black = _numpy(blackbox_preds, "blackbox_preds", owner)
-    white = _numpy(whitebox_preds, "whitebox_preds", owner)
+    owner = caller()
+    y = _numpy(target, "target")
+    black = _numpy(blackbox_preds, "blackbox_preds")
+    white = _numpy(whitebox_preds, "whitebox_preds")
     for name, array in (("blackbox_preds", black), ("whitebox_preds", white)):
         if array.shape[0] != y.shape[0]:
             raise invalid(name, owner, f"{y.shape[0]} rows (one per label)", f"shape {array.shape}")

@@ -29,13 +29,14 @@ import torch
 from torch import nn
 from torchmetrics import Metric
 
-from xaimetrics._validation import check_choice, invalid
+from xaimetrics._validation import Kind, Options, Rule, invalid, validate_params
 from xaimetrics.conceptmetrics._annotations import CONCEPT_TYPES, Annotations, AnnotationsLike
 from xaimetrics.conceptmetrics._specs import MetricSpec, ResolvedSpec, resolve_specs
 
 __all__ = ["ConceptMetrics"]
 
 _OWNER = "ConceptMetrics"
+_PREFIX: Rule = (Kind(str, "a string or None"), None)
 InputKind = Literal["logits", "probabilities"]
 SpecDict = Mapping[str, MetricSpec]
 #: what a torchmetrics metric computes: a tensor, or a dict of them (the result keys get ``_<subkey>``)
@@ -102,6 +103,13 @@ class ConceptMetrics(nn.Module):
     _continuous_columns: torch.Tensor
     _continuous_targets: torch.Tensor
 
+    @validate_params(
+        {
+            "summary": Kind(bool, "True or False"),
+            "prefix": _PREFIX,
+            "inputs": Options(("logits", "probabilities")),
+        }
+    )
     def __init__(
         self,
         annotations: Annotations | AnnotationsLike,
@@ -118,12 +126,10 @@ class ConceptMetrics(nn.Module):
         super().__init__()
         self.annotations = Annotations.coerce(annotations, _OWNER)
         ann = self.annotations
-        if not isinstance(summary, bool):
-            raise invalid("summary", _OWNER, "True or False", repr(summary))
         self.summary = summary
-        self.inputs: InputKind = check_choice(inputs, "inputs", _OWNER, ("logits", "probabilities"))
+        self.inputs: InputKind = inputs
         self.validate_args = bool(validate_args)
-        self._prefix = _check_prefix(prefix)
+        self._prefix = prefix
         self.specs: dict[str, list[ResolvedSpec]] = {
             "binary": resolve_specs(binary, "binary"),
             "categorical": resolve_specs(categorical, "categorical"),
@@ -269,6 +275,7 @@ class ConceptMetrics(nn.Module):
         for metric in self.metrics():
             metric.reset()
 
+    @validate_params({"prefix": _PREFIX})
     def clone(self, prefix: str | None = None) -> ConceptMetrics:
         """An independent copy with fresh (reset) state; ``prefix`` replaces the prefix (``None`` keeps it,
         ``""`` removes it).
@@ -281,7 +288,7 @@ class ConceptMetrics(nn.Module):
         """
         cloned = copy.deepcopy(self)
         if prefix is not None:
-            cloned._prefix = _check_prefix(prefix) or None
+            cloned._prefix = prefix or None
         cloned.reset()
         return cloned
 
@@ -485,14 +492,6 @@ def _describe(source: tuple[str, ...]) -> str:
 
 def _shorten(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _check_prefix(prefix: object) -> str | None:
-    if prefix is None:
-        return None
-    if not isinstance(prefix, str):
-        raise invalid("prefix", _OWNER, "a string or None", repr(prefix))
-    return prefix
 
 
 def _check_per_concept(per_concept: object, annotations: Annotations) -> tuple[str, ...]:

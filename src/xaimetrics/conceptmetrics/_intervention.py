@@ -11,23 +11,28 @@ with unit spacing between groups, normalised by their number), match PyC's ``int
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 import torch
+from numpy.typing import ArrayLike
 
-from xaimetrics._validation import invalid
+from xaimetrics._validation import Kind, caller, invalid, validate_params
 from xaimetrics.conceptmetrics._annotations import Annotations
 from xaimetrics.conceptmetrics._checks import as_tensor, check_2d
 from xaimetrics.conceptmetrics._completeness import Scorer, apply_scorer
 
-__all__ = ["intervention_curve", "intervention_score"]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = ["InterventionOptions", "intervention_curve", "intervention_score"]
 
 Group = Sequence[int | str]
 
 
-def _in_head_layout(truth: torch.Tensor, annotations: Annotations, owner: str) -> torch.Tensor:
+def _in_head_layout(truth: torch.Tensor, annotations: Annotations) -> torch.Tensor:
     """Ground truth in concept space ``(n, n_concepts)`` → the head's input layout ``(n, annotations.size)``."""
+    owner = caller()
     columns = []
     for concept in annotations:
         values = truth[:, concept.index]
@@ -45,7 +50,8 @@ def _in_head_layout(truth: torch.Tensor, annotations: Annotations, owner: str) -
     return torch.cat(columns, dim=1)
 
 
-def _group_columns(group: Group, annotations: Annotations | None, width: int, owner: str) -> list[int]:
+def _group_columns(group: Group, annotations: Annotations | None, width: int) -> list[int]:
+    owner = caller()
     if isinstance(group, str) or not isinstance(group, Sequence):
         raise invalid(
             "groups", owner, "a list of groups, each a list of concepts", group, "Write [[0], [0, 1]]."
@@ -74,11 +80,21 @@ def _group_columns(group: Group, annotations: Annotations | None, width: int, ow
     return columns
 
 
+class InterventionOptions(TypedDict, total=False):
+    """The keyword-only options of :func:`intervention_curve`, passed on unchanged by :func:`intervention_score`."""
+
+    annotations: Annotations | None
+    activation: Callable[[torch.Tensor], torch.Tensor] | None
+    scorer: Scorer | None
+    average: str | None
+
+
+@validate_params({"head": Kind(callable, "a callable mapping concepts to task outputs")})
 def intervention_curve(
     head: Callable[[torch.Tensor], torch.Tensor],
-    concept_preds: Any,
-    concept_target: Any,
-    target: Any,
+    concept_preds: ArrayLike,
+    concept_target: ArrayLike,
+    target: ArrayLike,
     groups: Sequence[Group],
     *,
     annotations: Annotations | None = None,
@@ -112,11 +128,9 @@ def intervention_curve(
         >>> intervention_curve(head, c_pred, c_true, torch.tensor([1, 0, 1, 0, 1]), [[2], [2, 1], [2, 1, 0]])
         array([0.33333333, 0.83333333, 1.        ])
     """
-    owner = "intervention_curve"
-    if not callable(head):
-        raise invalid("head", owner, "a callable mapping concepts to task outputs", type(head).__name__)
-    preds = check_2d(concept_preds, "concept_preds", owner)
-    truth = as_tensor(concept_target, "concept_target", owner)
+    owner = caller()
+    preds = check_2d(concept_preds, "concept_preds")
+    truth = as_tensor(concept_target, "concept_target")
     if annotations is not None:
         annotations = Annotations.coerce(annotations, owner)
         if preds.shape[1] != annotations.size:
@@ -125,13 +139,13 @@ def intervention_curve(
         if truth.shape != (preds.shape[0], len(annotations)):
             raise invalid("concept_target", owner, f"a tensor of shape ({preds.shape[0]}, {len(annotations)})",
                           f"shape {tuple(truth.shape)}", "One column per concept, as for ConceptMetrics.")  # fmt: skip
-        truth = _in_head_layout(truth, annotations, owner)
+        truth = _in_head_layout(truth, annotations)
     elif truth.shape != preds.shape:
         raise invalid("concept_target", owner, f"a tensor of the shape of concept_preds {tuple(preds.shape)}",
                       f"shape {tuple(truth.shape)}")  # fmt: skip
     if isinstance(groups, str) or not isinstance(groups, Sequence) or not groups:
         raise invalid("groups", owner, "a non-empty list of groups", groups, "Write [[0], [0, 1]].")
-    y_true = as_tensor(target, "target", owner).detach().cpu().numpy()
+    y_true = as_tensor(target, "target").detach().cpu().numpy()
     if y_true.shape[0] != preds.shape[0]:
         raise invalid(
             "target", owner, f"{preds.shape[0]} labels (one per row of concept_preds)", y_true.shape[0]
@@ -140,7 +154,7 @@ def intervention_curve(
     scores = []
     with torch.no_grad():
         for group in groups:
-            columns = _group_columns(group, annotations, preds.shape[1], owner)
+            columns = _group_columns(group, annotations, preds.shape[1])
             intervened = preds.clone()
             intervened[:, columns] = truth[:, columns]
             outputs = head(intervened)
@@ -152,19 +166,16 @@ def intervention_curve(
 
 def intervention_score(
     head: Callable[[torch.Tensor], torch.Tensor],
-    concept_preds: Any,
-    concept_target: Any,
-    target: Any,
+    concept_preds: ArrayLike,
+    concept_target: ArrayLike,
+    target: ArrayLike,
     groups: Sequence[Group],
-    *,
-    annotations: Annotations | None = None,
-    activation: Callable[[torch.Tensor], torch.Tensor] | None = torch.sigmoid,
-    scorer: Scorer | None = None,
-    average: str | None = "macro",
+    **options: Unpack[InterventionOptions],
 ) -> float:
     """Area under the intervention curve: the mean of :func:`intervention_curve` over the groups.
 
-    Same arguments as :func:`intervention_curve`. In the scorer's range (``[0, 1]`` for ROC AUC); higher means
+    Same arguments as :func:`intervention_curve` (its keyword-only options: ``annotations``, ``activation``,
+    ``scorer``, ``average``). In the scorer's range (``[0, 1]`` for ROC AUC); higher means
     interventions on the concepts fix more of the task.
 
     Example:
@@ -174,8 +185,4 @@ def intervention_score(
         >>> intervention_score(head, c_pred, c_true, torch.tensor([1, 0, 1, 0, 1]), [[2], [2, 1], [2, 1, 0]])
         0.7222222222222222
     """
-    curve = intervention_curve(
-        head, concept_preds, concept_target, target, groups,
-        annotations=annotations, activation=activation, scorer=scorer, average=average,
-    )  # fmt: skip
-    return float(curve.mean())
+    return float(intervention_curve(head, concept_preds, concept_target, target, groups, **options).mean())

@@ -16,11 +16,11 @@ in float32 (PyC on float32 inputs) a contribution below ~1e-7 of the total is lo
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import torch
+from numpy.typing import ArrayLike
 
-from xaimetrics._validation import check_in_range, invalid
+from xaimetrics._validation import Interval, Kind, validate_params
 from xaimetrics.conceptmetrics._annotations import Annotations
 from xaimetrics.conceptmetrics._checks import check_2d, concept_groups
 
@@ -36,8 +36,9 @@ def _per_concept(values: torch.Tensor, groups: torch.Tensor | None) -> torch.Ten
     return out.index_add(values.ndim - 1, groups, values)
 
 
+@validate_params({"threshold": Interval(float, 0.0, float("inf"), text="a number in [0.0, inf]")})
 def number_of_effective_concepts(
-    weight: Any, *, threshold: float = 0.0, cardinalities: Sequence[int] | Annotations | None = None
+    weight: ArrayLike, *, threshold: float = 0.0, cardinalities: Sequence[int] | Annotations | None = None
 ) -> float:
     """Number of effective concepts (NEC): mean over classes of the concepts with a weight ``|W| > threshold``.
 
@@ -58,18 +59,20 @@ def number_of_effective_concepts(
         >>> number_of_effective_concepts(W, threshold=1e-6, cardinalities=[1, 2, 1])  # (2 + 1 + 2) / 3
         1.6666666666666667
     """
-    owner = "number_of_effective_concepts"
-    W = check_2d(weight, "weight", owner)
-    threshold = check_in_range(threshold, "threshold", owner, 0.0, float("inf"))
-    used = _per_concept(
-        (W.detach().abs() > threshold).double(), concept_groups(cardinalities, W.shape[1], owner)
-    )
+    W = check_2d(weight, "weight")
+    used = _per_concept((W.detach().abs() > threshold).double(), concept_groups(cardinalities, W.shape[1]))
     return float((used > 0).double().sum(dim=1).mean())
 
 
+@validate_params(
+    {
+        "coverage": Interval(float, 0.0, 1.0, text="a number in [0.0, 1.0]"),
+        "predicted_class_only": Kind(bool, "True or False"),
+    }
+)
 def number_of_contributing_concepts(
-    weight: Any,
-    concept_activations: Any,
+    weight: ArrayLike,
+    concept_activations: ArrayLike,
     *,
     coverage: float = 0.95,
     predicted_class_only: bool = False,
@@ -98,15 +101,11 @@ def number_of_contributing_concepts(
         >>> number_of_contributing_concepts(W, a, coverage=0.8, predicted_class_only=True)  # (1 + 1) / 2
         1.0
     """
-    owner = "number_of_contributing_concepts"
-    W = check_2d(weight, "weight", owner)
-    a = check_2d(concept_activations, "concept_activations", owner, columns=W.shape[1])
-    coverage = check_in_range(coverage, "coverage", owner, 0.0, 1.0)
-    if not isinstance(predicted_class_only, bool):
-        raise invalid("predicted_class_only", owner, "True or False", predicted_class_only)
+    W = check_2d(weight, "weight")
+    a = check_2d(concept_activations, "concept_activations", columns=W.shape[1])
     W, a = W.detach().double(), a.detach().double()  # float32 sums can reach the total before the last term
     contributions = _per_concept(
-        (a[:, None, :] * W[None, :, :]).abs(), concept_groups(cardinalities, W.shape[1], owner)
+        (a[:, None, :] * W[None, :, :]).abs(), concept_groups(cardinalities, W.shape[1])
     )  # (n_samples, n_classes, n_concepts)
     cumulative = contributions.sort(dim=-1, descending=True).values.cumsum(dim=-1)
     total = cumulative[..., -1:]  # the same summation order as the cumulative sums: τ = 1 is exact

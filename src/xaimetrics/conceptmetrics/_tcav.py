@@ -10,19 +10,20 @@ eval mode). Same numbers as PyC's ``tcav_score``; the significance test against 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import torch
+from numpy.typing import ArrayLike
 
-from xaimetrics._validation import check_positive_int, invalid
+from xaimetrics._validation import Kind, caller, check_positive_int, invalid, validate_params
 from xaimetrics.conceptmetrics._annotations import Annotations
 from xaimetrics.conceptmetrics._checks import check_2d
 
 __all__ = ["tcav_score"]
 
 
-def _target_column(target: int | str | tuple[str, int], annotations: Annotations | None, owner: str) -> int:
+def _target_column(target: int | str | tuple[str, int], annotations: Annotations | None) -> int:
     """The output column named by ``target``: an index, a one-column concept, or ``(concept, state index)``."""
+    owner = caller()
     if annotations is None or (isinstance(target, int) and not isinstance(target, bool)):
         return check_positive_int(target, "target", owner, minimum=0)
     annotations = Annotations.coerce(annotations, owner)
@@ -45,10 +46,11 @@ def _target_column(target: int | str | tuple[str, int], annotations: Annotations
     return block.start + state
 
 
+@validate_params({"head": Kind(callable, "a callable mapping activations to outputs")})
 def tcav_score(
-    embeddings: Any,
+    embeddings: ArrayLike,
     head: Callable[[torch.Tensor], torch.Tensor],
-    cavs: Any,
+    cavs: ArrayLike,
     *,
     target: int | str | tuple[str, int] = 0,
     annotations: Annotations | None = None,
@@ -73,12 +75,10 @@ def tcav_score(
         >>> tcav_score(a, head, torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]))
         tensor([0.6667, 0.0000, 0.3333])
     """
-    owner = "tcav_score"
-    x = check_2d(embeddings, "embeddings", owner)
-    v = check_2d(cavs, "cavs", owner, columns=x.shape[1])
-    if not callable(head):
-        raise invalid("head", owner, "a callable mapping activations to outputs", type(head).__name__)
-    column = _target_column(target, annotations, owner)
+    owner = caller()
+    x = check_2d(embeddings, "embeddings")
+    v = check_2d(cavs, "cavs", columns=x.shape[1])
+    column = _target_column(target, annotations)
     x = x.detach().clone().requires_grad_(True)
     with torch.enable_grad():
         outputs = head(x)

@@ -22,11 +22,11 @@ import sys
 import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar, cast, overload
+from typing import TYPE_CHECKING, ClassVar, TypeVar, cast, overload
 
 import numpy as np
 
-from xaimetrics._validation import check_fitted, check_positive_int, invalid
+from xaimetrics._validation import Interval, Rule, check_fitted, check_params, invalid
 
 T = TypeVar("T")
 
@@ -161,6 +161,21 @@ class ConceptExtractor(ABC):
     #: Keyword arguments accepted by ``__init__`` (shared by every subclass that calls ``super().__init__``).
     n_concepts: int | None
     random_state: int | None
+    #: What each ``__init__`` argument may be, checked by :meth:`fit` (scikit-learn's ``_parameter_constraints``);
+    #: a subclass extends it with ``{**Parent._parameter_constraints, ...}``.
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {
+        "n_concepts": (Interval(int, 1), None),
+        "random_state": (
+            Interval(
+                int,
+                0,
+                2**32 - 1,
+                text="an integer in [0, 2**32 - 1]",
+                fix="Pass an integer seed for reproducible results.",
+            ),
+            None,
+        ),
+    }
 
     def __init__(self, *, n_concepts: int | None = None, random_state: int | None = None) -> None:
         self.n_concepts = n_concepts
@@ -210,7 +225,7 @@ class ConceptExtractor(ABC):
         array = check_array(A, "A", owner)
         if array.shape[0] < 2:
             raise invalid("A", owner, "an array with at least 2 samples (rows)", f"{array.shape[0]} row")
-        self._check_random_state()
+        check_params(type(self).__name__, self._parameter_constraints, self.get_params())
         self._torch_cache_: dict[tuple[str, str, str], torch.Tensor] = {}
         concepts = self._fit(array)
         self.n_features_in_ = int(array.shape[1])
@@ -269,27 +284,12 @@ class ConceptExtractor(ABC):
         owner = f"{type(self).__name__}.{verb}"
         return check_array(value, name, owner, n_columns=getattr(self, width), columns_meaning=meaning)
 
-    def _check_random_state(self) -> None:
-        value = self.random_state
-        if value is None:
-            return
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or not 0 <= value < 2**32:
-            raise invalid(
-                "random_state",
-                type(self).__name__,
-                "None or an integer in [0, 2**32 - 1]",
-                value,
-                "Pass an integer seed for reproducible results.",
-            )
-
     def _resolve_n_concepts(self, limit: int | None, reason: str = "", *, default: int | None = None) -> int:
         """Check ``n_concepts`` (``None`` → ``default``, else ``limit``) against ``limit`` and return it."""
         value = self.n_concepts
         name = type(self).__name__
         if value is None:  # callers give a default whenever they give no limit
             return default if default is not None else cast(int, limit)
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-            raise invalid("n_concepts", name, "None or an integer ≥ 1", value)
         if limit is not None and value > limit:
             raise invalid(
                 "n_concepts",
@@ -340,6 +340,12 @@ class IterativeExtractor(ConceptExtractor):
     one ``ConvergenceWarning`` names the option to raise).
     """
 
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {
+        **ConceptExtractor._parameter_constraints,
+        "max_iter": Interval(int, 1),
+        "tol": Interval(float, 0, closed="neither", text="a positive number"),
+    }
+
     def __init__(
         self,
         *,
@@ -378,11 +384,7 @@ class IterativeExtractor(ConceptExtractor):
 
     def _solver_options(self) -> tuple[int, float]:
         """The checked ``(max_iter, tol)``."""
-        owner = type(self).__name__
-        max_iter = check_positive_int(self.max_iter, "max_iter", owner)
-        if isinstance(self.tol, bool) or not isinstance(self.tol, int | float) or not self.tol > 0:
-            raise invalid("tol", owner, "a positive number", self.tol)
-        return max_iter, float(self.tol)
+        return int(self.max_iter), float(self.tol)
 
 
 def _same(value: object, default: object) -> bool:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from xaimetrics._validation import invalid
+from xaimetrics._validation import Interval, caller, invalid, validate_params
 from xaimetrics.concepts._concept_model import check_matrix, to_numpy
 from xaimetrics.concepts._importance import IMPORTANCE_THRESHOLD, important_concepts
 
@@ -31,18 +31,15 @@ __all__ = [
 ]
 
 
-def _concepts64(concepts: Array, owner: str) -> np.ndarray:
-    return to_numpy(check_matrix(concepts, "concepts", owner, what="(n_samples, n_concepts)")).astype(
-        np.float64
-    )
+def _concepts64(concepts: Array) -> np.ndarray:
+    return to_numpy(check_matrix(concepts, "concepts", what="(n_samples, n_concepts)")).astype(np.float64)
 
 
-def _check_atol(atol: object, owner: str) -> float:
-    if isinstance(atol, bool) or not isinstance(atol, int | float) or not atol >= 0:
-        raise invalid("atol", owner, "a non-negative number", atol)
-    return float(atol)
+#: ``atol`` of the activation counts: values with ``|u| <= atol`` are inactive.
+_ATOL = {"atol": Interval(float, 0, text="a non-negative number")}
 
 
+@validate_params(_ATOL)
 def concept_l0(concepts: Array, atol: float = 0.0) -> float:
     """Mean number of active concepts per sample, ``L0 = E_x Σ_i 1{|f_ic(x)_i| > atol}`` (App. D.1 "nb activated").
 
@@ -59,10 +56,11 @@ def concept_l0(concepts: Array, atol: float = 0.0) -> float:
         >>> concept_l0(np.array([[0.0, 2.0, 0.0], [1.0, -1.0, 0.0]]))
         1.5
     """
-    values = _concepts64(concepts, "concept_l0")
-    return float((np.abs(values) > _check_atol(atol, "concept_l0")).sum(axis=1).mean())
+    values = _concepts64(concepts)
+    return float((np.abs(values) > float(atol)).sum(axis=1).mean())
 
 
+@validate_params(_ATOL)
 def concept_activation_ratio(concepts: Array, atol: float = 0.0) -> float:
     """Share of active concepts, ``L0 / k`` (App. D.1 "ratio of activated").
 
@@ -71,12 +69,13 @@ def concept_activation_ratio(concepts: Array, atol: float = 0.0) -> float:
         >>> concept_activation_ratio(np.array([[0.0, 2.0, 0.0, 0.0], [1.0, -1.0, 0.0, 3.0]]))
         0.5
     """
-    values = _concepts64(concepts, "concept_activation_ratio")
-    return float((np.abs(values) > _check_atol(atol, "concept_activation_ratio")).mean())
+    values = _concepts64(concepts)
+    return float((np.abs(values) > float(atol)).mean())
 
 
-def _atoms(components: object, owner: str) -> np.ndarray:
+def _atoms(components: object) -> np.ndarray:
     """Decoder atoms ``(n_concepts, n_features)`` from an array or a fitted extractor's ``components_``."""
+    owner = caller()
     if hasattr(components, "components_"):
         components = components.components_
     elif hasattr(components, "encode") and hasattr(components, "decode"):
@@ -87,11 +86,12 @@ def _atoms(components: object, owner: str) -> np.ndarray:
             f"an unfitted {type(components).__name__}",
             "Call fit first.",
         )
-    return to_numpy(check_matrix(components, "components", owner, what="(n_concepts, n_features)")).astype(
+    return to_numpy(check_matrix(components, "components", what="(n_concepts, n_features)")).astype(
         np.float64
     )
 
 
+@validate_params({})
 def decoder_cosine_similarity(components: ArrayLike | HasComponents) -> float:
     """Mean pairwise cosine similarity of the decoder atoms, ``1/k² Σ_{i,j} cos(W_i, W_j)`` (App. D.1).
 
@@ -108,12 +108,13 @@ def decoder_cosine_similarity(components: ArrayLike | HasComponents) -> float:
         >>> round(decoder_cosine_similarity(np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 2.0]])), 6)
         0.647603
     """
-    atoms = _atoms(components, "decoder_cosine_similarity")
+    atoms = _atoms(components)
     norms = np.linalg.norm(atoms, axis=1)
     unit = np.divide(atoms, norms[:, None], out=np.zeros_like(atoms), where=norms[:, None] > 0)
     return float((unit @ unit.T).mean())
 
 
+@validate_params({})
 def decoder_covariance(components: ArrayLike | HasComponents) -> float:
     """Mean entry of the covariance matrix between decoder atoms (App. D.1 "covariance").
 
@@ -132,12 +133,13 @@ def decoder_covariance(components: ArrayLike | HasComponents) -> float:
         >>> round(decoder_covariance(W), 6)
         1.333333
     """
-    atoms = _atoms(components, "decoder_covariance")
+    atoms = _atoms(components)
     if atoms.shape[1] < 2:
         raise invalid("components", "decoder_covariance", "atoms with at least 2 features", atoms.shape[1])
     return float(np.cov(atoms).mean())
 
 
+@validate_params({})
 def n_important_concepts(importance: Array, threshold: float = IMPORTANCE_THRESHOLD) -> int:
     """Number of concepts shown in prompts: ``|⋃_c {i : |Φ̂_c,i| > τ}|`` (App. D.1 "nb important").
 
@@ -151,9 +153,10 @@ def n_important_concepts(importance: Array, threshold: float = IMPORTANCE_THRESH
         >>> n_important_concepts(np.array([[0.6, 0.01, -0.39], [0.02, 0.9, 0.08]]))
         3
     """
-    return len(important_concepts(_importance2d(importance, "n_important_concepts"), threshold))
+    return len(important_concepts(_importance2d(importance), threshold))
 
 
+@validate_params({})
 def important_concept_ratio(importance: Array, threshold: float = IMPORTANCE_THRESHOLD) -> float:
     """Share of concepts shown in prompts, ``nb important / k`` (App. D.1 "ratio of important").
 
@@ -162,9 +165,9 @@ def important_concept_ratio(importance: Array, threshold: float = IMPORTANCE_THR
         >>> important_concept_ratio(np.array([[0.6, 0.01, -0.39, 0.0]]))
         0.5
     """
-    values = _importance2d(importance, "important_concept_ratio")
+    values = _importance2d(importance)
     return len(important_concepts(values, threshold)) / values.shape[1]
 
 
-def _importance2d(importance: Array, owner: str) -> np.ndarray:
-    return to_numpy(check_matrix(importance, "importance", owner, what="(n_classes, n_concepts)"))
+def _importance2d(importance: Array) -> np.ndarray:
+    return to_numpy(check_matrix(importance, "importance", what="(n_classes, n_concepts)"))

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from xaimetrics._protocols import ArrayFunction, ConceptCodec, SplitClassifierLike
-from xaimetrics._validation import check_texts, invalid
+from xaimetrics._validation import caller, check_texts, invalid
 
 if TYPE_CHECKING:
     import torch
@@ -119,8 +119,9 @@ def to_numpy(value: object) -> np.ndarray:
     return np.asarray(value)
 
 
-def check_matrix(value: object, name: str, owner: str, *, what: str = "(n_samples, n_features)") -> Array:
+def check_matrix(value: object, name: str, *, what: str = "(n_samples, n_features)") -> Array:
     """Return ``value`` if it is a non-empty 2-D float numpy array or tensor (lists become numpy arrays)."""
+    owner = caller()
     if not is_tensor(value):
         value = np.asarray(value)
         if value.dtype == object or not (
@@ -138,8 +139,9 @@ def check_matrix(value: object, name: str, owner: str, *, what: str = "(n_sample
     return value
 
 
-def as_f_co(model: object, extractor: ConceptCodec | None, owner: str) -> ArrayFunction:
+def as_f_co(model: object, extractor: ConceptCodec | None) -> ArrayFunction:
     """Resolve ``f_co`` from ``model`` (a callable ``f_co``, or ``g`` plus ``extractor``)."""
+    owner = caller()
     if extractor is not None:
         if isinstance(model, ConceptModel):
             raise invalid(
@@ -170,8 +172,9 @@ def as_f_co(model: object, extractor: ConceptCodec | None, owner: str) -> ArrayF
     )
 
 
-def h_of(model: object, owner: str) -> Callable[[list[str]], Array]:
+def h_of(model: object) -> Callable[[list[str]], Array]:
     """The encoder ``h`` of ``model``: its ``activations`` method, or ``model`` itself if callable."""
+    owner = caller()
     if hasattr(model, "activations"):
         return model.activations
     if callable(model):
@@ -184,8 +187,9 @@ def h_of(model: object, owner: str) -> Callable[[list[str]], Array]:
     )
 
 
-def g_of(model: object, owner: str) -> ArrayFunction:
+def g_of(model: object) -> ArrayFunction:
     """The head ``g`` of ``model``: its ``logits_from_activations`` method, or ``model`` itself if callable."""
+    owner = caller()
     if hasattr(model, "logits_from_activations"):
         return model.logits_from_activations
     if callable(model):
@@ -198,7 +202,7 @@ class _GAsModel:
 
     def __init__(self, model: object) -> None:
         self._model = model
-        self._g = g_of(model, "ConceptModel")
+        self._g = g_of(model)
 
     def logits_from_activations(self, activations: Array) -> Array:
         return self._g(activations)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from xaimetrics._validation import check_positive_int, invalid
+from xaimetrics._validation import Interval, caller, invalid, validate_params
 from xaimetrics.concepts._concept_model import check_matrix, to_numpy
 
 if TYPE_CHECKING:
@@ -21,9 +21,10 @@ if TYPE_CHECKING:
 __all__ = ["completeness", "latent_l2", "latent_wasserstein", "logits_kl", "logits_l2"]
 
 
-def _pair(first: Array, second: Array, names: tuple[str, str], owner: str) -> tuple[np.ndarray, np.ndarray]:
-    a = to_numpy(check_matrix(first, names[0], owner)).astype(np.float64)
-    b = to_numpy(check_matrix(second, names[1], owner)).astype(np.float64)
+def _pair(first: Array, second: Array, names: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
+    owner = caller()
+    a = to_numpy(check_matrix(first, names[0])).astype(np.float64)
+    b = to_numpy(check_matrix(second, names[1])).astype(np.float64)
     if a.shape != b.shape:
         raise invalid(
             names[1],
@@ -35,6 +36,7 @@ def _pair(first: Array, second: Array, names: tuple[str, str], owner: str) -> tu
     return a, b
 
 
+@validate_params({})
 def latent_l2(activations: Array, reconstructed: Array, *, relative: bool = False) -> float:
     """Reconstruction error of the activations, ``mean_x ‖h(x) − t⁻¹(f_ic(x))‖²`` (App. D.2 "latents L2").
 
@@ -52,7 +54,7 @@ def latent_l2(activations: Array, reconstructed: Array, *, relative: bool = Fals
         >>> latent_l2(A, np.array([[1.0, 1.0], [1.0, 0.0]]), relative=True)
         0.35714285714285715
     """
-    a, b = _pair(activations, reconstructed, ("activations", "reconstructed"), "latent_l2")
+    a, b = _pair(activations, reconstructed, ("activations", "reconstructed"))
     squared = ((a - b) ** 2).sum(axis=1)
     if relative:
         total = float((a**2).sum())
@@ -60,6 +62,7 @@ def latent_l2(activations: Array, reconstructed: Array, *, relative: bool = Fals
     return float(squared.mean())
 
 
+@validate_params({})
 def latent_wasserstein(activations: Array, reconstructed: Array) -> float:
     """Distribution error of the reconstruction: the 1-Wasserstein distance between the values of each
     feature in ``A`` and in ``Â``, averaged over features (Interpreto's ``FID`` reconstruction metric, after
@@ -83,10 +86,11 @@ def latent_wasserstein(activations: Array, reconstructed: Array) -> float:
         >>> round(latent_wasserstein(A, np.array([[1.0, 1.0], [2.0, 0.0], [0.0, 3.0]])), 4)
         0.3333
     """
-    a, b = _pair(activations, reconstructed, ("activations", "reconstructed"), "latent_wasserstein")
+    a, b = _pair(activations, reconstructed, ("activations", "reconstructed"))
     return float(np.abs(np.sort(a, axis=0) - np.sort(b, axis=0)).mean())
 
 
+@validate_params({})
 def logits_l2(logits: Array, concept_logits: Array) -> float:
     """Reconstruction error of the logits, ``mean_x ‖f(x) − f_c(x)‖²`` (App. D.2 "logits L2").
 
@@ -95,10 +99,11 @@ def logits_l2(logits: Array, concept_logits: Array) -> float:
         >>> logits_l2(np.array([[2.0, -1.0], [0.0, 1.0]]), np.array([[1.0, -1.0], [0.0, 3.0]]))
         2.5
     """
-    a, b = _pair(logits, concept_logits, ("logits", "concept_logits"), "logits_l2")
+    a, b = _pair(logits, concept_logits, ("logits", "concept_logits"))
     return float(((a - b) ** 2).sum(axis=1).mean())
 
 
+@validate_params({})
 def logits_kl(logits: Array, concept_logits: Array) -> float:
     """Mean Kullback–Leibler divergence ``KL(softmax f(x) ‖ softmax f_c(x))`` over samples (App. D.2 "logits KL").
 
@@ -113,12 +118,13 @@ def logits_kl(logits: Array, concept_logits: Array) -> float:
     """
     from scipy.special import log_softmax
 
-    a, b = _pair(logits, concept_logits, ("logits", "concept_logits"), "logits_kl")
+    a, b = _pair(logits, concept_logits, ("logits", "concept_logits"))
     log_p = log_softmax(a, axis=1)
     log_q = log_softmax(b, axis=1)
     return float((np.exp(log_p) * (log_p - log_q)).sum(axis=1).mean())
 
 
+@validate_params({"n_classes": (Interval(int, 2, text="an integer ≥ 2 (or None: from the data)"), None)})
 def completeness(
     predictions: ArrayLike,
     concept_predictions: ArrayLike,
@@ -152,16 +158,14 @@ def completeness(
         >>> completeness([0, 1, 1, 0], [0, 1, 0, 0])  # agreement 0.75
         0.5
     """
-    owner = "completeness"
-    f = _classes(predictions, "predictions", owner)
-    fc = _classes(concept_predictions, "concept_predictions", owner)
-    _same_length(f, fc, "concept_predictions", owner)
-    y = f if labels is None else _classes(labels, "labels", owner)
-    _same_length(f, y, "labels", owner)
+    owner = caller()
+    f = _classes(predictions, "predictions")
+    fc = _classes(concept_predictions, "concept_predictions")
+    _same_length(f, fc, "concept_predictions")
+    y = f if labels is None else _classes(labels, "labels")
+    _same_length(f, y, "labels")
     largest = int(max(f.max(), fc.max(), y.max())) + 1
-    n_classes = (
-        max(largest, 2) if n_classes is None else check_positive_int(n_classes, "n_classes", owner, minimum=2)
-    )
+    n_classes = max(largest, 2) if n_classes is None else int(n_classes)
     if largest > n_classes:
         raise invalid("n_classes", owner, f"larger than every class index (≥ {largest})", n_classes)
     chance = 1.0 / n_classes
@@ -171,7 +175,8 @@ def completeness(
     return (float((fc == y).mean()) - chance) / (accuracy_f - chance)
 
 
-def _classes(values: object, name: str, owner: str) -> np.ndarray:
+def _classes(values: object, name: str) -> np.ndarray:
+    owner = caller()
     array = to_numpy(values)
     if array.ndim != 1 or array.size == 0 or not np.issubdtype(array.dtype, np.integer):
         raise invalid(
@@ -185,7 +190,8 @@ def _classes(values: object, name: str, owner: str) -> np.ndarray:
     return array
 
 
-def _same_length(first: np.ndarray, second: np.ndarray, name: str, owner: str) -> None:
+def _same_length(first: np.ndarray, second: np.ndarray, name: str) -> None:
+    owner = caller()
     if len(first) != len(second):
         raise invalid(
             name,

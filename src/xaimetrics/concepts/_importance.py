@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
 
-from xaimetrics._validation import check_positive_int, invalid
+from xaimetrics._validation import Interval, caller, invalid, validate_params
 from xaimetrics.concepts._concept_model import as_f_co, check_matrix, is_tensor, to_numpy
 
 if TYPE_CHECKING:
@@ -66,6 +66,7 @@ def local_importance(
     batch_size: int = ...,
     return_predictions: Literal[True],
 ) -> tuple[Array, np.ndarray]: ...
+@validate_params({"batch_size": Interval(int, 1)})
 def local_importance(
     model: HeadLike,
     concepts: Array,
@@ -108,10 +109,9 @@ def local_importance(
         >>> local_importance(lambda u: u @ W, U, targets=1).tolist()
         [[-4.0, 3.0, 0.0], [-2.0, 3.0, 0.0]]
     """
-    owner = "local_importance"
-    f_co = as_f_co(model, extractor, owner)
-    concepts = check_matrix(concepts, "concepts", owner, what="(n_samples, n_concepts)")
-    batch_size = check_positive_int(batch_size, "batch_size", owner)
+    owner = caller()
+    f_co = as_f_co(model, extractor)
+    concepts = check_matrix(concepts, "concepts", what="(n_samples, n_concepts)")
     n_samples = concepts.shape[0]
     target_array = _check_targets(targets, n_samples, owner)
     phi, logits = gradient_x_input(f_co, concepts, target_array, batch_size, owner)
@@ -206,6 +206,9 @@ def _shape(array: np.ndarray) -> str:
     return f"an array of dtype {array.dtype} and shape {tuple(array.shape)}"
 
 
+@validate_params(
+    {"n_classes": (Interval(int, 1, text="an integer ≥ 1 (or None: 1 + the largest class)"), None)}
+)
 def global_importance(importance: Array, predictions: ArrayLike, n_classes: int | None = None) -> Array:
     """Global concept importance per class (paper eq. 4): ``Φ_c = mean of φ(u) over samples predicted as c``.
 
@@ -226,8 +229,8 @@ def global_importance(importance: Array, predictions: ArrayLike, n_classes: int 
         >>> global_importance(phi, [1, 1, 0], n_classes=3).tolist()
         [[0.5, 0.5], [2.0, -1.0], [0.0, 0.0]]
     """
-    owner = "global_importance"
-    importance = check_matrix(importance, "importance", owner, what="(n_samples, n_concepts)")
+    owner = caller()
+    importance = check_matrix(importance, "importance", what="(n_samples, n_concepts)")
     labels = to_numpy(predictions)
     if labels.ndim != 1 or not np.issubdtype(labels.dtype, np.integer):
         raise invalid("predictions", owner, "an integer array of shape (n_samples,)", _shape(labels))
@@ -242,7 +245,7 @@ def global_importance(importance: Array, predictions: ArrayLike, n_classes: int 
         raise invalid("predictions", owner, "non-negative class indices", int(labels.min()))
     if n_classes is None:
         n_classes = int(labels.max()) + 1
-    n_classes = check_positive_int(n_classes, "n_classes", owner)
+    n_classes = int(n_classes)
     if labels.max() >= n_classes:
         raise invalid("predictions", owner, f"class indices < n_classes ({n_classes})", int(labels.max()))
     values = to_numpy(importance)
@@ -324,6 +327,7 @@ def importance_bucket(value: float) -> Bucket | None:
     return None
 
 
+@validate_params({"threshold": Interval(float, 0, text="a non-negative number")})
 def important_concepts(
     importance: Array, threshold: float = IMPORTANCE_THRESHOLD, *, per_row: bool = False
 ) -> np.ndarray | list[np.ndarray]:
@@ -352,12 +356,9 @@ def important_concepts(
         >>> [ids.tolist() for ids in important_concepts(Phi_hat, per_row=True)]
         [[0, 2], [2]]
     """
-    owner = "important_concepts"
     values = to_numpy(importance)
     if values.ndim not in (1, 2) or values.size == 0 or not np.issubdtype(values.dtype, np.number):
-        raise invalid("importance", owner, "a non-empty numeric 1-D or 2-D array", _shape(values))
-    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or threshold < 0:
-        raise invalid("threshold", owner, "a non-negative number", threshold)
+        raise invalid("importance", caller(), "a non-empty numeric 1-D or 2-D array", _shape(values))
     above = np.abs(values) > threshold
     if values.ndim == 1:
         return np.flatnonzero(above).astype(np.int64)

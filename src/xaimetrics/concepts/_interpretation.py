@@ -12,17 +12,22 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 
 from xaimetrics._validation import (
-    check_choice,
+    Interval,
+    Kind,
+    Options,
+    Rule,
+    caller,
     check_fitted,
-    check_positive_int,
+    check_params,
     check_same_length,
     check_texts,
     invalid,
+    validate_params,
 )
 from xaimetrics._words import (
     WordTokenizer,
@@ -95,6 +100,7 @@ def _select(
     return result
 
 
+@validate_params({"n": Interval(int, 1)})
 def top_activating_examples(
     concepts: Array, inputs: Sequence[str], n: int = 5
 ) -> dict[int, ConceptInterpretation]:
@@ -121,11 +127,10 @@ def top_activating_examples(
         >>> out[1].aligned, out[1].opposed
         (('so dull',), ('meh', 'a fine film'))
     """
-    owner = "top_activating_examples"
+    owner = caller()
     texts = check_texts(inputs, "inputs", owner)
-    concepts = check_matrix(concepts, "concepts", owner, what="(n_samples, n_concepts)")
+    concepts = check_matrix(concepts, "concepts", what="(n_samples, n_concepts)")
     check_same_length(range(concepts.shape[0]), texts, ("concepts", "inputs"), owner)
-    n = check_positive_int(n, "n", owner)
     return _select(to_numpy(concepts).astype(np.float64), texts, n)
 
 
@@ -193,6 +198,15 @@ class TopWords:
         ConceptInterpretation(aligned=('great', 'good'), opposed=('bad', 'plot'), label=None)
     """
 
+    #: What each ``__init__`` argument may be, checked by :meth:`fit`.
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {
+        "n_words": Interval(int, 1),
+        "variant": Options(("signed", "paper")),
+        "min_frequency": Interval(int, 1),
+        "max_vocabulary": (Interval(int, 1, text="an integer ≥ 1 (or None: no limit)"), None),
+        "tokenizer": (Kind(callable, "None, a WordTokenizer or a callable text → words"), None),
+    }
+
     def __init__(
         self,
         model: ActivationModel | Callable[[list[str]], Array],
@@ -242,24 +256,19 @@ class TopWords:
         word), at most ``max_vocabulary`` of them, with their counts."""
         return most_frequent(counts.items(), min_count=self.min_frequency, max_words=self.max_vocabulary)
 
+    @validate_params({})
     def fit(self, inputs: Sequence[str]) -> TopWords:
         """Build the vocabulary from ``inputs`` (a list of texts), score every word, keep the top words.
 
         Raises:
             InvalidParameterError: empty ``inputs``, bad parameters, or no word reaching ``min_frequency``.
         """
-        owner = "TopWords"
-        texts = check_texts(inputs, "inputs", "TopWords.fit")
-        n_words = check_positive_int(self.n_words, "n_words", owner)
-        check_choice(self.variant, "variant", owner, ("signed", "paper"))
-        min_frequency = check_positive_int(self.min_frequency, "min_frequency", owner)
-        if self.max_vocabulary is not None:
-            check_positive_int(self.max_vocabulary, "max_vocabulary", owner)
-        if self.tokenizer is not None and not callable(self.tokenizer):
-            raise invalid(
-                "tokenizer", owner, "None, a WordTokenizer or a callable text → words", self.tokenizer
-            )
-        h = h_of(self.model, owner)
+        owner = type(self).__name__
+        texts = check_texts(inputs, "inputs", f"{owner}.fit")
+        rules = self._parameter_constraints
+        check_params(owner, rules, {name: getattr(self, name) for name in rules})
+        n_words, min_frequency = int(self.n_words), int(self.min_frequency)
+        h = h_of(self.model)
         counts = self.word_counts(texts)
         frequent = self.frequent_words(counts)
         if not frequent:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from xaimetrics._validation import check_positive_int, check_texts, invalid
+from xaimetrics._validation import Interval, caller, check_texts, invalid, validate_params
 from xaimetrics.concepts import _complexity as complexity
 from xaimetrics.concepts._concept_model import (
     ConceptModel,
@@ -79,6 +79,7 @@ class ConceptSpaceMetrics:
         return {name: float(value) for name, value in asdict(self).items()}
 
 
+@validate_params({"batch_size": Interval(int, 1)})
 def concept_metrics(
     model: SplitClassifierLike | HeadLike,
     extractor: DictionaryCodec,
@@ -121,8 +122,7 @@ def concept_metrics(
     """
     import torch
 
-    owner = "concept_metrics"
-    batch_size = check_positive_int(batch_size, "batch_size", owner)
+    owner = caller()
     logits = None
     if isinstance(inputs, str) or (not is_tensor(inputs) and not isinstance(inputs, np.ndarray)):
         texts = check_texts(inputs, "inputs", owner)
@@ -140,7 +140,7 @@ def concept_metrics(
             )
     else:
         activations = inputs
-    activations = check_matrix(activations, "inputs", owner, what="(n_samples, n_features)")
+    activations = check_matrix(activations, "inputs", what="(n_samples, n_features)")
     if not is_tensor(activations):
         activations = torch.from_numpy(np.ascontiguousarray(activations))
     activations = activations.to(_model_dtype(model, default=activations.dtype))
@@ -150,7 +150,7 @@ def concept_metrics(
             "labels", owner, f"one label per sample ({n_samples})", f"{len(to_numpy(labels))} labels"
         )
 
-    g = g_of(model, owner)
+    g = g_of(model)
     with torch.no_grad():
         if logits is None:
             logits = torch.cat(

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 import secrets
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 
 from xaimetrics._device import resolve_device
-from xaimetrics._validation import check_choice, check_in_range, check_positive_int, invalid
+from xaimetrics._validation import Interval, Kind, Options, Rule, invalid
 from xaimetrics.concepts._base import ConceptExtractor, is_tensor
 
 if TYPE_CHECKING:
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 __all__ = ["SAE"]
 
 _ACTIVATIONS = ("relu", "topk", "batchtopk")
+_FINITE_NON_NEGATIVE = Interval(float, 0, math.inf, closed="left", text="a finite number ≥ 0")
 
 
 class SAE(ConceptExtractor):
@@ -90,6 +91,23 @@ class SAE(ConceptExtractor):
         True
     """
 
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {
+        **ConceptExtractor._parameter_constraints,
+        "activation": Options(_ACTIVATIONS),
+        "k_active": (Interval(int, 1, text="an integer ≥ 1 (or None: a tenth of n_concepts)"), None),
+        "l1_coefficient": _FINITE_NON_NEGATIVE,
+        "learning_rate": Interval(float, 0, math.inf, closed="neither", text="a finite number > 0"),
+        "max_steps": Interval(int, 1),
+        "batch_size": Interval(int, 1),
+        "early_stopping": Kind(bool, "True or False"),
+        "validation_fraction": Interval(float, 0.0, 0.5, text="a number in [0.0, 0.5]"),
+        "n_iter_no_change": Interval(int, 1),
+        "tol": _FINITE_NON_NEGATIVE,
+        "eval_interval": Interval(int, 1),
+        "resample_interval": (Interval(int, 1, text="an integer ≥ 1 (or None: never resample)"), None),
+        "progress": (Kind(bool, "None, True or False"), None),
+    }
+
     def __init__(
         self,
         *,
@@ -130,13 +148,13 @@ class SAE(ConceptExtractor):
         from xaimetrics.concepts._sae_training import SAEConfig
 
         n_concepts = self._resolve_n_concepts(None, default=n_features)
-        activation = check_choice(self.activation, "activation", "SAE", _ACTIVATIONS)
+        activation = self.activation
         k_active = 0
         if activation != "relu":
             if self.k_active is None:
                 k_active = max(1, n_concepts // 10)
             else:
-                k_active = check_positive_int(self.k_active, "k_active", "SAE")
+                k_active = int(self.k_active)
                 if k_active > n_concepts:
                     raise invalid(
                         "k_active",
@@ -145,35 +163,20 @@ class SAE(ConceptExtractor):
                         k_active,
                         "Use fewer active concepts.",
                     )
-        if self.resample_interval is not None:
-            check_positive_int(self.resample_interval, "resample_interval", "SAE")
-        for name in ("l1_coefficient", "tol"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < math.inf:
-                raise invalid(name, "SAE", "a finite number ≥ 0", value)
-        rate = self.learning_rate
-        if isinstance(rate, bool) or not isinstance(rate, int | float) or not 0 < rate < math.inf:
-            raise invalid("learning_rate", "SAE", "a finite number > 0", rate)
-        if not isinstance(self.early_stopping, bool):
-            raise invalid("early_stopping", "SAE", "True or False", self.early_stopping)
-        if self.progress is not None and not isinstance(self.progress, bool):
-            raise invalid("progress", "SAE", "None, True or False", self.progress)
         seed = secrets.randbits(32) if self.random_state is None else int(self.random_state)
         return SAEConfig(
             n_concepts=n_concepts,
-            activation=activation,  # type: ignore[arg-type]
+            activation=activation,
             k_active=k_active,
             l1_coefficient=float(self.l1_coefficient),
-            learning_rate=float(rate),
-            max_steps=check_positive_int(self.max_steps, "max_steps", "SAE"),
-            batch_size=check_positive_int(self.batch_size, "batch_size", "SAE"),
+            learning_rate=float(self.learning_rate),
+            max_steps=int(self.max_steps),
+            batch_size=int(self.batch_size),
             early_stopping=self.early_stopping,
-            validation_fraction=check_in_range(
-                self.validation_fraction, "validation_fraction", "SAE", 0.0, 0.5
-            ),
-            n_iter_no_change=check_positive_int(self.n_iter_no_change, "n_iter_no_change", "SAE"),
+            validation_fraction=float(self.validation_fraction),
+            n_iter_no_change=int(self.n_iter_no_change),
             tol=float(self.tol),
-            eval_interval=check_positive_int(self.eval_interval, "eval_interval", "SAE"),
+            eval_interval=int(self.eval_interval),
             resample_interval=self.resample_interval,
             seed=seed,
             progress=self.progress,

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 
-from xaimetrics._validation import check_choice
+from xaimetrics._validation import Options, Rule
 from xaimetrics.concepts._base import ConceptExtractor, to_numpy
 
 if TYPE_CHECKING:
@@ -47,6 +47,11 @@ class SVD(ConceptExtractor):
         True
     """
 
+    _parameter_constraints: ClassVar[dict[str, Rule]] = {
+        **ConceptExtractor._parameter_constraints,
+        "algorithm": Options(("auto", "full", "randomized")),
+    }
+
     def __init__(
         self,
         *,
@@ -58,7 +63,7 @@ class SVD(ConceptExtractor):
         self.algorithm = algorithm
 
     def _fit(self, A: Array) -> None:
-        algorithm = check_choice(self.algorithm, "algorithm", "SVD", ("auto", "full", "randomized"))
+        algorithm = self.algorithm
         data = to_numpy(A)
         limit = min(data.shape)
         k = self._resolve_n_concepts(limit, "min(n_samples, n_features)")

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from xaimetrics._validation import invalid
-from xaimetrics.fidelity._base import FidelityBase, PerturbationOptions, run_rows
+from xaimetrics._validation import Check, validate_params
+from xaimetrics.fidelity._base import FIDELITY_RULES, FRACTION, FidelityBase, PerturbationOptions, run_rows
 from xaimetrics.fidelity._outputs import Activation
 
 if TYPE_CHECKING:
@@ -39,6 +39,16 @@ ERASER_THRESHOLDS = (0.01, 0.05, 0.1, 0.2, 0.5)
 class _AOPC(FidelityBase):
     _remove_rationale = True
 
+    @validate_params(
+        {
+            "thresholds": Check(
+                lambda v: isinstance(v, Sequence) and not isinstance(v, str) and len(v) > 0
+                and all(FRACTION.accepts(t) for t in v),
+                "a non-empty sequence of fractions in ]0, 1]",
+            ),
+            **FIDELITY_RULES,
+        }
+    )  # fmt: skip
     def __init__(
         self,
         model: FidelityModel | TokenizedModel,
@@ -51,16 +61,7 @@ class _AOPC(FidelityBase):
         activation: Activation = None,
         **options: Unpack[PerturbationOptions],
     ) -> None:
-        values = (
-            tuple(thresholds) if isinstance(thresholds, Sequence) and not isinstance(thresholds, str) else ()
-        )
-        if not values or any(
-            isinstance(t, bool) or not isinstance(t, int | float) or not 0 < t <= 1 for t in values
-        ):
-            raise invalid(
-                "thresholds", self._owner, "a non-empty sequence of fractions in ]0, 1]", thresholds
-            )
-        self.thresholds = tuple(float(t) for t in values)
+        self.thresholds = tuple(float(t) for t in thresholds)
         super().__init__(model, inputs, targets, batch_size, baseline_mode, operator, activation, **options)
 
     def _drops(self, explanations: ArrayLike) -> np.ndarray:
@@ -129,7 +130,6 @@ class AOPCComprehensiveness(_AOPC):
         5.5
     """
 
-    _owner = "AOPCComprehensiveness"
     _remove_rationale = True
     higher_is_better = True
 
@@ -146,6 +146,5 @@ class AOPCSufficiency(_AOPC):
         {0.25: 6.0, 0.5: 3.0}
     """
 
-    _owner = "AOPCSufficiency"
     _remove_rationale = False
     higher_is_better = False

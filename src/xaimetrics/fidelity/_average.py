@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 import torch
 
-from xaimetrics._validation import invalid
-from xaimetrics.fidelity._base import FidelityBase, PerturbationOptions, check_finite_scores
+from xaimetrics._validation import invalid, validate_params
+from xaimetrics.fidelity._base import FIDELITY_RULES, FidelityBase, PerturbationOptions, check_finite_scores
 from xaimetrics.fidelity._outputs import Activation
 from xaimetrics.fidelity._tensor import as_float_tensor
 
@@ -48,6 +48,7 @@ _EPS = 1e-8
 class _AverageBase(FidelityBase, ABC):
     """Scores of the inputs softly masked by their explanations; subclasses reduce ``(base, after)``."""
 
+    @validate_params(FIDELITY_RULES)
     def __init__(
         self,
         model: FidelityModel | TokenizedModel,
@@ -173,7 +174,6 @@ class AverageDrop(_AverageBase):
         0.5714
     """
 
-    _owner = "AverageDrop"
     higher_is_better = False
 
     def _reduce(self, base: np.ndarray, after: np.ndarray) -> np.ndarray:
@@ -192,7 +192,6 @@ class AverageIncrease(_AverageBase):
         0.5
     """
 
-    _owner = "AverageIncrease"
     higher_is_better = True
 
     def _reduce(self, base: np.ndarray, after: np.ndarray) -> np.ndarray:
@@ -211,7 +210,6 @@ class AverageGain(_AverageBase):
         0.6021
     """
 
-    _owner = "AverageGain"
     higher_is_better = True
 
     def _reduce(self, base: np.ndarray, after: np.ndarray) -> np.ndarray:

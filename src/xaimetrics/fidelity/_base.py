@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Literal, TypedDict
 
 import numpy as np
 
-from xaimetrics._validation import check_choice, invalid
+from xaimetrics._validation import Interval, Kind, Options, Rule, invalid
 from xaimetrics.fidelity._outputs import ACTIVATIONS, Activation
 from xaimetrics.fidelity._stacklevel import user_stacklevel
 
@@ -43,6 +43,11 @@ if TYPE_CHECKING:
     from xaimetrics.fidelity._text import TextPerturber, TokenizedModel
 
 __all__ = [
+    "BATCH_SIZE",
+    "FIDELITY_RULES",
+    "FRACTION",
+    "POSITIVE",
+    "RANDOM_STATE",
     "FidelityBase",
     "PerturbationOptions",
     "check_finite_scores",
@@ -65,6 +70,22 @@ class PerturbationOptions(TypedDict, total=False):
     max_length: int | None
     device: DeviceLike | None
 
+
+#: ``batch_size`` of every batched metric of this family.
+BATCH_SIZE: Rule = (Interval(int, 1, text="an integer ≥ 1 or None (all rows at once)"), None)
+#: The seed of the randomised metrics.
+RANDOM_STATE = Interval(int, 0)
+#: The arguments every :class:`FidelityBase` metric shares, declared once; each metric's ``__init__`` adds its
+#: own to these in its :func:`~xaimetrics._validation.validate_params` declaration.
+FIDELITY_RULES: dict[str, Rule] = {
+    "batch_size": BATCH_SIZE,
+    "activation": Options(lambda: (*ACTIVATIONS, None)),
+    "operator": (Kind(callable, "a callable g(f, x, y) or None"), None),
+}
+#: A fraction of the features in ]0, 1] (thresholds, max_percentage_perturbed, subset_percent).
+FRACTION = Interval(float, 0, 1, closed="right")
+#: A scale or radius: a number > 0.
+POSITIVE = Interval(float, 0, closed="neither")
 
 #: Tolerance used when a fraction times a count should be an integer (0.29 * 100 is 28.999999999999996).
 _EPS = 1e-9
@@ -214,14 +235,18 @@ def run_rows(
 
 
 class FidelityBase:
-    """Constructor, validation and cached endpoints shared by every fidelity metric.
+    """Constructor and cached endpoints shared by every fidelity metric.
 
-    Subclasses set ``_owner`` (the public class name used in error messages), declare the public signature
-    with its defaults (Xplique's positional order) and implement their curves.
+    Subclasses declare the public signature with its defaults (Xplique's positional order), check it with
+    ``@validate_params({**own rules, **FIDELITY_RULES})`` on their ``__init__`` and implement their curves.
     """
 
-    _owner = "FidelityBase"
     higher_is_better: bool = True
+
+    @property
+    def _owner(self) -> str:
+        """The public class name, shown in error messages."""
+        return type(self).__name__
 
     def __init__(
         self,
@@ -238,15 +263,6 @@ class FidelityBase:
         max_length: int | None = None,
         device: DeviceLike | None = None,
     ) -> None:
-        owner = self._owner
-        if batch_size is not None and (
-            isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
-        ):
-            raise invalid("batch_size", owner, "an integer ≥ 1 or None (all rows at once)", batch_size)
-        if activation is not None:
-            check_choice(activation, "activation", owner, [*ACTIVATIONS, None])
-        if operator is not None and not callable(operator):
-            raise invalid("operator", owner, "a callable g(f, x, y) or None", type(operator).__name__)
         self.batch_size = batch_size
         self.activation = activation
         self.operator = operator
@@ -263,13 +279,12 @@ class FidelityBase:
                 device=device,
                 activation=activation,
                 operator=operator,
-                owner=owner,
             )
         else:
             if tokenizer is not None:
                 raise invalid(
                     "tokenizer",
-                    owner,
+                    self._owner,
                     "None for tensor inputs",
                     type(tokenizer).__name__,
                     "Pass texts as a list of strings.",
@@ -283,7 +298,6 @@ class FidelityBase:
                 device=device,
                 activation=activation,
                 operator=operator,
-                owner=owner,
             )
         self._raw_targets = targets
         self._clean: torch.Tensor | None = None

@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from xaimetrics._optional import import_optional
-from xaimetrics._validation import check_choice, invalid
+from xaimetrics._validation import Interval, Options, caller, invalid, validate_params
 from xaimetrics.fidelity._base import is_text, run_rows
 from xaimetrics.fidelity._outputs import model_outputs
 from xaimetrics.fidelity._tensor import as_float_tensor, model_device, model_dtype
@@ -44,6 +44,14 @@ Method = Literal["saliency", "input_x_gradient", "integrated_gradients", "occlus
 METHODS = ("saliency", "input_x_gradient", "integrated_gradients", "occlusion")
 
 
+@validate_params(
+    {
+        "method": Options(METHODS),
+        "granularity": Options(("token", "word")),
+        "n_steps": Interval(int, 1),
+        "batch_size": Interval(int, 1),
+    }
+)
 def attribute(
     model: FidelityModel | TokenizedModel,
     inputs: ArrayLike | Sequence[str],
@@ -83,7 +91,6 @@ def attribute(
         >>> attribute(model, torch.tensor([[2.0, 1.0, 4.0]]), "input_x_gradient", targets=[0]).tolist()
         [[2.0, -2.0, 2.0]]
     """
-    check_choice(method, "method", "attribute", list(METHODS))
     captum_attr = import_optional("captum.attr", extra="captum", caller="xaimetrics.fidelity.attribute")
     if is_text(inputs):
         return _attribute_text(
@@ -113,7 +120,7 @@ def _target_indices(targets: ArrayLike | None, outputs: torch.Tensor) -> torch.T
     if y.ndim != 1 or y.shape[0] != outputs.shape[0]:
         raise invalid(
             "targets",
-            "attribute",
+            caller(),
             f"{outputs.shape[0]} class indices or one-hot rows",
             f"shape {tuple(y.shape)}",
         )
@@ -131,7 +138,7 @@ def _attribute_tensor(
     batch_size: int,
     reduce_channels: bool,
 ) -> torch.Tensor:
-    x = as_float_tensor(inputs, "inputs", "attribute")
+    x = as_float_tensor(inputs, "inputs", caller())
     x = x.to(device=model_device(model), dtype=model_dtype(model) or x.dtype)
 
     def forward(batch: torch.Tensor) -> torch.Tensor:
@@ -181,7 +188,7 @@ def _attribute_text(
 ) -> list[np.ndarray]:
     from xaimetrics.fidelity._text import TextPerturber, resolve_text_model
 
-    hf_model, tokenizer, _ = resolve_text_model(model, tokenizer, "attribute")
+    hf_model, tokenizer, _ = resolve_text_model(model, tokenizer, caller())
     p = TextPerturber(
         model,
         texts,
@@ -192,7 +199,6 @@ def _attribute_text(
         device=None,
         activation=None,
         operator=None,
-        owner="attribute",
     )
     p.set_targets(targets, batch_size)
     n, width = p.n_samples, int(p.n_features.max())

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from xaimetrics._validation import invalid
+from xaimetrics.fidelity._outputs import check_finite_explanation
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -69,14 +70,7 @@ def attribution_rows(explanations: ArrayLike | Sequence[ArrayLike], owner: str) 
             raise invalid(
                 "explanations", owner, "explanations with at least one feature", f"an empty row {i}"
             )
-        if not np.isfinite(row).all():
-            raise invalid(
-                "explanations",
-                owner,
-                "finite numbers",
-                f"NaN or inf in sample {i}",
-                "Replace them (e.g. with 0).",
-            )
+        check_finite_explanation(row, f"in sample {i}", owner)
     return rows
 
 

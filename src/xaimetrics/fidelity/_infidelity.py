@@ -33,8 +33,17 @@ from typing import TYPE_CHECKING, Literal, cast
 import numpy as np
 import torch
 
-from xaimetrics._validation import invalid
-from xaimetrics.fidelity._base import FidelityBase, PerturbationOptions, check_finite_scores, run_rows
+from xaimetrics._validation import Check, Interval, invalid, validate_params
+from xaimetrics.fidelity._base import (
+    FIDELITY_RULES,
+    FRACTION,
+    POSITIVE,
+    RANDOM_STATE,
+    FidelityBase,
+    PerturbationOptions,
+    check_finite_scores,
+    run_rows,
+)
 from xaimetrics.fidelity._mufidelity import draw_subsets
 from xaimetrics.fidelity._outputs import Activation
 
@@ -98,9 +107,21 @@ class Infidelity(FidelityBase):
         (0.0, 0.0)
     """
 
-    _owner = "Infidelity"
     higher_is_better = False
 
+    @validate_params(
+        {
+            "perturbation": Check(
+                lambda v: callable(v) or v in ("gaussian", "subset"),
+                "'gaussian', 'subset' or a callable perturb_func(inputs)",
+            ),
+            "n_perturb_samples": Interval(int, 1),
+            "noise_std": POSITIVE,
+            "subset_percent": FRACTION,
+            "random_state": RANDOM_STATE,
+            **FIDELITY_RULES,
+        }
+    )
     def __init__(
         self,
         model: FidelityModel | TokenizedModel,
@@ -119,27 +140,6 @@ class Infidelity(FidelityBase):
         random_state: int = 0,
         **options: Unpack[PerturbationOptions],
     ) -> None:
-        owner = self._owner
-        if not callable(perturbation) and perturbation not in ("gaussian", "subset"):
-            raise invalid(
-                "perturbation", owner, "'gaussian', 'subset' or a callable perturb_func(inputs)", perturbation
-            )
-        if (
-            isinstance(n_perturb_samples, bool)
-            or not isinstance(n_perturb_samples, int)
-            or n_perturb_samples < 1
-        ):
-            raise invalid("n_perturb_samples", owner, "an integer ≥ 1", n_perturb_samples)
-        if isinstance(noise_std, bool) or not isinstance(noise_std, int | float) or not noise_std > 0:
-            raise invalid("noise_std", owner, "a number > 0", noise_std)
-        if (
-            isinstance(subset_percent, bool)
-            or not isinstance(subset_percent, int | float)
-            or not 0 < subset_percent <= 1
-        ):
-            raise invalid("subset_percent", owner, "a number in ]0, 1]", subset_percent)
-        if isinstance(random_state, bool) or not isinstance(random_state, int) or random_state < 0:
-            raise invalid("random_state", owner, "an integer ≥ 0", random_state)
         self.perturbation = perturbation
         self.n_perturb_samples = n_perturb_samples
         self.normalize = bool(normalize)
@@ -151,7 +151,7 @@ class Infidelity(FidelityBase):
         if self._text and perturbation != "subset":
             raise invalid(
                 "perturbation",
-                owner,
+                self._owner,
                 "'subset' for text inputs (token masks)",
                 perturbation if isinstance(perturbation, str) else "a callable",
                 "For embedding noise, pass the word embeddings as tensor inputs with a model that takes them.",

@@ -26,8 +26,10 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import torch
 
-from xaimetrics._validation import invalid
+from xaimetrics._validation import Check, Interval, validate_params
 from xaimetrics.fidelity._base import (
+    FIDELITY_RULES,
+    FRACTION,
     FidelityBase,
     PerturbationOptions,
     n_perturbed,
@@ -88,6 +90,16 @@ class _CausalFidelity(FidelityBase):
 
     _kind: Literal["insertion", "deletion"] = "deletion"
 
+    @validate_params(
+        {
+            "steps": Check(
+                lambda v: Interval(int, 1).accepts(v) or (Interval(int).accepts(v) and v == -1),
+                "an integer ≥ 1, or -1 for every feature",
+            ),
+            "max_percentage_perturbed": FRACTION,
+            **FIDELITY_RULES,
+        }
+    )
     def __init__(
         self,
         model: FidelityModel | TokenizedModel,
@@ -101,15 +113,6 @@ class _CausalFidelity(FidelityBase):
         activation: Activation = None,
         **options: Unpack[PerturbationOptions],
     ) -> None:
-        owner = self._owner
-        if isinstance(steps, bool) or not isinstance(steps, int) or not (steps == -1 or steps >= 1):
-            raise invalid("steps", owner, "an integer ≥ 1, or -1 for every feature", steps)
-        if (
-            isinstance(max_percentage_perturbed, bool)
-            or not isinstance(max_percentage_perturbed, int | float)
-            or not 0 < max_percentage_perturbed <= 1
-        ):
-            raise invalid("max_percentage_perturbed", owner, "a number in ]0, 1]", max_percentage_perturbed)
         self.steps = steps
         self.max_percentage_perturbed = float(max_percentage_perturbed)
         super().__init__(model, inputs, targets, batch_size, baseline_mode, operator, activation, **options)
@@ -233,7 +236,6 @@ class Deletion(_CausalFidelity):
         3.75
     """
 
-    _owner = "Deletion"
     _kind = "deletion"
     higher_is_better = False
 
@@ -255,6 +257,5 @@ class Insertion(_CausalFidelity):
         6.25
     """
 
-    _owner = "Insertion"
     _kind = "insertion"
     higher_is_better = True

@@ -23,8 +23,14 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 import torch
 
-from xaimetrics._validation import invalid
-from xaimetrics.fidelity._base import FidelityBase, PerturbationOptions, run_rows
+from xaimetrics._validation import Interval, invalid, validate_params
+from xaimetrics.fidelity._base import (
+    FIDELITY_RULES,
+    RANDOM_STATE,
+    FidelityBase,
+    PerturbationOptions,
+    run_rows,
+)
 from xaimetrics.fidelity._outputs import Activation
 from xaimetrics.fidelity._stacklevel import user_stacklevel
 
@@ -64,9 +70,17 @@ class MuFidelity(FidelityBase):
         (1.0, -1.0)
     """
 
-    _owner = "MuFidelity"
     higher_is_better = True
 
+    @validate_params(
+        {
+            "subset_percent": Interval(float, 0, 1, closed="neither"),
+            "nb_samples": Interval(int, 2, text="an integer ≥ 2 (a correlation needs two points)"),
+            "grid_size": (Interval(int, 1), None),
+            "random_state": RANDOM_STATE,
+            **FIDELITY_RULES,
+        }
+    )
     def __init__(
         self,
         model: FidelityModel | TokenizedModel,
@@ -83,28 +97,15 @@ class MuFidelity(FidelityBase):
         random_state: int = 0,
         **options: Unpack[PerturbationOptions],
     ) -> None:
-        owner = self._owner
-        if (
-            isinstance(subset_percent, bool)
-            or not isinstance(subset_percent, int | float)
-            or not 0 < subset_percent < 1
-        ):
-            raise invalid("subset_percent", owner, "a number in ]0, 1[", subset_percent)
-        if isinstance(nb_samples, bool) or not isinstance(nb_samples, int) or nb_samples < 2:
-            raise invalid("nb_samples", owner, "an integer ≥ 2 (a correlation needs two points)", nb_samples)
-        if grid_size is not None and (
-            isinstance(grid_size, bool) or not isinstance(grid_size, int) or grid_size < 1
-        ):
-            raise invalid("grid_size", owner, "None or an integer ≥ 1", grid_size)
-        if isinstance(random_state, bool) or not isinstance(random_state, int) or random_state < 0:
-            raise invalid("random_state", owner, "an integer ≥ 0", random_state)
         self.grid_size = grid_size
         self.subset_percent = float(subset_percent)
         self.nb_samples = nb_samples
         self.random_state = random_state
         super().__init__(model, inputs, targets, batch_size, baseline_mode, operator, activation, **options)
         if grid_size is not None and getattr(self._perturber, "inputs", torch.empty(0)).ndim != 4:
-            raise invalid("grid_size", owner, "None unless the inputs are images (n, C, H, W)", grid_size)
+            raise invalid(
+                "grid_size", self._owner, "None unless the inputs are images (n, C, H, W)", grid_size
+            )
         self._drop_cache: dict[tuple[object, ...], np.ndarray] = {}
         self._subset_cache: dict[tuple[int, ...], torch.Tensor] = {}
 

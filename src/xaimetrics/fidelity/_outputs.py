@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Generic, Literal, TypeVar, Union
 import numpy as np
 import torch
 
-from xaimetrics._validation import invalid
+from xaimetrics._validation import caller, invalid
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -27,6 +27,7 @@ __all__ = [
     "Scorer",
     "apply_activation",
     "build_targets",
+    "check_finite_explanation",
     "model_outputs",
 ]
 
@@ -117,12 +118,11 @@ class Scorer(Generic[_In]):
         call: Callable[[_In], torch.Tensor],
         activation: Activation,
         operator: Operator | None,
-        owner: str,
     ):
         self._call = call
         self._activation = activation
         self._operator = operator
-        self._owner = owner
+        self._owner = caller()  # the public metric being built
 
     @property
     def is_default(self) -> bool:
@@ -144,3 +144,18 @@ class Scorer(Generic[_In]):
                 f"{scores.shape[0]} scores for {y.shape[0]} inputs",
             )
         return scores
+
+
+def check_finite_explanation(values: np.ndarray, where: str, owner: str) -> None:
+    """Raise naming ``explanations`` if ``values`` (one explanation) holds NaN or infinity.
+
+    Example:
+        >>> check_finite_explanation(np.array([0.5, np.inf]), "in sample 1", "complexity")
+        Traceback (most recent call last):
+        ...
+        xaimetrics.exceptions.InvalidParameterError: The 'explanations' parameter of complexity must be finite numbers. Got NaN or inf in sample 1. Replace them (e.g. with 0).
+    """
+    if not np.isfinite(values).all():
+        raise invalid(
+            "explanations", owner, "finite numbers", f"NaN or inf {where}", "Replace them (e.g. with 0)."
+        )

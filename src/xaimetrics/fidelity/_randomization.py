@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from xaimetrics._validation import invalid
-from xaimetrics.fidelity._base import is_text
+from xaimetrics._validation import Kind, invalid, validate_params
+from xaimetrics.fidelity._base import RANDOM_STATE, is_text
 from xaimetrics.fidelity._outputs import model_outputs
 from xaimetrics.fidelity._similarity import correlation_spearman
 from xaimetrics.fidelity._tensor import model_device
@@ -123,9 +123,20 @@ def _compare(first: object, second: object, similarity: Similarity, n: int, owne
 class _RandomizationCheck:
     """Inputs, targets and the explanation function shared by the randomisation checks."""
 
-    _owner = "_RandomizationCheck"
     higher_is_better = False
 
+    @property
+    def _owner(self) -> str:
+        """The public class name, shown in error messages."""
+        return type(self).__name__
+
+    @validate_params(
+        {
+            "model": Kind(torch.nn.Module, "a torch.nn.Module (its weights are re-initialised)"),
+            "similarity": Kind(callable, "a callable (a, b) -> one value per row"),
+            "random_state": RANDOM_STATE,
+        }
+    )
     def __init__(
         self,
         model: torch.nn.Module,
@@ -135,17 +146,6 @@ class _RandomizationCheck:
         similarity: Similarity = correlation_spearman,
         random_state: int = 0,
     ) -> None:
-        owner = self._owner
-        if not isinstance(model, torch.nn.Module):
-            raise invalid(
-                "model", owner, "a torch.nn.Module (its weights are re-initialised)", type(model).__name__
-            )
-        if not callable(similarity):
-            raise invalid(
-                "similarity", owner, "a callable (a, b) -> one value per row", type(similarity).__name__
-            )
-        if isinstance(random_state, bool) or not isinstance(random_state, int) or random_state < 0:
-            raise invalid("random_state", owner, "an integer ≥ 0", random_state)
         self.model = model
         self.inputs = inputs
         self.similarity = similarity
@@ -225,8 +225,6 @@ class ModelRandomization(_RandomizationCheck):
         0.08
     """
 
-    _owner = "ModelRandomization"
-
     def __init__(
         self,
         model: torch.nn.Module,
@@ -299,8 +297,6 @@ class RandomLogit(_RandomizationCheck):
         [-1.0, 1.0]
     """
 
-    _owner = "RandomLogit"
-
     def __init__(
         self,
         model: torch.nn.Module,
@@ -355,8 +351,6 @@ class CascadingRandomization(ModelRandomization):
         >>> {layer: round(value, 4) for layer, value in steps.items()}
         {'2': 0.04, '0': 0.08}
     """
-
-    _owner = "CascadingRandomization"
 
     def evaluate_samples(self, explain: Explain) -> dict[str, np.ndarray]:  # type: ignore[override]
         """Per layer (output first), the similarity per input, float64 ``(n_samples,)``."""

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import torch
 
-from xaimetrics._validation import invalid
+from xaimetrics._validation import Check, Interval, Kind, caller, invalid, validate_params
+from xaimetrics.fidelity._base import BATCH_SIZE, POSITIVE, RANDOM_STATE
 from xaimetrics.fidelity._tensor import as_float_tensor
 
 if TYPE_CHECKING:
@@ -58,6 +59,19 @@ def _explain(explain: Explain, inputs: torch.Tensor, targets: torch.Tensor | Non
     return tensor.reshape(inputs.shape[0], -1).to(torch.float64)
 
 
+@validate_params(
+    {
+        "explain": Kind(callable, "a callable explain(inputs[, target=...]) -> explanations"),
+        "perturb_radius": POSITIVE,
+        "n_perturb_samples": Interval(int, 1),
+        "batch_size": BATCH_SIZE,
+        "norm_ord": Check(
+            lambda v: v == "fro" or Interval(float, 0, closed="neither").accepts(v),
+            "'fro' or a number > 0 (the order of a vector norm)",
+        ),
+        "random_state": RANDOM_STATE,
+    }
+)
 def sensitivity_max(
     explain: Explain,
     inputs: ArrayLike,
@@ -94,35 +108,10 @@ def sensitivity_max(
         >>> bool(((values > 0) & (values <= 0.1)).all())
         True
     """
-    owner = "sensitivity_max"
-    if not callable(explain):
-        raise invalid(
-            "explain",
-            owner,
-            "a callable explain(inputs[, target=...]) -> explanations",
-            type(explain).__name__,
-        )
+    owner = caller()
     x = as_float_tensor(inputs, "inputs", owner)
     if x.ndim < 2 or x.shape[0] == 0:
         raise invalid("inputs", owner, "a tensor of shape (n_samples, *features)", f"shape {tuple(x.shape)}")
-    if (
-        isinstance(perturb_radius, bool)
-        or not isinstance(perturb_radius, int | float)
-        or not perturb_radius > 0
-    ):
-        raise invalid("perturb_radius", owner, "a number > 0", perturb_radius)
-    if isinstance(n_perturb_samples, bool) or not isinstance(n_perturb_samples, int) or n_perturb_samples < 1:
-        raise invalid("n_perturb_samples", owner, "an integer ≥ 1", n_perturb_samples)
-    if batch_size is not None and (
-        isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
-    ):
-        raise invalid("batch_size", owner, "an integer ≥ 1 or None (all rows at once)", batch_size)
-    if norm_ord != "fro" and (
-        isinstance(norm_ord, bool) or not isinstance(norm_ord, int | float) or not norm_ord > 0
-    ):
-        raise invalid("norm_ord", owner, "'fro' or a number > 0 (the order of a vector norm)", norm_ord)
-    if isinstance(random_state, bool) or not isinstance(random_state, int) or random_state < 0:
-        raise invalid("random_state", owner, "an integer ≥ 0", random_state)
     n, runs = int(x.shape[0]), n_perturb_samples
     y = None
     if targets is not None:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from xaimetrics._validation import invalid
+from xaimetrics._validation import Check, Interval, caller, invalid, validate_params
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -46,8 +46,9 @@ def _array(value: ArrayLike) -> np.ndarray:
     return np.array(value, dtype=np.float64)
 
 
-def _rows(a: ArrayLike, b: ArrayLike, owner: str, *, min_features: int = 1) -> tuple[np.ndarray, np.ndarray]:
+def _rows(a: ArrayLike, b: ArrayLike, *, min_features: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """Both batches as float64 arrays of shape ``(n, features)`` after checking they match."""
+    owner = caller()
     x, y = _array(a), _array(b)
     if x.ndim < 2:
         raise invalid(
@@ -73,6 +74,7 @@ def _pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where((sx > 0) & (sy > 0), np.clip(r, -1.0, 1.0), np.nan)
 
 
+@validate_params({})
 def correlation_pearson(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     """Pearson correlation between each row of ``a`` and the same row of ``b``: shape ``(n,)``, in [−1, 1].
 
@@ -82,9 +84,10 @@ def correlation_pearson(a: ArrayLike, b: ArrayLike) -> np.ndarray:
         >>> correlation_pearson([[1.0, 2.0, 4.0], [0.0, 1.0, 0.0]], [[1.0, 3.0, 2.0], [2.0, 0.0, 1.0]]).round(4)
         array([ 0.3273, -0.866 ])
     """
-    return _pearson(*_rows(a, b, "correlation_pearson", min_features=2))
+    return _pearson(*_rows(a, b, min_features=2))
 
 
+@validate_params({})
 def correlation_spearman(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     """Spearman rank correlation per row (ties get their average rank): shape ``(n,)``, in [−1, 1].
 
@@ -97,10 +100,11 @@ def correlation_spearman(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     """
     from scipy.stats import rankdata
 
-    x, y = _rows(a, b, "correlation_spearman", min_features=2)
+    x, y = _rows(a, b, min_features=2)
     return _pearson(rankdata(x, axis=1), rankdata(y, axis=1))
 
 
+@validate_params({})
 def correlation_kendall_tau(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     """Kendall's τ-b per row (``scipy.stats.kendalltau``, ties corrected): shape ``(n,)``, in [−1, 1].
 
@@ -110,7 +114,7 @@ def correlation_kendall_tau(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     """
     from scipy.stats import kendalltau
 
-    x, y = _rows(a, b, "correlation_kendall_tau", min_features=2)
+    x, y = _rows(a, b, min_features=2)
     out = np.empty(x.shape[0])
     for i, (row_a, row_b) in enumerate(zip(x, y, strict=True)):
         if (
@@ -125,6 +129,7 @@ def correlation_kendall_tau(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     return out
 
 
+@validate_params({})
 def distance_euclidean(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     """Euclidean (L2) distance per row: shape ``(n,)``, ≥ 0.
 
@@ -132,10 +137,11 @@ def distance_euclidean(a: ArrayLike, b: ArrayLike) -> np.ndarray:
         >>> distance_euclidean([[0.0, 3.0], [1.0, 1.0]], [[4.0, 0.0], [1.0, 2.0]])
         array([5., 1.])
     """
-    x, y = _rows(a, b, "distance_euclidean")
+    x, y = _rows(a, b)
     return np.sqrt(((x - y) ** 2).sum(axis=1))
 
 
+@validate_params({})
 def distance_manhattan(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     """Manhattan (L1) distance per row: shape ``(n,)``, ≥ 0.
 
@@ -143,10 +149,11 @@ def distance_manhattan(a: ArrayLike, b: ArrayLike) -> np.ndarray:
         >>> distance_manhattan([[0.0, 3.0], [1.0, 1.0]], [[4.0, 0.0], [1.0, 2.0]])
         array([7., 1.])
     """
-    x, y = _rows(a, b, "distance_manhattan")
+    x, y = _rows(a, b)
     return np.abs(x - y).sum(axis=1)
 
 
+@validate_params({})
 def distance_chebyshev(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     """Chebyshev (L∞) distance per row: shape ``(n,)``, ≥ 0.
 
@@ -154,10 +161,11 @@ def distance_chebyshev(a: ArrayLike, b: ArrayLike) -> np.ndarray:
         >>> distance_chebyshev([[0.0, 3.0], [1.0, 1.0]], [[4.0, 0.0], [1.0, 2.0]])
         array([4., 1.])
     """
-    x, y = _rows(a, b, "distance_chebyshev")
+    x, y = _rows(a, b)
     return np.abs(x - y).max(axis=1)
 
 
+@validate_params({})
 def mse(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     """Mean squared difference per row: shape ``(n,)``, ≥ 0.
 
@@ -165,7 +173,7 @@ def mse(a: ArrayLike, b: ArrayLike) -> np.ndarray:
         >>> mse([[0.0, 3.0], [1.0, 1.0]], [[4.0, 0.0], [1.0, 2.0]])
         array([12.5,  0.5])
     """
-    x, y = _rows(a, b, "mse")
+    x, y = _rows(a, b)
     return ((x - y) ** 2).mean(axis=1)
 
 
@@ -176,6 +184,7 @@ _DISTANCES: dict[str, Callable[[ArrayLike, ArrayLike], np.ndarray]] = {
 }
 
 
+@validate_params({})
 def lipschitz_constant(
     a: ArrayLike,
     b: ArrayLike,
@@ -199,8 +208,8 @@ def lipschitz_constant(
     for name, value in (("norm_numerator", norm_numerator), ("norm_denominator", norm_denominator)):
         if value not in _DISTANCES:
             raise invalid(name, "lipschitz_constant", "one of 'euclidean', 'manhattan', 'chebyshev'", value)
-    x, y = _rows(a, b, "lipschitz_constant")
-    u, v = _rows(c, d, "lipschitz_constant")
+    x, y = _rows(a, b)
+    u, v = _rows(c, d)
     if u.shape[0] != x.shape[0]:
         raise invalid(
             "c", "lipschitz_constant", f"{x.shape[0]} rows (one input per explanation)", f"{u.shape[0]} rows"
@@ -208,6 +217,15 @@ def lipschitz_constant(
     return _DISTANCES[norm_numerator](x, y) / (_DISTANCES[norm_denominator](u, v) + eps)
 
 
+@validate_params(
+    {
+        "win_size": Check(
+            lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 3 and v % 2 == 1,
+            "an odd integer ≥ 3",
+        ),
+        "data_range": (Interval(float, 0, closed="neither"), None),
+    }
+)
 def ssim(
     a: ArrayLike,
     b: ArrayLike,
@@ -232,14 +250,12 @@ def ssim(
     """
     import torch
 
-    owner = "ssim"
+    owner = caller()
     x, y = _array(a), _array(b)
     if x.ndim not in (3, 4):
         raise invalid("a", owner, "images of shape (n, H, W) or (n, C, H, W)", f"shape {x.shape}")
     if x.shape != y.shape:
         raise invalid("b", owner, f"the shape of 'a' {x.shape}", f"shape {y.shape}")
-    if isinstance(win_size, bool) or not isinstance(win_size, int) or win_size < 2 or win_size % 2 == 0:
-        raise invalid("win_size", owner, "an odd integer ≥ 3", win_size)
     if min(x.shape[-2:]) < win_size:
         raise invalid(
             "win_size",
@@ -255,8 +271,6 @@ def ssim(
         both = np.concatenate([x.reshape(n, -1), y.reshape(n, -1)], axis=1)
         ranges = both.max(axis=1) - both.min(axis=1)
     else:
-        if isinstance(data_range, bool) or not isinstance(data_range, int | float) or not data_range > 0:
-            raise invalid("data_range", owner, "None or a number > 0", data_range)
         ranges = np.full(n, float(data_range))
     constant = ranges == 0
     scale = torch.as_tensor(np.where(constant, 1.0, ranges))[:, None, None, None]

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from xaimetrics._device import resolve_device
-from xaimetrics._validation import invalid
+from xaimetrics._validation import caller, invalid
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.fidelity._outputs import Activation, Scorer, build_targets, model_outputs
 from xaimetrics.fidelity._stacklevel import user_stacklevel
@@ -56,8 +56,8 @@ class TensorPerturber:
         device: DeviceLike | None,
         activation: Activation,
         operator: Operator | None,
-        owner: str,
     ) -> None:
+        self.owner = owner = caller()
         if not callable(model):
             raise invalid(
                 "model",
@@ -73,7 +73,6 @@ class TensorPerturber:
                 "an array of shape (n_samples, *features) with n_samples ≥ 1",
                 f"shape {tuple(x.shape)}",
             )
-        self.owner = owner
         self.device = model_device(model) if device is None else resolve_device(device, owner)
         self.inputs = x.to(device=self.device, dtype=model_dtype(model) or x.dtype)
         _check_finite(self.inputs, "inputs", owner)
@@ -81,7 +80,7 @@ class TensorPerturber:
         self.sample_position = torch.arange(self.n_samples)
         self.baseline = self._resolve_baseline(baseline_mode)
         self.scorer: Scorer[torch.Tensor] = Scorer(
-            lambda batch: model_outputs(model, batch), activation, operator, owner
+            lambda batch: model_outputs(model, batch), activation, operator
         )
         self.targets: torch.Tensor | None = None
         self._mask_shape: tuple[int, ...] = tuple(x.shape[1:])

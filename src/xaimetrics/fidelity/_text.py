@@ -21,8 +21,14 @@ import numpy as np
 import torch
 
 from xaimetrics._device import resolve_device
-from xaimetrics._validation import check_choice, check_texts, invalid
-from xaimetrics.fidelity._outputs import Activation, Scorer, build_targets, model_outputs
+from xaimetrics._validation import caller, check_choice, check_texts, invalid
+from xaimetrics.fidelity._outputs import (
+    Activation,
+    Scorer,
+    build_targets,
+    check_finite_explanation,
+    model_outputs,
+)
 from xaimetrics.fidelity._tensor import warn_if_training
 
 if TYPE_CHECKING:
@@ -85,9 +91,8 @@ class TextPerturber:
         device: DeviceLike | None,
         activation: Activation,
         operator: Operator | None,
-        owner: str,
     ) -> None:
-        self.owner = owner
+        self.owner = owner = caller()
         texts = check_texts(texts, "inputs", owner)
         hf_model, tokenizer, default_length = resolve_text_model(model, tokenizer, owner)
         check_choice(granularity, "granularity", owner, ["token", "word"])
@@ -106,7 +111,7 @@ class TextPerturber:
         self._encode_texts(texts, tokenizer, granularity, int(max_length))
         self._resolve_baseline(baseline_mode)
         self.scorer: Scorer[dict[str, torch.Tensor]] = Scorer(
-            lambda enc: model_outputs(hf_model, **enc), activation, operator, owner
+            lambda enc: model_outputs(hf_model, **enc), activation, operator
         )
         self.targets: torch.Tensor | None = None
         warn_if_training(hf_model, owner)
@@ -326,14 +331,7 @@ class TextPerturber:
                 if self.granularity == "token":
                     expected += f" or {n_tokens} (with special tokens)"
                 raise invalid("explanations", owner, f"for text {i}, {expected}", f"{row.shape[0]} scores")
-            if not np.isfinite(values).all():
-                raise invalid(
-                    "explanations",
-                    owner,
-                    "finite numbers",
-                    f"NaN or inf for text {i}",
-                    "Replace them (e.g. with 0).",
-                )
+            check_finite_explanation(values, f"for text {i}", owner)
             scores[i, :n_i] = torch.from_numpy(np.ascontiguousarray(values, dtype=np.float64))
         return scores, self.n_features.clone()
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from xaimetrics._optional import import_optional
-from xaimetrics._validation import check_choice, invalid
+from xaimetrics._validation import Kind, Options, caller, invalid, validate_params
 from xaimetrics.representation._alpha_core import (
     Distance,
     alpha_against,
@@ -96,6 +96,9 @@ def _as_float_array(ratings: object, ndim: int, owner: str, name: str = "ratings
     return array
 
 
+@validate_params(
+    {"orientation": Options(ORIENTATIONS), "level": (Options(LEVELS), Kind(callable, "a callable distance"))}
+)
 def krippendorff_alpha(
     ratings: ArrayLike | pd.DataFrame,
     *,
@@ -147,10 +150,7 @@ def krippendorff_alpha(
         >>> round(krippendorff_alpha(hours, orientation="coders_units", level="circular", period=24).alpha, 4)
         0.9742
     """
-    owner = "krippendorff_alpha"
-    orientation = check_choice(orientation, "orientation", owner, ORIENTATIONS)
-    if not callable(level):
-        level = check_choice(level, "level", owner, LEVELS)
+    owner = caller()
     level_name = level if isinstance(level, str) else getattr(level, "__name__", "custom")
     if orientation == "value_counts":
         counts, domain = _value_counts_input(ratings, value_domain, "ratings", owner)

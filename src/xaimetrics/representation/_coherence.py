@@ -30,21 +30,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
-from xaimetrics._validation import check_choice, check_positive_int, invalid
+from xaimetrics._validation import Interval, Kind, Options, caller, invalid, validate_params
 from xaimetrics._words import POLES, Pole, encode_words, top_word_indices
 from xaimetrics.representation._bands import DimensionScores, none_if_nan
 from xaimetrics.representation._confirmation import (
+    COHERENCE_MEASURES,
+    DIRECT_MEASURES,
+    UNKNOWN_WORDS,
     CoherenceMeasure,
     DirectMeasure,
     UnknownWords,
-    check_direct_measure,
-    check_gamma,
-    check_measure,
-    check_unknown_words,
     check_window,
     direct_confirmation,
     topic_scores,
@@ -55,6 +54,8 @@ from xaimetrics.representation._corpus import ReferenceCorpus
 if TYPE_CHECKING:
     import pandas as pd
     from numpy.typing import ArrayLike
+
+    from xaimetrics.representation._cooccurrence import CountingMode
 
 __all__ = [
     "CoherenceResult",
@@ -67,7 +68,8 @@ __all__ = [
 ]
 
 
-def _as_numpy_2d(values: object, name: str, owner: str) -> np.ndarray:
+def _as_numpy_2d(values: object, name: str) -> np.ndarray:
+    owner = caller()
     if hasattr(values, "detach"):
         values = values.detach().cpu().numpy()
     array = np.asarray(values, dtype=np.float64)
@@ -76,6 +78,7 @@ def _as_numpy_2d(values: object, name: str, owner: str) -> np.ndarray:
     return array
 
 
+@validate_params({"k": Interval(int, 1), "pole": Options(POLES)})
 def top_words(
     word_vectors: ArrayLike, vocabulary: Sequence[str], k: int = 20, *, pole: Pole = "abs"
 ) -> list[list[str]]:
@@ -99,8 +102,7 @@ def top_words(
         >>> top_words(vectors, ["good", "bad", "car", "tree"], 2, pole="negative")
         [['bad', 'car'], ['tree', 'good']]
     """
-    values = _as_numpy_2d(word_vectors, "word_vectors", "top_words")
-    pole = check_choice(pole, "pole", "top_words", POLES)
+    values = _as_numpy_2d(word_vectors, "word_vectors")
     vocabulary = list(vocabulary)
     if values.shape[0] != len(vocabulary):
         raise invalid(
@@ -109,7 +111,6 @@ def top_words(
             f"one word per row of word_vectors ({values.shape[0]})",
             len(vocabulary),
         )
-    k = check_positive_int(k, "k", "top_words")
     if k > len(vocabulary):
         raise invalid(
             "k",
@@ -129,21 +130,13 @@ def _checked_counts(
     words: Sequence[str],
     window_size: int | None,
     mode: str,
-    owner: str,
     *,
     topics: Sequence[Sequence[str]] = (),
     unknown_words: str = "drop",
 ) -> WindowCounts:
-    if not isinstance(corpus, ReferenceCorpus):
-        raise invalid(
-            "corpus",
-            owner,
-            "a ReferenceCorpus",
-            type(corpus).__name__,
-            "Build one with ReferenceCorpus.from_texts(texts) or ReferenceCorpus.from_dataset(name).",
-        )
-    counting = check_choice(mode, "mode", owner, COUNTING_MODES)
-    unknown_words = check_unknown_words(unknown_words, owner)
+    """The counts of ``words`` (corpus, mode and options already checked by the public caller's rules)."""
+    owner = caller()
+    counting = cast("CountingMode", mode)
     absent = {w for w, i in zip(words, corpus.ids(words), strict=True) if i < 0}
     if absent and unknown_words == "raise":
         raise invalid(
@@ -167,6 +160,24 @@ def _checked_counts(
     return count_windows(corpus, words, window_size=window_size, mode=counting)
 
 
+#: Rules shared by the public functions of this module (scikit-learn's ``_parameter_constraints`` idea).
+_CORPUS = Kind(
+    ReferenceCorpus,
+    "a ReferenceCorpus",
+    fix="Build one with ReferenceCorpus.from_texts(texts) or ReferenceCorpus.from_dataset(name).",
+)
+_MODE = Options(COUNTING_MODES)
+_WINDOW = Interval(int, 1)
+
+
+@validate_params(
+    {
+        "corpus": _CORPUS,
+        "measure": Options(DIRECT_MEASURES),
+        "window_size": (Interval(int, 1, text="an integer ≥ 1 (or None: documents)"), None),
+        "mode": _MODE,
+    }
+)
 def confirmation_matrix(
     words: Sequence[str],
     corpus: ReferenceCorpus,
@@ -196,16 +207,14 @@ def confirmation_matrix(
         [[0.0, -0.693], [-0.693, 0.0]]
     """
     words = list(words)
-    measure = check_direct_measure(measure, "confirmation_matrix")
-    if window_size is not None:
-        window_size = check_positive_int(window_size, "window_size", "confirmation_matrix")
-    counts = _checked_counts(corpus, words, window_size, mode, "confirmation_matrix")
+    counts = _checked_counts(corpus, words, window_size, mode)
     marginal = counts.marginals
     return direct_confirmation(
         counts.joint.toarray(), marginal[:, None], marginal[None, :], counts.n_windows, measure, mode
     )
 
 
+@validate_params({"corpus": _CORPUS, "window_size": _WINDOW, "mode": _MODE})
 def npmi_matrix(
     words: Sequence[str], corpus: ReferenceCorpus, *, window_size: int = 10, mode: str = "xaimetrics"
 ) -> np.ndarray:
@@ -219,15 +228,15 @@ def npmi_matrix(
         >>> npmi_matrix(["a", "b", "c"], corpus, window_size=2).round(3).tolist()
         [[1.0, -0.262, 0.369], [-0.262, 1.0, -1.0], [0.369, -1.0, 1.0]]
     """
-    window_size = check_positive_int(window_size, "window_size", "npmi_matrix")
-    counts = _checked_counts(corpus, list(words), window_size, mode, "npmi_matrix")
+    counts = _checked_counts(corpus, list(words), window_size, mode)
     marginal = counts.marginals
     return direct_confirmation(
         counts.joint.toarray(), marginal[:, None], marginal[None, :], counts.n_windows, "npmi", mode
     )
 
 
-def _validate_topics(topics: Sequence[Sequence[str]], owner: str) -> list[list[str]]:
+def _validate_topics(topics: Sequence[Sequence[str]]) -> list[list[str]]:
+    owner = caller()
     if isinstance(topics, str) or not len(topics):
         raise invalid("topics", owner, "a non-empty list of word lists", topics)
     checked = []
@@ -248,6 +257,16 @@ def _validate_topics(topics: Sequence[Sequence[str]], owner: str) -> list[list[s
     return checked
 
 
+@validate_params(
+    {
+        "corpus": _CORPUS,
+        "measure": Options(COHERENCE_MEASURES),
+        "mode": _MODE,
+        "unknown_words": Options(UNKNOWN_WORDS),
+        "gamma": Interval(float, 0, closed="neither"),
+        "context_measure": Options(DIRECT_MEASURES),
+    }
+)
 def topic_coherence(
     topics: Sequence[Sequence[str]],
     corpus: ReferenceCorpus,
@@ -293,12 +312,9 @@ def topic_coherence(
         >>> topic_coherence([["a", "b", "zzz"], ["c", "d"]], corpus, measure="u_mass").round(4).tolist()
         [-0.6931, -0.6931]
     """
-    owner = "topic_coherence"
-    topics = _validate_topics(topics, owner)
-    measure = check_measure(measure, owner)
+    owner = caller()
+    topics = _validate_topics(topics)
     window = check_window(window_size, measure, owner)
-    gamma = check_gamma(gamma, owner)
-    context_measure = check_direct_measure(context_measure, owner)
     if context_measure == "log_conditional":
         raise invalid(
             "context_measure",
@@ -308,8 +324,8 @@ def topic_coherence(
             "Context vectors need a symmetric confirmation measure.",
         )
     words = list(dict.fromkeys(w for topic in topics for w in topic))
-    counts = _checked_counts(corpus, words, window, mode, owner, topics=topics, unknown_words=unknown_words)
-    return topic_scores(topics, counts, measure, counts.mode, gamma=gamma, direct=context_measure)[0]
+    counts = _checked_counts(corpus, words, window, mode, topics=topics, unknown_words=unknown_words)
+    return topic_scores(topics, counts, measure, counts.mode, gamma=float(gamma), direct=context_measure)[0]
 
 
 @dataclass
@@ -376,6 +392,7 @@ class CoherenceResult(DimensionScores):
         }
 
 
+@validate_params({"corpus": _CORPUS, "k": Interval(int, 2), "window_size": _WINDOW, "mode": _MODE})
 def dim_coherence(
     word_vectors: ArrayLike,
     vocabulary: Sequence[str],
@@ -411,15 +428,12 @@ def dim_coherence(
         >>> result.top_words, result.scores.round(3).tolist(), result.bands
         ([['good', 'great', 'fun'], ['bad', 'awful', 'boring']], [0.667, 0.667], ['Excellent', 'Excellent'])
     """
-    values = _as_numpy_2d(word_vectors, "word_vectors", "dim_coherence")
-    k = check_positive_int(k, "k", "dim_coherence", minimum=2)
-    window_size = check_positive_int(window_size, "window_size", "dim_coherence")
-    mode = check_choice(mode, "mode", "dim_coherence", COUNTING_MODES)
+    values = _as_numpy_2d(word_vectors, "word_vectors")
     n_dimensions = values.shape[1]
     if dimension_names is None:
         dimension_names = [str(d) for d in range(n_dimensions)]
     elif len(dimension_names) != n_dimensions:
-        raise invalid("dimension_names", "dim_coherence", f"{n_dimensions} names", len(dimension_names))
+        raise invalid("dimension_names", caller(), f"{n_dimensions} names", len(dimension_names))
     topics = {"abs": top_words(values, vocabulary, k)}
     signed_ok: dict[str, np.ndarray] = {}
     if poles:
@@ -427,7 +441,7 @@ def dim_coherence(
             topics[pole] = top_words(values, vocabulary, k, pole=pole)  # type: ignore[arg-type]
             signed_ok[pole] = ((sign * values) > 0).sum(axis=0) >= k
     all_words = list(dict.fromkeys(w for lists in topics.values() for topic in lists for w in topic))
-    counts = _checked_counts(corpus, all_words, window_size, mode, "dim_coherence", topics=topics["abs"])
+    counts = _checked_counts(corpus, all_words, window_size, mode, topics=topics["abs"])
     scores, n_pairs = topic_scores(topics["abs"], counts, "c_npmi", mode)
     absent = {w for w, i in zip(all_words, corpus.ids(all_words), strict=True) if i < 0}
     pole_scores = {}

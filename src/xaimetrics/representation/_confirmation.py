@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from xaimetrics._validation import check_choice, check_positive_int, check_positive_number, invalid
+from xaimetrics._validation import check_positive_int, invalid
 
 if TYPE_CHECKING:
     from xaimetrics.representation._cooccurrence import WindowCounts
@@ -79,18 +79,6 @@ def direct_confirmation(
     return np.where((first == 0) | (second == 0), np.nan, score)
 
 
-def check_unknown_words(value: object, owner: str) -> UnknownWords:
-    return check_choice(value, "unknown_words", owner, UNKNOWN_WORDS)
-
-
-def check_measure(measure: object, owner: str) -> CoherenceMeasure:
-    return check_choice(measure, "measure", owner, COHERENCE_MEASURES)
-
-
-def check_direct_measure(measure: object, owner: str) -> DirectMeasure:
-    return check_choice(measure, "measure", owner, DIRECT_MEASURES)
-
-
 def check_window(window_size: object, measure: str, owner: str) -> int | None:
     """The window of ``measure`` (its gensim default when ``window_size`` is None; ``u_mass``: documents)."""
     if measure == "u_mass":
@@ -106,10 +94,6 @@ def check_window(window_size: object, measure: str, owner: str) -> int | None:
     if window_size is None:
         return DEFAULT_WINDOWS[measure]
     return check_positive_int(window_size, "window_size", owner)
-
-
-def check_gamma(gamma: object, owner: str) -> float:
-    return check_positive_number(gamma, "gamma", owner)
 
 
 def _padded(topics: Sequence[Sequence[str]], counts: WindowCounts) -> tuple[np.ndarray, np.ndarray]:

@@ -35,7 +35,7 @@ from typing import Literal
 import numpy as np
 import scipy.sparse as sp
 
-from xaimetrics._validation import check_choice, check_positive_int, invalid
+from xaimetrics._validation import Interval, Options, invalid, validate_params
 from xaimetrics.representation._corpus import ReferenceCorpus
 
 __all__ = ["COUNTING_MODES", "WindowCounts", "count_windows"]
@@ -73,6 +73,12 @@ class WindowCounts:
         return np.asarray(self.joint[rows, cols], dtype=np.int64).ravel()
 
 
+@validate_params(
+    {
+        "window_size": (Interval(int, 1, text="an integer ≥ 1 (or None: documents)"), None),
+        "mode": Options(COUNTING_MODES),
+    }
+)
 def count_windows(
     corpus: ReferenceCorpus,
     words: Sequence[str],
@@ -101,14 +107,12 @@ def count_windows(
         >>> counts.n_windows, counts.marginals.tolist(), counts.joint.toarray()[0].tolist()
         (4, [3, 3, 1], [3, 2, 1])
     """
-    mode = check_choice(mode, "mode", "count_windows", COUNTING_MODES)
     words = tuple(words)
     if len(set(words)) != len(words):
         duplicates = sorted({w for w in words if words.count(w) > 1})
         raise invalid("words", "count_windows", "distinct words", f"duplicates {duplicates}")
     if window_size is None:
         return _count_documents(corpus, words, mode)
-    window_size = check_positive_int(window_size, "window_size", "count_windows")
     m = len(words)
 
     lengths = corpus.lengths

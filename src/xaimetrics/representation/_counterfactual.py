@@ -22,11 +22,11 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 import numpy as np
 
-from xaimetrics._validation import check_choice, invalid
+from xaimetrics._validation import Options, caller, invalid, validate_params
 from xaimetrics.representation._bands import DimensionScores
 
 if TYPE_CHECKING:
@@ -98,13 +98,14 @@ def _row_cosine(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
     return np.where(norms == 0, 0.0, np.clip(cosine, -1.0, 1.0))
 
 
-def _nanmean(values: np.ndarray, axis: int | None = None) -> Any:
-    """``np.nanmean`` without the warning for all-NaN slices (they are NaN on purpose)."""
+def _nanmean(values: np.ndarray, axis: int | None = None) -> np.ndarray:
+    """``np.nanmean`` without the warning for all-NaN slices (they are NaN on purpose); 0-d for ``axis=None``."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        return np.nanmean(values, axis=axis)
+        return np.asarray(np.nanmean(values, axis=axis))
 
 
+@validate_params({})
 def counterfactual_consistency(
     inputs: Sequence[_Input],
     *,
@@ -148,28 +149,26 @@ def counterfactual_consistency(
         [1.0, 0.0]
     """
     if isinstance(inputs, str) or not len(inputs):
-        raise invalid("inputs", "counterfactual_consistency", "a non-empty sequence of inputs", inputs)
+        raise invalid("inputs", caller(), "a non-empty sequence of inputs", inputs)
     if not scorers:
-        raise invalid("scorers", "counterfactual_consistency", "at least one property scorer", scorers)
+        raise invalid("scorers", caller(), "at least one property scorer", scorers)
     names = list(scorers)
     deltas = tuple(float(d) for d in deltas)
     if not deltas or any(d == 0 for d in deltas):
-        raise invalid("deltas", "counterfactual_consistency", "non-zero shifts", deltas)
+        raise invalid("deltas", caller(), "non-zero shifts", deltas)
     z = _numpy(encoder(list(inputs)))
     if z.ndim != 2 or z.shape[0] != len(inputs):
         raise invalid(
             "encoder",
-            "counterfactual_consistency",
+            caller(),
             f"an array of shape ({len(inputs)}, n_dimensions)",
             f"shape {z.shape}",
         )
-    dims = _dimensions(dimensions, z.shape[1], "counterfactual_consistency")
+    dims = _dimensions(dimensions, z.shape[1])
     if dimension_names is None:
         dimension_names = [str(d) for d in dims]
     elif len(dimension_names) != len(dims):
-        raise invalid(
-            "dimension_names", "counterfactual_consistency", f"{len(dims)} names", len(dimension_names)
-        )
+        raise invalid("dimension_names", caller(), f"{len(dims)} names", len(dimension_names))
     return _evaluate(
         z,
         dims,
@@ -184,7 +183,8 @@ def counterfactual_consistency(
     )
 
 
-def _dimensions(dimensions: int | Sequence[int] | None, n: int, owner: str) -> list[int]:
+def _dimensions(dimensions: int | Sequence[int] | None, n: int) -> list[int]:
+    owner = caller()
     if dimensions is None:
         return list(range(n))
     dims = [dimensions] if isinstance(dimensions, int | np.integer) else list(dimensions)
@@ -241,6 +241,7 @@ def _evaluate(
     return ConsistencyResult(scores, per_delta, per_sample, deltas, dims, dimension_names, scales, undefined)
 
 
+@validate_params({"delta_scale": Options(("std", "absolute")), "expected": Options(("sign", "importance"))})
 def concept_counterfactual_consistency(
     model: HeadLike,
     extractor: ConceptCodec,
@@ -289,9 +290,7 @@ def concept_counterfactual_consistency(
         >>> result.scores.tolist(), result.undefined
         ([1.0, nan], {1: 'the expected shift is zero for every delta (no direction to compare with)'})
     """
-    owner = "concept_counterfactual_consistency"
-    delta_scale = check_choice(delta_scale, "delta_scale", owner, ("std", "absolute"))
-    expected = check_choice(expected, "expected", owner, ("sign", "importance"))
+    owner = caller()
     g = model.logits_from_activations if hasattr(model, "logits_from_activations") else model
     if not callable(g):
         raise invalid("model", owner, "a split classifier (logits_from_activations) or a callable g", model)
@@ -316,7 +315,7 @@ def concept_counterfactual_consistency(
         class_names = list(getattr(model, "class_names", None) or [str(c) for c in range(n_classes)])
     if len(class_names) != n_classes:
         raise invalid("class_names", owner, f"{n_classes} names (rows of importance)", len(class_names))
-    dims = _dimensions(concepts, u.shape[1], owner)
+    dims = _dimensions(concepts, u.shape[1])
     direction = np.sign(phi) if expected == "sign" else phi
     deltas = tuple(float(d) for d in deltas)
     scales = u[:, dims].std(axis=0) if delta_scale == "std" else np.ones(len(dims))

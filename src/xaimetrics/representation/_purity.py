@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from xaimetrics._validation import check_choice, invalid
+from xaimetrics._validation import Options, invalid, validate_params
 from xaimetrics.representation._bands import DimensionScores
 
 if TYPE_CHECKING:
@@ -86,6 +86,7 @@ def _factors_from(targets: object, n: int, names: Sequence[str] | None) -> tuple
     return array, names
 
 
+@validate_params({"constant_factors": Options(("raise", "drop"))})
 def dimension_purity(
     representations: ArrayLike,
     factors: ArrayLike,
@@ -113,9 +114,6 @@ def dimension_purity(
         >>> dimension_purity(z, factors).purity.round(3).tolist()
         [0.795, 0.564]
     """
-    constant_factors = check_choice(
-        constant_factors, "constant_factors", "dimension_purity", ("raise", "drop")
-    )
     if hasattr(representations, "detach"):
         representations = representations.detach().cpu().numpy()
     z = np.asarray(representations, dtype=np.float64)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from xaimetrics._validation import check_choice, invalid
+from xaimetrics._validation import Options, check_choice, invalid, validate_params
 from xaimetrics.exceptions import InvalidParameterError
 
 __all__ = [
@@ -144,6 +144,7 @@ def _direction(metric: str, directions: Mapping[str, Direction]) -> Direction:
     return "higher"
 
 
+@validate_params({"missing": Options(("raise", "ignore"))})
 def check_regression(
     current: Mapping[str, object],
     baseline: Mapping[str, object] | str | os.PathLike[str],
@@ -176,7 +177,6 @@ def check_regression(
         >>> report.detected, report.lines()
         (True, ['coherence.mean: 0.450 → 0.300', 'human.pct_disagree: 0.200 → 0.400'])
     """
-    missing = check_choice(missing, "missing", "check_regression", ("raise", "ignore"))
     check_threshold(threshold)
     directions = DEFAULT_DIRECTIONS if directions is None else directions
     for direction in directions.values():

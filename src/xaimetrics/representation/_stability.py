@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from xaimetrics._validation import check_choice, check_positive_int, invalid
+from xaimetrics._validation import Interval, Options, caller, invalid, validate_params
 from xaimetrics.representation._bands import band
 
 if TYPE_CHECKING:
@@ -123,6 +123,7 @@ def _scorers(average_method: str) -> dict[str, Callable[[np.ndarray, np.ndarray]
     }
 
 
+@validate_params({"average_method": Options(AVERAGE_METHODS)})
 def clustering_stability(
     labelings: Sequence[ArrayLike], *, average_method: AverageMethod = "arithmetic"
 ) -> ClusteringStability:
@@ -144,8 +145,7 @@ def clustering_stability(
         >>> round(result.ari, 4), round(result.nmi, 4), round(result.scores["fowlkes_mallows"], 4)
         (0.5833, 0.8248, 0.6667)
     """
-    owner = "clustering_stability"
-    average_method = check_choice(average_method, "average_method", owner, AVERAGE_METHODS)
+    owner = caller()
     runs = [_to_numpy(labels) for labels in labelings]
     if len(runs) < 2:
         raise invalid("labelings", owner, "at least two runs", len(runs))
@@ -185,6 +185,7 @@ def clustering_stability(
     )
 
 
+@validate_params({"n_clusters": Interval(int, 2)})
 def representation_stability(
     representations: Sequence[ArrayLike], *, n_clusters: int = 5, random_state: int = 42
 ) -> ClusteringStability:
@@ -203,7 +204,6 @@ def representation_stability(
     """
     from sklearn.cluster import KMeans
 
-    n_clusters = check_positive_int(n_clusters, "n_clusters", "representation_stability", minimum=2)
     labelings = []
     for run in representations:
         array = _to_numpy(run).astype(np.float64)
@@ -220,7 +220,8 @@ def representation_stability(
     return clustering_stability(labelings)
 
 
-def _unit_rows(atoms: np.ndarray, owner: str) -> np.ndarray:
+def _unit_rows(atoms: np.ndarray) -> np.ndarray:
+    owner = caller()
     norms = np.linalg.norm(atoms, axis=1, keepdims=True)
     if (norms == 0).any():
         raise invalid(
@@ -233,6 +234,7 @@ def _unit_rows(atoms: np.ndarray, owner: str) -> np.ndarray:
     return atoms / norms
 
 
+@validate_params({"matching": Options(MATCHINGS)})
 def match_atoms(
     first: ArrayLike, second: ArrayLike, *, sign_invariant: bool = True, matching: Matching = "hungarian"
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -261,9 +263,8 @@ def match_atoms(
         >>> pairs.tolist(), similarity.round(3).tolist()
         ([[0, 0], [1, 0]], [0.577, 0.816])
     """
-    matching = check_choice(matching, "matching", "match_atoms", MATCHINGS)
-    a = _unit_rows(_to_numpy(first).astype(np.float64), "match_atoms")
-    b = _unit_rows(_to_numpy(second).astype(np.float64), "match_atoms")
+    a = _unit_rows(_to_numpy(first).astype(np.float64))
+    b = _unit_rows(_to_numpy(second).astype(np.float64))
     if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[1]:
         raise invalid(
             "dictionaries",
@@ -326,6 +327,13 @@ def _random_like(atoms: np.ndarray, kind: str, rng: np.random.Generator) -> np.n
     return rng.permuted(atoms, axis=1)  # each atom's own values in a random order (keeps sign and sparsity)
 
 
+@validate_params(
+    {
+        "baseline": Options(("permutation", "gaussian")),
+        "matching": Options(MATCHINGS),
+        "n_baseline": Interval(int, 1),
+    }
+)
 def dictionary_stability(
     dictionaries: Sequence[ArrayLike],
     *,
@@ -365,9 +373,6 @@ def dictionary_stability(
         >>> round(result.score, 3), result.baseline < 0.5, result.excess > 0.99
         (0.998, True, True)
     """
-    baseline = check_choice(baseline, "baseline", "dictionary_stability", ("permutation", "gaussian"))
-    matching = check_choice(matching, "matching", "dictionary_stability", MATCHINGS)
-    n_baseline = check_positive_int(n_baseline, "n_baseline", "dictionary_stability")
     runs = [_to_numpy(d).astype(np.float64) for d in dictionaries]
     if len(runs) < 2:
         raise invalid("dictionaries", "dictionary_stability", "at least two runs", len(runs))
