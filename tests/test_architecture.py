@@ -161,6 +161,131 @@ def test_the_command_line_process_holds_the_sections_registered_from_above() -> 
     assert result.stdout.split() == ["()", "('human_agreement',)"]
 
 
+#: families whose modules the mirror check leaves alone for now: benchmark and stats are being reorganised (issue
+#: #31), and the lead settles their test files after the merge.
+MIRROR_EXEMPT_FAMILIES = frozenset({"benchmark", "stats"})
+
+#: family modules that have no mirror test file yet, each with where its behaviour is tested today. Remove a line
+#: when ``tests/<family>/test_<module>.py`` appears (the test below fails on a stale line too).
+MIRROR_EXCEPTIONS: dict[str, str] = {
+    "conceptmetrics/_causal": "conceptmetrics/test_pyc_metrics.py, test_public_api.py",
+    "conceptmetrics/_checks": "concepts/test_importance.py, concepts/test_metrics.py",
+    "conceptmetrics/_completeness": "conceptmetrics/test_pyc_metrics.py, test_public_api.py",
+    "conceptmetrics/_intervention": "conceptmetrics/test_pyc_metrics.py, test_metric_registry.py",
+    "conceptmetrics/_sparsity": "conceptmetrics/test_pyc_metrics.py, test_public_api.py",
+    "conceptmetrics/_specs": "only through its callers' tests",
+    "conceptmetrics/_tcav": "conceptmetrics/test_pyc_metrics.py, test_public_api.py",
+    "concepts/_base": "studies/test_results.py, benchmark/test_calibration.py",
+    "concepts/_complexity": "concepts/test_metrics.py, test_public_api.py",
+    "concepts/_concept_model": "benchmark/test_gain.py, benchmark/test_ranking.py",
+    "concepts/_faithfulness": "concepts/test_metrics.py, test_public_api.py",
+    "concepts/_ica": "concepts/test_extractors.py, benchmark/test_fit_failures.py",
+    "concepts/_nmf": "benchmark/test_analysis.py, benchmark/test_twins.py",
+    "concepts/_no_projection": "concepts/test_extractors.py, concepts/test_interpretation.py",
+    "concepts/_pca": "benchmark/test_twins.py, concepts/test_extractors.py",
+    "concepts/_registry": "test_registries.py, test_public_api.py",
+    "concepts/_sae_training": "concepts/test_sae.py, concepts/test_interpretation.py",
+    "concepts/_svd": "concepts/test_extractors.py, benchmark/test_analysis.py",
+    "consim/_asking": "consim/test_facade.py, consim/test_consim.py",
+    "consim/_classes": "benchmark/test_inputs.py",
+    "consim/_explanation": "consim/test_consim.py, consim/test_pipeline.py",
+    "consim/_export": "test_public_api.py, test_metric_registry.py",
+    "consim/_intervals": "consim/test_scoring.py",
+    "consim/_prefix": "consim/test_prompt_layout.py, test_public_api.py",
+    "consim/_result": "test_public_api.py, test_metric_registry.py",
+    "consim/_samples": "consim/test_selection.py, consim/test_pipeline.py",
+    "data/_hub": "only through its callers' tests",
+    "data/_offline": "only through its callers' tests",
+    "data/_splits": "only through its callers' tests",
+    "data/_tables": "only through its callers' tests",
+    "detection/_reader": "detection/test_detection.py, detection/test_intruder.py",
+    "detection/_report": "only through its callers' tests",
+    "detection/_results": "only through its callers' tests",
+    "detection/_statistics": "detection/test_random_baseline.py, detection/test_detection.py",
+    "fidelity/_outputs": "only through its callers' tests",
+    "fidelity/_sensitivity": "fidelity/test_infidelity.py, test_public_api.py",
+    "fidelity/_stacklevel": "only through its callers' tests",
+    "fidelity/_tensor": "only through its callers' tests",
+    "models/_batching": "concepts/test_extractors.py, concepts/test_sae.py",
+    "models/_class_tokens": "only through its callers' tests",
+    "models/_command": "benchmark/test_inputs.py, benchmark/test_command.py",
+    "models/_concept_importance": "models/test_split_points.py, test_public_api.py",
+    "models/_groups": "only through its callers' tests",
+    "models/_heads": "only through its callers' tests",
+    "models/_hf_loading": "only through its callers' tests",
+    "models/_identity": "models/test_split_points.py",
+    "models/_model_cache": "models/test_demo.py",
+    "models/_module_io": "only through its callers' tests",
+    "models/_training": "models/test_finetune.py, models/test_demo.py",
+    "representation/_alpha_core": "representation/test_alpha_levels.py",
+    "representation/_bands": "representation/test_composite_and_bands.py, test_public_api.py",
+    "representation/_composite": "representation/test_composite_and_bands.py, test_public_api.py",
+    "representation/_encoder": "only through its callers' tests",
+    "representation/_evaluate": "representation/test_report.py, test_public_api.py",
+    "simulators/_base": "simulators/test_scripted.py, simulators/test_logprobs.py",
+    "simulators/_cpu": "simulators/test_llama_isolation.py",
+    "simulators/_llama_server": "benchmark/test_command.py, representation/test_command.py",
+    "simulators/_llama_weights": "simulators/test_llama_isolation.py",
+    "simulators/_local": "only through its callers' tests",
+    "simulators/_perfect": "test_public_api.py",
+    "simulators/_prices": "simulators/test_prompt_cache.py, test_public_api.py",
+    "simulators/_probabilities": "simulators/test_llama_probabilities.py, simulators/test_real_openai_server.py",
+    "simulators/_registry": "test_registries.py, test_public_api.py",
+    "simulators/_threads": "only through its callers' tests",
+    "simulators/_worker": "benchmark/test_command.py, simulators/test_llama_isolation.py",
+    "studies/_admin_routes": "studies/test_hardening.py, studies/test_app.py",
+    "studies/_build": "test_public_api.py, studies/test_bundle.py",
+    "studies/_config": "studies/test_serve.py, test_public_api.py",
+    "studies/_from_grid": "studies/test_command.py, studies/test_browser.py",
+    "studies/_likert": "studies/test_bundle.py, studies/test_kinds.py",
+    "studies/_lookup": "detection/test_intruder.py",
+    "studies/_participant_routes": "studies/test_app.py, studies/test_hardening.py",
+    "studies/_plan": "studies/test_store.py, studies/test_kinds.py",
+    "studies/_security": "only through its callers' tests",
+    "studies/_simulatability": "studies/test_bundle.py, studies/test_browser.py",
+    "studies/_simulate": "studies/test_results.py, test_public_api.py",
+    "studies/_views": "studies/test_bundle.py",
+    "studies/_web": "only through its callers' tests",
+}
+
+
+def family_modules(src: Path) -> list[str]:
+    """``family/_module`` for every private module of a family folder (``__init__`` left out)."""
+    return sorted(
+        f"{path.parent.name}/{path.stem}"
+        for path in (src / PACKAGE).glob("*/_*.py")
+        if not path.parent.name.startswith("_") and path.stem != "__init__"
+    )
+
+
+def missing_mirrors(modules: list[str], tests: Path) -> list[str]:
+    """The modules among ``family/_module`` without ``tests/family/test_module.py``."""
+    return [m for m in modules if not (tests / m.split("/")[0] / f"test_{m.split('/')[1][1:]}.py").is_file()]
+
+
+def test_every_family_module_has_its_mirror_test_file() -> None:
+    modules = [m for m in family_modules(ROOT / "src") if m.split("/")[0] not in MIRROR_EXEMPT_FAMILIES]
+    assert len(modules) > 100  # the glob reads the tree
+    missing = missing_mirrors(modules, ROOT / "tests")
+    unexpected = sorted(set(missing) - set(MIRROR_EXCEPTIONS))
+    assert not unexpected, "family modules without tests/<family>/test_<module>.py:\n" + "\n".join(unexpected)
+    stale = sorted(set(MIRROR_EXCEPTIONS) - set(missing))
+    assert not stale, (
+        f"MIRROR_EXCEPTIONS names modules that have a mirror test file or no longer exist: {stale}"
+    )
+
+
+def test_the_mirror_check_sees_a_missing_file(tmp_path: Path) -> None:
+    for name in ("pkg/xaimetrics/data/_a.py", "pkg/xaimetrics/data/_b.py", "pkg/xaimetrics/data/__init__.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("", encoding="utf-8")
+    (tmp_path / "tests" / "data").mkdir(parents=True)
+    (tmp_path / "tests" / "data" / "test_a.py").write_text("", encoding="utf-8")
+    modules = family_modules(tmp_path / "pkg")
+    assert modules == ["data/_a", "data/_b"]
+    assert missing_mirrors(modules, tmp_path / "tests") == ["data/_b"]
+
+
 if __name__ == "__main__":
     found = private_cross_imports(import_graph(ROOT / "src"))
     for module, target in found:
