@@ -218,7 +218,6 @@ MIRROR_EXCEPTIONS: dict[str, str] = {
     "representation/_composite": "representation/test_composite_and_bands.py, test_public_api.py",
     "representation/_encoder": "only through its callers' tests",
     "representation/_evaluate": "representation/test_report.py, test_public_api.py",
-    "simulators/_base": "simulators/test_scripted.py, simulators/test_logprobs.py",
     "simulators/_llama_server": "benchmark/test_command.py, representation/test_command.py",
     "simulators/_local": "only through its callers' tests",
     "simulators/_perfect": "test_public_api.py",
