@@ -218,8 +218,6 @@ MIRROR_EXCEPTIONS: dict[str, str] = {
     "representation/_composite": "representation/test_composite_and_bands.py, test_public_api.py",
     "representation/_encoder": "only through its callers' tests",
     "representation/_evaluate": "representation/test_report.py, test_public_api.py",
-    "simulators/_llama_server": "benchmark/test_command.py, representation/test_command.py",
-    "simulators/_local": "only through its callers' tests",
     "simulators/_probabilities": "simulators/test_llama_probabilities.py, simulators/test_real_openai_server.py",
     "simulators/_registry": "test_registries.py, test_public_api.py",
     "simulators/_worker": "benchmark/test_command.py, simulators/test_llama_isolation.py",
