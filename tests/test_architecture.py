@@ -218,7 +218,6 @@ MIRROR_EXCEPTIONS: dict[str, str] = {
     "representation/_composite": "representation/test_composite_and_bands.py, test_public_api.py",
     "representation/_encoder": "only through its callers' tests",
     "representation/_evaluate": "representation/test_report.py, test_public_api.py",
-    "simulators/_worker": "benchmark/test_command.py, simulators/test_llama_isolation.py",
     "studies/_admin_routes": "studies/test_hardening.py, studies/test_app.py",
     "studies/_build": "test_public_api.py, studies/test_bundle.py",
     "studies/_config": "studies/test_serve.py, test_public_api.py",
