@@ -209,7 +209,6 @@ MIRROR_EXCEPTIONS: dict[str, str] = {
     "models/_groups": "only through its callers' tests",
     "models/_heads": "only through its callers' tests",
     "models/_hf_loading": "only through its callers' tests",
-    "models/_model_cache": "models/test_demo.py",
     "models/_training": "models/test_finetune.py, models/test_demo.py",
     "representation/_alpha_core": "representation/test_alpha_levels.py",
     "representation/_bands": "representation/test_composite_and_bands.py, test_public_api.py",
