@@ -190,8 +190,6 @@ MIRROR_EXCEPTIONS: dict[str, str] = {
     "consim/_classes": "benchmark/test_inputs.py",
     "consim/_explanation": "consim/test_consim.py, consim/test_pipeline.py",
     "consim/_export": "test_public_api.py, test_metric_registry.py",
-    "consim/_intervals": "consim/test_scoring.py",
-    "consim/_prefix": "consim/test_prompt_layout.py, test_public_api.py",
     "consim/_result": "test_public_api.py, test_metric_registry.py",
     "consim/_samples": "consim/test_selection.py, consim/test_pipeline.py",
     "detection/_reader": "detection/test_detection.py, detection/test_intruder.py",
