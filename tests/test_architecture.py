@@ -190,7 +190,6 @@ MIRROR_EXCEPTIONS: dict[str, str] = {
     "consim/_explanation": "consim/test_consim.py, consim/test_pipeline.py",
     "consim/_export": "test_public_api.py, test_metric_registry.py",
     "consim/_result": "test_public_api.py, test_metric_registry.py",
-    "consim/_samples": "consim/test_selection.py, consim/test_pipeline.py",
     "detection/_reader": "detection/test_detection.py, detection/test_intruder.py",
     "detection/_report": "only through its callers' tests",
     "detection/_results": "only through its callers' tests",
