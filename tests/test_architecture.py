@@ -186,7 +186,6 @@ MIRROR_EXCEPTIONS: dict[str, str] = {
     "concepts/_registry": "test_registries.py, test_public_api.py",
     "concepts/_sae_training": "concepts/test_sae.py, concepts/test_interpretation.py",
     "concepts/_svd": "concepts/test_extractors.py, benchmark/test_analysis.py",
-    "consim/_asking": "consim/test_facade.py, consim/test_consim.py",
     "consim/_explanation": "consim/test_consim.py, consim/test_pipeline.py",
     "consim/_export": "test_public_api.py, test_metric_registry.py",
     "consim/_result": "test_public_api.py, test_metric_registry.py",
