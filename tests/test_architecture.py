@@ -198,7 +198,6 @@ MIRROR_EXCEPTIONS: dict[str, str] = {
     "models/_class_tokens": "only through its callers' tests",
     "models/_command": "benchmark/test_inputs.py, benchmark/test_command.py",
     "models/_concept_importance": "models/test_split_points.py, test_public_api.py",
-    "models/_groups": "only through its callers' tests",
     "models/_heads": "only through its callers' tests",
     "models/_hf_loading": "only through its callers' tests",
     "models/_training": "models/test_finetune.py, models/test_demo.py",
