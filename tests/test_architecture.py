@@ -198,7 +198,6 @@ MIRROR_EXCEPTIONS: dict[str, str] = {
     "models/_class_tokens": "only through its callers' tests",
     "models/_command": "benchmark/test_inputs.py, benchmark/test_command.py",
     "models/_concept_importance": "models/test_split_points.py, test_public_api.py",
-    "models/_heads": "only through its callers' tests",
     "models/_training": "models/test_finetune.py, models/test_demo.py",
     "representation/_alpha_core": "representation/test_alpha_levels.py",
     "representation/_bands": "representation/test_composite_and_bands.py, test_public_api.py",
