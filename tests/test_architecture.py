@@ -195,7 +195,6 @@ MIRROR_EXCEPTIONS: dict[str, str] = {
     "fidelity/_sensitivity": "fidelity/test_infidelity.py, test_public_api.py",
     "fidelity/_stacklevel": "only through its callers' tests",
     "fidelity/_tensor": "only through its callers' tests",
-    "models/_concept_importance": "models/test_split_points.py, test_public_api.py",
     "models/_training": "models/test_finetune.py, models/test_demo.py",
     "representation/_alpha_core": "representation/test_alpha_levels.py",
     "representation/_bands": "representation/test_composite_and_bands.py, test_public_api.py",
