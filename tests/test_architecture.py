@@ -186,7 +186,6 @@ MIRROR_EXCEPTIONS: dict[str, str] = {
     "concepts/_registry": "test_registries.py, test_public_api.py",
     "concepts/_sae_training": "concepts/test_sae.py, concepts/test_interpretation.py",
     "concepts/_svd": "concepts/test_extractors.py, benchmark/test_analysis.py",
-    "detection/_reader": "detection/test_detection.py, detection/test_intruder.py",
     "detection/_report": "only through its callers' tests",
     "detection/_results": "only through its callers' tests",
     "detection/_statistics": "detection/test_random_baseline.py, detection/test_detection.py",
