@@ -165,29 +165,27 @@ def test_the_command_line_process_holds_the_sections_registered_from_above() -> 
 #: #31), and the lead settles their test files after the merge.
 MIRROR_EXEMPT_FAMILIES = frozenset({"benchmark", "stats"})
 
-#: family modules that have no mirror test file yet, each with where its behaviour is tested today. Remove a line
-#: when ``tests/<family>/test_<module>.py`` appears (the test below fails on a stale line too).
+#: family modules that have no mirror test file yet, each with the test files where its behaviour is tested today.
+#: Remove a line when ``tests/<family>/test_<module>.py`` appears (the test below fails on a stale line too).
 MIRROR_EXCEPTIONS: dict[str, str] = {
+    # conceptmetrics, concepts, fidelity, representation, studies: their src and some of their tests were being
+    # edited by other issue #31 helpers when the check came in; their mirror files come after that merge.
     "conceptmetrics/_causal": "conceptmetrics/test_pyc_metrics.py, test_public_api.py",
     "conceptmetrics/_checks": "concepts/test_importance.py, concepts/test_metrics.py",
     "conceptmetrics/_completeness": "conceptmetrics/test_pyc_metrics.py, test_public_api.py",
     "conceptmetrics/_intervention": "conceptmetrics/test_pyc_metrics.py, test_metric_registry.py",
     "conceptmetrics/_sparsity": "conceptmetrics/test_pyc_metrics.py, test_public_api.py",
-    "conceptmetrics/_specs": "only through its callers' tests",
+    "conceptmetrics/_specs": "test_metric_registry.py, test_public_api.py (the specs behind ConceptMetrics)",
     "conceptmetrics/_tcav": "conceptmetrics/test_pyc_metrics.py, test_public_api.py",
-    "concepts/_base": "studies/test_results.py, benchmark/test_calibration.py",
+    "concepts/_base": "concepts/test_extractors.py (the extractor contract), studies/test_results.py",
     "concepts/_complexity": "concepts/test_metrics.py, test_public_api.py",
     "concepts/_concept_model": "benchmark/test_gain.py, benchmark/test_ranking.py",
     "concepts/_faithfulness": "concepts/test_metrics.py, test_public_api.py",
     "concepts/_registry": "test_registries.py, test_public_api.py",
     "concepts/_sae_training": "concepts/test_sae.py, concepts/test_interpretation.py",
-    "detection/_report": "only through its callers' tests",
-    "detection/_results": "only through its callers' tests",
-    "detection/_statistics": "detection/test_random_baseline.py, detection/test_detection.py",
-    "fidelity/_outputs": "only through its callers' tests",
+    "fidelity/_outputs": "fidelity/test_base.py, fidelity/test_aopc.py (through the metrics)",
     "fidelity/_sensitivity": "fidelity/test_infidelity.py, test_public_api.py",
-    "fidelity/_tensor": "only through its callers' tests",
-    "models/_training": "models/test_finetune.py, models/test_demo.py",
+    "fidelity/_tensor": "fidelity/test_base.py, fidelity/test_captum.py (through the metrics)",
     "representation/_alpha_core": "representation/test_alpha_levels.py",
     "representation/_bands": "representation/test_composite_and_bands.py, test_public_api.py",
     "representation/_composite": "representation/test_composite_and_bands.py, test_public_api.py",
@@ -199,11 +197,18 @@ MIRROR_EXCEPTIONS: dict[str, str] = {
     "studies/_likert": "studies/test_bundle.py, studies/test_kinds.py",
     "studies/_participant_routes": "studies/test_app.py, studies/test_hardening.py",
     "studies/_plan": "studies/test_store.py, studies/test_kinds.py",
-    "studies/_security": "only through its callers' tests",
+    "studies/_security": "studies/test_hardening.py, studies/test_app.py (tokens, escaping)",
     "studies/_simulatability": "studies/test_bundle.py, studies/test_browser.py",
     "studies/_simulate": "studies/test_results.py, test_public_api.py",
     "studies/_views": "studies/test_bundle.py",
-    "studies/_web": "only through its callers' tests",
+    "studies/_web": "studies/test_app.py, studies/test_serve.py",
+    # detection: its store, report and statistics move to the run engine, the report toolkit and stats (#31
+    # items 1, 2 and 4); their tests follow the modules.
+    "detection/_report": "detection/test_command.py (the report of a run)",
+    "detection/_results": "detection/test_command.py, detection/test_command_faults.py (resume, damaged lines)",
+    "detection/_statistics": "detection/test_random_baseline.py, detection/test_detection.py",
+    # models/_training: fine-tuning itself, tested end to end (resume, determinism) in the files named.
+    "models/_training": "models/test_finetune.py, models/test_demo.py",
 }
 
 
