@@ -63,5 +63,5 @@ def test_a_call_past_its_deadline_kills_the_child(monkeypatch: pytest.MonkeyPatc
 
 
 def test_an_unknown_target_is_refused() -> None:
-    with pytest.raises(ValueError, match=r"unknown worker target 'nope'; known: \['llama.cpp'"):
+    with pytest.raises(ValueError, match=r"unknown worker target 'nope'; known: \[.*'llama\.cpp'"):
         ModelWorker("nope", {})
