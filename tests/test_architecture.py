@@ -161,6 +161,94 @@ def test_the_command_line_process_holds_the_sections_registered_from_above() -> 
     assert result.stdout.split() == ["()", "('human_agreement',)"]
 
 
+#: families whose modules the mirror check leaves alone for now: benchmark and stats are being reorganised (issue
+#: #31), and the lead settles their test files after the merge.
+MIRROR_EXEMPT_FAMILIES = frozenset({"benchmark", "stats"})
+
+#: family modules that have no mirror test file yet, each with the test files where its behaviour is tested today.
+#: Remove a line when ``tests/<family>/test_<module>.py`` appears (the test below fails on a stale line too).
+MIRROR_EXCEPTIONS: dict[str, str] = {
+    # conceptmetrics, concepts, fidelity, representation, studies: their src and some of their tests were being
+    # edited by other issue #31 helpers when the check came in; their mirror files come after that merge.
+    "conceptmetrics/_causal": "conceptmetrics/test_pyc_metrics.py, test_public_api.py",
+    "conceptmetrics/_checks": "concepts/test_importance.py, concepts/test_metrics.py",
+    "conceptmetrics/_completeness": "conceptmetrics/test_pyc_metrics.py, test_public_api.py",
+    "conceptmetrics/_intervention": "conceptmetrics/test_pyc_metrics.py, test_metric_registry.py",
+    "conceptmetrics/_sparsity": "conceptmetrics/test_pyc_metrics.py, test_public_api.py",
+    "conceptmetrics/_specs": "test_metric_registry.py, test_public_api.py (the specs behind ConceptMetrics)",
+    "conceptmetrics/_tcav": "conceptmetrics/test_pyc_metrics.py, test_public_api.py",
+    "concepts/_base": "concepts/test_extractors.py (the extractor contract), studies/test_results.py",
+    "concepts/_complexity": "concepts/test_metrics.py, test_public_api.py",
+    "concepts/_concept_model": "benchmark/test_gain.py, benchmark/test_ranking.py",
+    "concepts/_faithfulness": "concepts/test_metrics.py, test_public_api.py",
+    "concepts/_registry": "test_registries.py, test_public_api.py",
+    "concepts/_sae_training": "concepts/test_sae.py, concepts/test_interpretation.py",
+    "fidelity/_outputs": "fidelity/test_base.py, fidelity/test_aopc.py (through the metrics)",
+    "fidelity/_sensitivity": "fidelity/test_infidelity.py, test_public_api.py",
+    "fidelity/_tensor": "fidelity/test_base.py, fidelity/test_captum.py (through the metrics)",
+    "representation/_alpha_core": "representation/test_alpha_levels.py",
+    "representation/_bands": "representation/test_composite_and_bands.py, test_public_api.py",
+    "representation/_composite": "representation/test_composite_and_bands.py, test_public_api.py",
+    "representation/_evaluate": "representation/test_report.py, test_public_api.py",
+    "studies/_admin_routes": "studies/test_hardening.py, studies/test_app.py",
+    "studies/_build": "test_public_api.py, studies/test_bundle.py",
+    "studies/_config": "studies/test_serve.py, test_public_api.py",
+    "studies/_from_grid": "studies/test_command.py, studies/test_browser.py",
+    "studies/_likert": "studies/test_bundle.py, studies/test_kinds.py",
+    "studies/_participant_routes": "studies/test_app.py, studies/test_hardening.py",
+    "studies/_plan": "studies/test_store.py, studies/test_kinds.py",
+    "studies/_security": "studies/test_hardening.py, studies/test_app.py (tokens, escaping)",
+    "studies/_simulatability": "studies/test_bundle.py, studies/test_browser.py",
+    "studies/_simulate": "studies/test_results.py, test_public_api.py",
+    "studies/_views": "studies/test_bundle.py",
+    "studies/_web": "studies/test_app.py, studies/test_serve.py",
+    # detection: its store, report and statistics move to the run engine, the report toolkit and stats (#31
+    # items 1, 2 and 4); their tests follow the modules.
+    "detection/_report": "detection/test_command.py (the report of a run)",
+    "detection/_results": "detection/test_command.py, detection/test_command_faults.py (resume, damaged lines)",
+    "detection/_statistics": "detection/test_random_baseline.py, detection/test_detection.py",
+    # models/_training: fine-tuning itself, tested end to end (resume, determinism) in the files named.
+    "models/_training": "models/test_finetune.py, models/test_demo.py",
+}
+
+
+def family_modules(src: Path) -> list[str]:
+    """``family/_module`` for every private module of a family folder (``__init__`` left out)."""
+    return sorted(
+        f"{path.parent.name}/{path.stem}"
+        for path in (src / PACKAGE).glob("*/_*.py")
+        if not path.parent.name.startswith("_") and path.stem != "__init__"
+    )
+
+
+def missing_mirrors(modules: list[str], tests: Path) -> list[str]:
+    """The modules among ``family/_module`` without ``tests/family/test_module.py``."""
+    return [m for m in modules if not (tests / m.split("/")[0] / f"test_{m.split('/')[1][1:]}.py").is_file()]
+
+
+def test_every_family_module_has_its_mirror_test_file() -> None:
+    modules = [m for m in family_modules(ROOT / "src") if m.split("/")[0] not in MIRROR_EXEMPT_FAMILIES]
+    assert len(modules) > 100  # the glob reads the tree
+    missing = missing_mirrors(modules, ROOT / "tests")
+    unexpected = sorted(set(missing) - set(MIRROR_EXCEPTIONS))
+    assert not unexpected, "family modules without tests/<family>/test_<module>.py:\n" + "\n".join(unexpected)
+    stale = sorted(set(MIRROR_EXCEPTIONS) - set(missing))
+    assert not stale, (
+        f"MIRROR_EXCEPTIONS names modules that have a mirror test file or no longer exist: {stale}"
+    )
+
+
+def test_the_mirror_check_sees_a_missing_file(tmp_path: Path) -> None:
+    for name in ("pkg/xaimetrics/data/_a.py", "pkg/xaimetrics/data/_b.py", "pkg/xaimetrics/data/__init__.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("", encoding="utf-8")
+    (tmp_path / "tests" / "data").mkdir(parents=True)
+    (tmp_path / "tests" / "data" / "test_a.py").write_text("", encoding="utf-8")
+    modules = family_modules(tmp_path / "pkg")
+    assert modules == ["data/_a", "data/_b"]
+    assert missing_mirrors(modules, tmp_path / "tests") == ["data/_b"]
+
+
 if __name__ == "__main__":
     found = private_cross_imports(import_graph(ROOT / "src"))
     for module, target in found:

@@ -9,32 +9,12 @@ import numpy as np
 import pytest
 import torch
 
+from extractor_data import N_FEATURES, N_SAMPLES, RANK, low_rank, relative_error
 from xaimetrics import concepts
-from xaimetrics.concepts import ICA, NMF, PCA, SAE, SVD, ConceptExtractor, NoProjection
+from xaimetrics.concepts import ICA, NMF, PCA, SAE, SVD, ConceptExtractor
 from xaimetrics.exceptions import InvalidParameterError, NotFittedError
 
-N_SAMPLES, N_FEATURES, RANK = 60, 23, 6
-
-
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
-
-
-def low_rank(seed: int = 0, *, non_negative: bool = False) -> np.ndarray:
-    """A seeded rank-6 matrix plus noise, 60 × 23 (asymmetric: n ≠ p)."""
-    rng = np.random.default_rng(seed)
-    if non_negative:
-        return rng.random((N_SAMPLES, RANK)) @ rng.random((RANK, N_FEATURES)) + 0.01 * rng.random(
-            (N_SAMPLES, N_FEATURES)
-        )
-    return (
-        rng.normal(size=(N_SAMPLES, RANK)) @ rng.normal(size=(RANK, N_FEATURES))
-        + 0.1 * rng.normal(size=(N_SAMPLES, N_FEATURES))
-        + rng.normal(size=N_FEATURES)
-    )
-
-
-def relative_error(estimate: np.ndarray, target: np.ndarray) -> float:
-    return float(np.linalg.norm(estimate - target) / np.linalg.norm(target))
 
 
 def make(name: str, **kwargs: object) -> ConceptExtractor:
@@ -90,119 +70,6 @@ def test_full_rank_with_more_features_than_samples() -> None:
         extractor = cls().fit(A)
         assert extractor.n_concepts_ == 15
         assert relative_error(extractor.decode(extractor.encode(A)), A) <= 1e-5
-
-
-def test_svd_randomized_matches_exact() -> None:
-    A = low_rank()
-    exact = SVD(n_concepts=RANK, algorithm="full").fit(A)
-    randomized = SVD(n_concepts=RANK, algorithm="randomized", random_state=0).fit(A)
-    assert exact.algorithm_ == "full" and randomized.algorithm_ == "randomized"
-    np.testing.assert_allclose(randomized.singular_values_, exact.singular_values_, rtol=1e-6)
-    np.testing.assert_allclose(np.abs(randomized.encode(A)), np.abs(exact.encode(A)), atol=1e-6)
-    full = SVD(algorithm="randomized", random_state=0).fit(A)
-    assert relative_error(full.decode(full.encode(A)), A) <= 1e-5
-
-
-def test_pca_matches_sklearn() -> None:
-    from sklearn.decomposition import PCA as SklearnPCA
-
-    A, B = low_rank(0), low_rank(1)
-    ours = PCA(n_concepts=4).fit(A)
-    theirs = SklearnPCA(n_components=4).fit(A)
-    np.testing.assert_allclose(ours.encode(B), theirs.transform(B), atol=1e-10)
-    U = ours.encode(B)
-    np.testing.assert_allclose(ours.decode(U), theirs.inverse_transform(U), atol=1e-10)
-    np.testing.assert_allclose(ours.bias_, A.mean(axis=0))
-    np.testing.assert_allclose(ours.components_ @ ours.components_.T, np.eye(4), atol=1e-10)
-
-
-def test_svd_concepts_are_u_sigma() -> None:
-    A = low_rank()
-    svd = SVD(n_concepts=4).fit(A)
-    left, singular, _ = np.linalg.svd(A, full_matrices=False)
-    expected = left[:, :4] * singular[:4]
-    encoded = svd.encode(A)
-    signs = np.sign((encoded * expected).sum(axis=0))
-    assert set(signs) <= {-1.0, 1.0}
-    np.testing.assert_allclose(encoded, expected * signs, atol=1e-9)
-    np.testing.assert_allclose(svd.singular_values_, singular[:4])
-    np.testing.assert_array_equal(svd.bias_, np.zeros(N_FEATURES))  # no centring
-
-
-def test_ica_decodes_with_the_pseudo_inverse() -> None:
-    A = low_rank()
-    ica = ICA(n_concepts=4, random_state=0, max_iter=1000).fit(A)
-    W, mu = ica.unmixing_, ica.mean_
-    by_hand = (np.linalg.pinv(W) @ W @ (A - mu).T).T + mu
-    np.testing.assert_allclose(ica.decode(ica.encode(A)), by_hand, atol=1e-10)
-    np.testing.assert_allclose(ica.encode(A), (W @ (A - mu).T).T, atol=1e-10)
-    # a projection onto 4 directions, not the identity: the formula matters
-    assert relative_error(by_hand, A) > 1e-3
-
-
-def test_ica_matches_sklearn_fastica() -> None:
-    from sklearn.decomposition import FastICA
-
-    A = low_rank()
-    ica = ICA(n_concepts=4, random_state=3, max_iter=1000).fit(A)
-    reference = FastICA(n_components=4, random_state=3, max_iter=1000, whiten="unit-variance").fit(A)
-    np.testing.assert_allclose(ica.encode(A), reference.transform(A), atol=1e-8)
-    np.testing.assert_allclose(ica.components_, reference.mixing_.T, atol=1e-8)
-
-
-def test_nmf_non_negative_and_matches_sklearn() -> None:
-    from sklearn.decomposition import NMF as SklearnNMF
-
-    A = low_rank(non_negative=True)
-    nmf = NMF(n_concepts=RANK, random_state=0, max_iter=2000, tol=1e-5)
-    U_fit = nmf.fit_encode(A)
-    assert (U_fit >= 0).all() and (nmf.components_ >= 0).all()
-    U = nmf.encode(A)
-    assert (U >= 0).all()
-    assert relative_error(U, U_fit) < 0.05  # re-solving with W fixed lands close to the joint solution
-    reference = SklearnNMF(n_components=RANK, random_state=0, max_iter=2000, tol=1e-5)
-    reference.fit(A)
-    ours = relative_error(nmf.decode(U), A)
-    theirs = relative_error(reference.inverse_transform(reference.transform(A)), A)
-    assert ours == pytest.approx(theirs, rel=1e-6)
-    assert ours < 0.02
-    assert nmf.reconstruction_err_ == pytest.approx(reference.reconstruction_err_)
-
-
-def test_nmf_encode_solves_non_negative_least_squares() -> None:
-    from scipy.optimize import nnls
-
-    A = low_rank(non_negative=True)
-    nmf = NMF(n_concepts=4, random_state=0, max_iter=3000, tol=1e-8).fit(A)
-    B = low_rank(1, non_negative=True)[:5]
-    expected = np.stack([nnls(nmf.components_.T, row)[0] for row in B])
-    np.testing.assert_allclose(nmf.encode(B), expected, atol=1e-3)
-
-
-@pytest.mark.parametrize("method", ["fit", "encode"])
-def test_nmf_rejects_negative_activations_with_the_fix(method: str) -> None:
-    A = low_rank()
-    assert (A < 0).any()
-    nmf = NMF(n_concepts=3)
-    if method == "encode":
-        nmf.fit(np.abs(A))
-    pattern = (
-        rf"The 'A' parameter of NMF\.{method} must be non-negative .*"
-        r"load_demo_classifier\(\.\.\., positive=True\).*NoProjection, ICA or SAE"
-    )
-    with pytest.raises(InvalidParameterError, match=pattern):
-        getattr(nmf, method)(A)
-
-
-def test_no_projection_is_identity() -> None:
-    A = low_rank()
-    extractor = NoProjection().fit(A)
-    encoded = extractor.encode(A)
-    np.testing.assert_array_equal(encoded, A)
-    encoded[0, 0] = 1e6
-    assert A[0, 0] != 1e6  # a copy, not a view
-    np.testing.assert_array_equal(extractor.components_, np.eye(N_FEATURES))
-    assert NoProjection(n_concepts=N_FEATURES).fit(A).n_concepts_ == N_FEATURES
 
 
 # --------------------------------------------------------------------------------------------- contract
@@ -342,12 +209,6 @@ def test_invalid_n_concepts(name: str, value: object) -> None:
         InvalidParameterError, match=rf"The 'n_concepts' parameter of {name} must be None or an integer ≥ 1"
     ):
         make(name, n_concepts=value).fit(data_for(name))
-
-
-def test_no_projection_rejects_another_width() -> None:
-    message = r"The 'n_concepts' parameter of NoProjection must be None or 23 \(the activation width.*Got 10\. Use PCA"
-    with pytest.raises(InvalidParameterError, match=message):
-        NoProjection(n_concepts=10).fit(low_rank())
 
 
 @pytest.mark.parametrize("value", [-1, 2**32, 1.5, "seed"])

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import math
 
-import pytest
-
 from xaimetrics.consim import render_prompt, score_response
 from xaimetrics.simulators import SimulatorResponse
 
@@ -127,23 +125,3 @@ def test_dry_run_keeps_prompt_and_references() -> None:
     result = score_response(prompt, None)
     assert result.score is None and result.raw_answer is None and result.references["4"] == "Sci/Tech"
     assert prompt.score(prompt.reference_answer).score == 1.0
-
-
-def test_single_setting_intervals_match_their_closed_forms() -> None:
-    from scipy import stats
-
-    from xaimetrics.consim._intervals import mean_interval, wilson_interval
-
-    # Wilson (1927): (p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n), on an asymmetric 3 of 11
-    n, k, z = 11, 3, stats.norm.ppf(0.975)
-    p = k / n
-    centre, half = p + z**2 / (2 * n), z * (p * (1 - p) / n + z**2 / (4 * n**2)) ** 0.5
-    expected = ((centre - half) / (1 + z**2 / n), (centre + half) / (1 + z**2 / n))
-    assert wilson_interval(k, n) == pytest.approx(expected, rel=1e-9)
-    assert wilson_interval(k, n, confidence=0.8)[1] < expected[1]
-    values = [0.05, 0.2, 0.9, 0.35, 0.6]
-    mean, sem = sum(values) / 5, stats.sem(values)
-    half = stats.t.ppf(0.975, 4) * sem
-    assert mean_interval(values) == pytest.approx((mean - half, mean + half))
-    assert mean_interval([0.99, 0.97, 0.2])[1] == 1.0  # clipped to [0, 1]
-    assert all(v != v for v in mean_interval([0.5]))  # one sample: no interval

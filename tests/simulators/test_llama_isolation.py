@@ -1,9 +1,8 @@
-"""Issue #20: the llama.cpp weights policy, and native crashes kept out of the caller's process.
+"""Issue #20: native crashes kept out of the caller's process (the weights policy: test_llama_weights.py).
 
 The crashes here are real (a NULL read in the worker process, see ``tests/crashing_llama.py``): the tests
 show that the caller survives them, gets a clear error or a fallback, and that a grid records the setting as
-failed and resumes it. The policy tests assert the loader's decision on given CPUs, so they fail on any
-machine, with or without AMX.
+failed and resumes it.
 """
 
 from __future__ import annotations
@@ -20,101 +19,12 @@ import pytest
 from crashing_llama import CrashingLlama, register
 from xaimetrics.exceptions import InvalidParameterError, LocalModelCrashed, SimulatorError
 from xaimetrics.simulators import AnswerSchema, ChatMessage
-from xaimetrics.simulators._cpu import CpuInfo, _parse_cpuinfo
-from xaimetrics.simulators._llama_weights import PORTABLE_ENV, WeightsPolicy, llama_weights, weights_policy
+from xaimetrics.simulators._llama_weights import PORTABLE_ENV, WeightsPolicy
 from xaimetrics.simulators._worker import ModelWorker, WorkerCrashed
 
 TESTS = Path(__file__).resolve().parents[1]
-AMX = CpuInfo(
-    "Intel(R) Xeon(R) Platinum 8480+", frozenset({"avx2", "avx512f", "amx_tile", "amx_int8", "amx_bf16"})
-)
-ZEN = CpuInfo("AMD EPYC 7B13", frozenset({"avx2", "fma", "sse4a"}))
 MESSAGES = [ChatMessage("system", "Classes: a, b."), ChatMessage("user", "Sample_3: x\nSample_1: y")]
 SCHEMA = AnswerSchema(("3", "1"), ("a", "b"))
-
-
-# -- the policy --------------------------------------------------------------------------------------------
-def test_cpuinfo_is_parsed_from_the_first_processor() -> None:
-    text = (
-        "processor\t: 0\nmodel name\t: Intel(R) Xeon(R) Platinum 8480+\nflags\t\t: fpu avx2 avx512f amx_tile "
-        "amx_int8\n\nprocessor\t: 1\nmodel name\t: other\nflags\t\t: fpu\n"
-    )
-    cpu = _parse_cpuinfo(text)
-    assert cpu.model == "Intel(R) Xeon(R) Platinum 8480+" and cpu.amx
-    assert cpu.summary() == (
-        "Intel(R) Xeon(R) Platinum 8480+: AVX2 yes, AVX-512 yes, AMX yes (amx_int8 amx_tile)"
-    )
-    assert ZEN.summary() == "AMD EPYC 7B13: AVX2 yes, AVX-512 no, AMX no" and not ZEN.amx
-
-
-def test_auto_policy_is_portable_exactly_on_amx_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(PORTABLE_ENV, raising=False)
-    on_amx, on_zen = weights_policy(None, AMX), weights_policy(None, ZEN)
-    assert (on_amx.portable, on_amx.chosen, on_amx.label) == (True, False, "portable")
-    assert (on_zen.portable, on_zen.chosen, on_zen.label) == (False, False, "accelerated")
-    assert "AMX" in on_amx.reason and on_zen.reason == "auto: no AMX on this CPU"
-
-
-@pytest.mark.parametrize(
-    ("value", "portable"), [("1", True), ("TRUE", True), ("on", True), ("0", False), ("no", False)]
-)
-def test_the_environment_variable_chooses_on_any_cpu(monkeypatch, value: str, portable: bool) -> None:
-    monkeypatch.setenv(PORTABLE_ENV, value)
-    for cpu in (AMX, ZEN):
-        policy = weights_policy(None, cpu)
-        assert policy.portable is portable and policy.chosen
-        assert policy.reason == f"{PORTABLE_ENV}={value.lower()}"
-
-
-def test_the_argument_wins_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(PORTABLE_ENV, "1")
-    assert weights_policy(False, AMX) == WeightsPolicy(False, "portable=False", chosen=True)
-    monkeypatch.setenv(PORTABLE_ENV, "auto")
-    assert weights_policy(None, AMX).portable and not weights_policy(None, ZEN).portable
-
-
-def test_bad_values_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(PORTABLE_ENV, "maybe")
-    with pytest.raises(
-        InvalidParameterError, match=f"'{PORTABLE_ENV}' parameter of the environment.*Got maybe"
-    ):
-        weights_policy(None, ZEN)
-    monkeypatch.delenv(PORTABLE_ENV)
-    with pytest.raises(InvalidParameterError, match="'portable' parameter of LlamaCppSimulator"):
-        weights_policy("yes", ZEN)  # type: ignore[arg-type]
-
-
-def test_the_portable_loader_turns_off_llama_cpps_extra_buffers() -> None:
-    llama_cpp = pytest.importorskip("llama_cpp")
-    bindings = llama_cpp.llama_cpp
-    assert bindings.llama_model_default_params().use_extra_bufts  # llama.cpp's default
-    with llama_weights(llama_cpp, portable=True):
-        assert not bindings.llama_model_default_params().use_extra_bufts
-    assert bindings.llama_model_default_params().use_extra_bufts  # restored
-    with llama_weights(llama_cpp, portable=False):
-        assert bindings.llama_model_default_params().use_extra_bufts
-    # Llama.__init__ reads the defaults through the module attribute that the loader replaces
-    import inspect
-
-    assert "llama_cpp.llama_model_default_params()" in inspect.getsource(llama_cpp.Llama.__init__)
-
-
-def test_the_cli_flag_sets_the_policy_for_the_process_and_its_workers(monkeypatch, tmp_path) -> None:
-    from xaimetrics import cli
-
-    monkeypatch.delenv(PORTABLE_ENV, raising=False)
-    for command in (
-        ["consim"],
-        ["demo"],
-        ["benchmark", "run", "grid.toml"],
-        ["study", "simulate", "s.toml", "--results-store", "r.sqlite"],
-    ):
-        args = cli.build_parser().parse_args([*command, "--portable-llm"])
-        assert args.portable_llm, command
-    # a real command: the flag is applied before the command runs (here it then fails on a missing grid file)
-    assert cli.main(["benchmark", "run", str(tmp_path / "absent.toml"), "--portable-llm"]) == 1
-    assert weights_policy(None, ZEN) == WeightsPolicy(True, f"{PORTABLE_ENV}=1", chosen=True)
-    assert os.environ.pop(PORTABLE_ENV) == "1"
 
 
 # -- crashes in the worker ---------------------------------------------------------------------------------

@@ -82,3 +82,19 @@ def test_the_tracker_sums_usage_records() -> None:
     )
     with pytest.raises(InvalidParameterError, match=r"'response' parameter of UsageTracker\.record"):
         tracker.record("Sample_0: a")  # type: ignore[arg-type]
+
+
+def test_usage_tracker_reset_and_cached_accounting() -> None:
+    tracker = UsageTracker()
+    tracker.record(
+        SimulatorResponse("a", prompt_tokens=10, completion_tokens=2, cost_usd=0.3, latency_s=1.0, attempts=2)
+    )
+    tracker.record(
+        SimulatorResponse("a", prompt_tokens=10, completion_tokens=2, cost_usd=0.3, cached=True, attempts=0)
+    )
+    summary = tracker.summary()
+    assert (summary.calls, summary.cached_calls, summary.attempts, summary.total_tokens) == (2, 1, 2, 24)
+    assert summary.cost_usd == pytest.approx(0.3) and summary.mean_latency_s == pytest.approx(0.5)
+    assert summary.as_dict()["total_tokens"] == 24
+    tracker.reset()
+    assert tracker.summary().calls == 0

@@ -15,7 +15,7 @@ import os
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, TypeGuard
+from typing import IO, TYPE_CHECKING, TypeGuard
 
 import numpy as np
 
@@ -205,10 +205,13 @@ def _open_text(path: Path, encoding: str) -> IO[str] | None:
     import gzip
     import lzma
 
-    openers: dict[str, Any] = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
     suffix = path.suffix.lower()
-    if suffix in openers:
-        return openers[suffix](path, "rt", encoding=encoding)
+    if suffix == ".gz":
+        return gzip.open(path, "rt", encoding=encoding)
+    if suffix == ".bz2":
+        return bz2.open(path, "rt", encoding=encoding)
+    if suffix == ".xz":
+        return lzma.open(path, "rt", encoding=encoding)
     if suffix in _COMPRESSION:
         return None
     return open(path, encoding=encoding)
@@ -290,7 +293,7 @@ def _is_empty(value: object) -> bool:
         return False
 
 
-def _read_rows(path: Path, columns: Columns) -> tuple[list[str], list[Any], dict[str, object]]:
+def _read_rows(path: Path, columns: Columns) -> tuple[list[str], list[object], dict[str, object]]:
     frame = read_table(path, encoding=columns.encoding)
     text, label = columns.pick(list(frame.columns), path.name)
     raw_texts, raw_labels = frame[text].tolist(), frame[label].tolist()
@@ -376,7 +379,7 @@ def load_files(
 
 def _dataset(
     texts: list[str],
-    raw: list[Any],
+    raw: list[object],
     names: Sequence[str] | None,
     info: dict[str, object],
     name: str,

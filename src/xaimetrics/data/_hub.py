@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 import numpy as np
 
@@ -15,11 +16,26 @@ from xaimetrics.exceptions import AssetError, MissingDependencyError
 
 __all__ = ["hub_splits", "load_from_hub"]
 
+
+class HubSplit(Protocol):
+    """What the loaders read of one split of a Hugging Face ``datasets.Dataset``."""
+
+    @property
+    def column_names(self) -> list[str]: ...
+
+    @property
+    def features(self) -> Mapping[str, object]: ...
+
+    def __getitem__(self, column: str, /) -> Sequence[object]: ...
+
+
 #: other names of a validation split on the hub
 _VALIDATION_NAMES = ("validation", "valid", "dev")
 
 
-def hub_splits(path: str, config: str | None, caller: str, hint: str, **kwargs: Any) -> Any:
+def hub_splits(
+    path: str, config: str | None, caller: str, hint: str, **kwargs: object
+) -> Mapping[str, HubSplit]:
     """``datasets.load_dataset(path, config, **kwargs)`` as a ``DatasetDict``, with errors that say what to do.
 
     Raises:
@@ -42,8 +58,9 @@ def hub_splits(path: str, config: str | None, caller: str, hint: str, **kwargs: 
             f"{hint}"
         ) from error
     if not hasattr(loaded, "keys"):  # a single split was asked through kwargs
-        loaded = {str(kwargs.get("split", "train")): loaded}
-    return loaded
+        return {str(kwargs.get("split", "train")): loaded}
+    splits: Mapping[str, HubSplit] = loaded  # a DatasetDict
+    return splits
 
 
 def load_from_hub(
@@ -55,7 +72,7 @@ def load_from_hub(
     validation_fraction: float,
     columns: Columns,
     hint: str,
-    **kwargs: Any,
+    **kwargs: object,
 ) -> TextDataset:
     """A split of a Hugging Face dataset; a missing validation split is carved from train (seeded)."""
     splits = hub_splits(path, config, "load_dataset", hint, **kwargs)

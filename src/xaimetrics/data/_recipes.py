@@ -13,7 +13,6 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -96,16 +95,15 @@ DATASET_RECIPES.register(
 
 
 def _raw_splits(
-    recipe: DatasetRecipe, name: str, data_files: Any, **kwargs: Any
+    recipe: DatasetRecipe, name: str, data_files: object, **kwargs: object
 ) -> dict[str, tuple[list[str], np.ndarray]]:
     """``{"train" | "validation" | "test": (texts, raw label indices)}`` from the hub or from files."""
     if data_files is not None:
         files = data_files if isinstance(data_files, Mapping) else {"train": data_files}
-        if not isinstance(files, Mapping) or not all(
-            isinstance(p, str | os.PathLike) for p in files.values()
-        ):
+        paths = {key: path for key, path in files.items() if isinstance(path, str | os.PathLike)}
+        if len(paths) != len(files):
             raise invalid("data_files", "load_dataset", "a file or a mapping {split: file}", data_files)
-        frames = {str(key): read_table(Path(path)) for key, path in files.items()}
+        frames = {str(key): read_table(Path(path)) for key, path in paths.items()}
         columns = {key: (frame[recipe.text_column], frame[recipe.label_column]) for key, frame in frames.items()
                    if {recipe.text_column, recipe.label_column} <= set(frame.columns)}  # fmt: skip
         if len(columns) != len(frames):
@@ -138,7 +136,7 @@ def _raw_splits(
     return out
 
 
-def load_recipe(name: str, split: str, *, data_files: Any = None, **kwargs: Any) -> TextDataset:
+def load_recipe(name: str, split: str, *, data_files: object = None, **kwargs: object) -> TextDataset:
     """A split of the recipe ``name`` (``"all"``: every split), its labels re-indexed to the kept classes.
 
     With ``top_classes``, the classes are the most frequent of the train split (ties: lower index first),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeGuard
 
 import numpy as np
 
@@ -81,7 +81,7 @@ def pick_column(
 
 
 def encode_labels(
-    raw: Sequence[Any], class_names: Sequence[str] | None, source: str
+    raw: Sequence[object], class_names: Sequence[str] | None, source: str
 ) -> tuple[np.ndarray, list[str]]:
     """Integer labels and class names from a label column of integers or of class-name strings.
 
@@ -96,18 +96,18 @@ def encode_labels(
     """
     values = list(raw)
     names = None if class_names is None else [str(name) for name in class_names]
-    if all(isinstance(v, str) for v in values):
-        values = _clean_label_names(values, source)
+    if _all_strings(values):
+        strings = _clean_label_names(values, source)
         if names is None:
-            names = sorted(set(values))
+            names = sorted(set(strings))
         index = {name: i for i, name in enumerate(names)}
-        unknown = sorted(set(values) - set(index))
+        unknown = sorted(set(strings) - set(index))
         if unknown:
             raise invalid(
                 "class_names", "load_dataset", f"a list holding every label of {source}", names,
                 f"Labels not in it: {', '.join(map(repr, unknown[:5]))}.",
             )  # fmt: skip
-        return np.asarray([index[v] for v in values], dtype=np.int64), names
+        return np.asarray([index[v] for v in strings], dtype=np.int64), names
     array = np.asarray(values)
     if array.dtype.kind == "f" and np.isfinite(array).all() and (array == np.round(array)).all():
         array = array.astype(np.int64)  # a CSV column of whole numbers read as floats
@@ -131,6 +131,10 @@ def encode_labels(
     return array, names
 
 
+def _all_strings(values: list[object]) -> TypeGuard[list[str]]:
+    return all(isinstance(v, str) for v in values)
+
+
 def _clean_label_names(values: list[str], source: str) -> list[str]:
     """String labels without surrounding whitespace (``'earn '`` is ``'earn'``, said once in a warning); a label
     holding a control character (a NUL byte, a line break) is refused, naming it."""
@@ -152,14 +156,14 @@ def _clean_label_names(values: list[str], source: str) -> list[str]:
     return stripped
 
 
-def shared_class_names(raw: list[list[Any]], class_names: Sequence[str] | None) -> Sequence[str] | None:
+def shared_class_names(raw: list[list[object]], class_names: Sequence[str] | None) -> Sequence[str] | None:
     """Class names common to every split: given, the sorted union of string labels, or ``"0"…"max"``."""
     if class_names is not None:
         return class_names
     values = [v for labels in raw for v in labels]
     if not values:
         return None
-    if all(isinstance(v, str) for v in values):
+    if _all_strings(values):
         return sorted({v.strip() for v in values})
     numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool) and v == v]
     if len(numbers) == len(values):  # class indices: name them up to the largest index of any split

@@ -9,7 +9,7 @@ with the same weights as an uninterrupted run. :func:`~xaimetrics.models.load_de
 
 **Cache keys.** The offline MiniLM on an offline dataset (no dataset options, no ``model_kwargs``) — the demo
 classifier — is keyed as it always was: ``demo-<dataset>-<positive|standard>-<hash>``, the dataset by its name
-(its files ship in a pinned package). Any other model or data is keyed by a digest of its training texts,
+(its files ship in a pinned package). Every other model or data is keyed by a digest of its training texts,
 labels and class names: ``finetuned-<model>-<dataset>-<positive|standard>-<hash>``. Both hashes are the
 SHA-256 of ``json.dumps(params, sort_keys=True)``, the form they had before :func:`xaimetrics._digest.json_digest`
 existed, kept so that cached models are found.
@@ -216,7 +216,7 @@ def finetune(
 ) -> SplitClassifier:
     """Fine-tune a sequence classifier on a dataset once, cache it, and return it as a :class:`SplitClassifier`.
 
-    Any ``AutoModelForSequenceClassification`` architecture that :class:`SplitClassifier` splits at the head
+    Every ``AutoModelForSequenceClassification`` architecture that :class:`SplitClassifier` splits at the head
     input: BERT/MiniLM, DistilBERT, RoBERTa-style, decoder classifiers (Llama, Qwen2, GPT-2: the pad token
     is set to the end-of-sequence token when missing) and T5/BART classification heads. ``positive=True``
     trains the ConSim paper's "+" variant (a ReLU at the head input, so activations are non-negative).

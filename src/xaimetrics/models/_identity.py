@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator, Mapping
-from typing import Any
 
 import numpy as np
 
@@ -18,16 +17,16 @@ __all__ = ["model_digest"]
 _PLACEMENT = frozenset({"device", "metadata", "progress", "batch_size"})
 
 
-def _tensor_bytes(value: Any) -> bytes:
+def _tensor_bytes(value: object) -> bytes:
     """The raw bytes of a tensor or an array (any dtype, bfloat16 included), with its dtype and shape."""
     detach = getattr(value, "detach", None)
     if callable(detach):
         import torch
 
-        tensor = detach().cpu().contiguous()
+        tensor: torch.Tensor = detach().cpu().contiguous()
         head = f"{tensor.dtype}{tuple(tensor.shape)}".encode()
         return head + tensor.reshape(-1).view(torch.uint8).numpy().tobytes()
-    array = np.ascontiguousarray(value)
+    array = np.ascontiguousarray(np.asarray(value))
     return f"{array.dtype}{array.shape}".encode() + array.tobytes()
 
 

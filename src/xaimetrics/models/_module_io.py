@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
 
 import numpy as np
 import torch
@@ -31,16 +30,17 @@ def first_tensor(output: object) -> torch.Tensor:
     raise invalid("split", "SplitClassifier", "a module that outputs a tensor", type(output).__name__)
 
 
-def replace_first_tensor(
-    output: Any, tensor: torch.Tensor
-) -> Any:  # a module's output, of any container type
-    """``output`` with its main tensor replaced by ``tensor`` (same container type)."""
+def replace_first_tensor(output: object, tensor: torch.Tensor) -> object:
+    """``output`` (a module's output, as :func:`first_tensor` reads it) with its main tensor replaced by
+    ``tensor``, in the same container type."""
     if isinstance(output, torch.Tensor):
         return tensor
     if isinstance(output, Mapping):  # a transformers ModelOutput
         first = next(iter(output))
         return type(output)(**{**output, first: tensor})
-    return type(output)([tensor, *output[1:]])
+    if isinstance(output, tuple | list):
+        return type(output)([tensor, *output[1:]])
+    return first_tensor(output)  # raises: not an output first_tensor reads
 
 
 def as_float_tensor(activations: object, owner: str) -> torch.Tensor:

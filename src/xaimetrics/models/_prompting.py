@@ -2,7 +2,7 @@
 
 The text is put in a prompt template; the classifier's logits are the language model's next-token logits at
 the answer position, restricted to one token per class (see :mod:`xaimetrics.models._class_tokens` for
-multi-token class names). Any Hugging Face causal LM (Llama, Qwen2, Mistral, GPT-2, …) or encoder-decoder LM
+multi-token class names). Every Hugging Face causal LM (Llama, Qwen2, Mistral, GPT-2, …) or encoder-decoder LM
 (T5: the prompt goes to the encoder, the answer is the decoder's first step) works.
 
 The split ``f = g∘h`` at ``split=None``: ``h`` is the network up to the final hidden state at the answer

@@ -3,7 +3,7 @@
 :data:`CLASSIFIERS` maps a name to a factory ``factory(dataset, *, progress) -> SplitClassifier``; the
 built-in ``minilm`` / ``minilm+`` are the MiniLM-L6 classifier (``+``: the non-negative variant), fine-tuned on
 the dataset with the demo's recipe (:func:`~xaimetrics.models.load_demo_classifier`), on any dataset — a data
-file with any column names included (``dataset_options``). Any other name
+file with any column names included (``dataset_options``). Every other name
 that is a Hugging Face id (``org/model``) or a local directory is a classifier too (:func:`load_classifier`): a
 directory holding a fine-tuned sequence classifier is loaded as it is, and whether it is a ``+`` model is read
 from its own config (``xaimetrics_positive_split``), whatever the folder is called; anything else is fine-tuned

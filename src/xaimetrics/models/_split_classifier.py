@@ -12,7 +12,7 @@ import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 import torch
@@ -69,6 +69,15 @@ class _Batch:
     inputs: dict[str, torch.Tensor]
     last_positions: torch.Tensor
     groups: BatchGroups | None
+
+
+class _HookState(TypedDict, total=False):
+    """What the forward hook of one pass shares with the loop over batches."""
+
+    batch: _Batch  # the batch being run
+    captured: list[torch.Tensor]  # the split's outputs read in this batch
+    calls: int  # how often the split module ran in this batch (1 for a valid split)
+    values: torch.Tensor  # the rows that replace the split's output (g)
 
 
 class SplitClassifier:
@@ -205,7 +214,7 @@ class SplitClassifier:
         self.num_classes = self._num_classes()
         self.class_names = self._check_class_names(class_names)
         #: Free-form facts about the model (e.g. training recipe and accuracy of the demo classifier).
-        self.metadata: dict[str, Any] = {}  # JSON values
+        self.metadata: dict[str, object] = {}  # JSON values
         self._accepted = accepted_inputs(model)
         self._explicit_positions = (
             self.padding_side == "left"
@@ -473,7 +482,11 @@ class SplitClassifier:
     def test_accuracy(self) -> float | None:
         """Test accuracy recorded in :attr:`metadata` (the demo classifier), else ``None``."""
         value = self.metadata.get("test_accuracy")
-        return None if value is None else float(value)
+        if value is None:
+            return None
+        if not isinstance(value, int | float | str):
+            raise TypeError(f"metadata['test_accuracy'] is not a number: {value!r}")
+        return float(value)
 
     def token_counts(self, inputs: Texts) -> np.ndarray:
         """Number of tokens of each text (rows per text of token-granularity activations), shape ``(n,)``."""
@@ -562,14 +575,14 @@ class SplitClassifier:
         encoded = self._encode(texts)
         logits_out: list[torch.Tensor | None] = [None] * len(texts)
         pieces: list[torch.Tensor | None] = [None] * len(texts)
-        state: dict[str, Any] = {}
+        state: _HookState = {}
         handle = self._register_hook(state, capture=capture, replace=values is not None)
         self.model.eval()
         grad = contextlib.nullcontext() if values is not None and torch.is_grad_enabled() else torch.no_grad()
         try:
             with grad:
                 for batch in self._batches(encoded, desc or type(self).__name__):
-                    state.update(batch=batch, captured=[], calls=0)
+                    state["batch"], state["captured"], state["calls"] = batch, [], 0
                     if values is not None:
                         state["values"] = torch.cat([values[int(i)] for i in batch.indices]).to(self.device)
                     logits = self._model_logits(batch).float()
@@ -592,7 +605,7 @@ class SplitClassifier:
         return torch.cat(pieces, dim=0), logits_tensor  # type: ignore[arg-type]
 
     def _register_hook(
-        self, state: dict[str, Any], *, capture: bool, replace: bool
+        self, state: _HookState, *, capture: bool, replace: bool
     ) -> torch.utils.hooks.RemovableHandle | None:
         if self.split is None:
             if not capture:

@@ -7,8 +7,9 @@ import logging
 import os
 import time
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -23,6 +24,11 @@ from xaimetrics.simulators._llama_weights import PORTABLE_ENV, WeightsPolicy, ll
 from xaimetrics.simulators._local import LocalModelSimulator
 from xaimetrics.simulators._probabilities import class_continuations, log_softmax, probability_response
 from xaimetrics.simulators._worker import ModelWorker, WorkerCrashed, WorkerTimedOut, worker_supported
+
+if TYPE_CHECKING:
+    from llama_cpp import Llama, LlamaGrammar
+    from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+    from llama_cpp.llama_types import ChatCompletionRequestMessage
 
 __all__ = ["LlamaCppSimulator", "call_deadline", "default_simulator"]
 
@@ -192,11 +198,11 @@ class LlamaCppSimulator(LocalModelSimulator):
         #: the weights policy in force (resolved now, so that a bad environment variable fails at once)
         self.weights: WeightsPolicy = weights_policy(portable)
         self.name = f"llama.cpp:{self.model_name}"
-        self._llama: Any = None
+        self._llama: Llama | None = None
         self._worker: ModelWorker | None = None
         self._worker_started = False  # a later start is a restart (logged)
-        self._grammars: dict[AnswerSchema, Any] = {}
-        self._formatter: Any = None
+        self._grammars: dict[AnswerSchema, LlamaGrammar] = {}
+        self._formatter: Jinja2ChatFormatter | None = None
         self._settings = {
             "model_path": None if model_path is None else str(model_path), "model_name": model_name,
             "n_ctx": n_ctx, "n_threads": n_threads, "seed": seed, "max_tokens": max_tokens,
@@ -260,7 +266,7 @@ class LlamaCppSimulator(LocalModelSimulator):
         self._worker = self._llama = self._formatter = None
         self._grammars.clear()
 
-    def _model(self) -> Any:
+    def _model(self) -> Llama:
         if self._llama is None:
             llama_cpp = import_optional("llama_cpp", extra="llama", caller=_OWNER)
             path = self.model_path if self.model_path is not None else load_default_gguf(self.model_name)
@@ -372,7 +378,7 @@ class LlamaCppSimulator(LocalModelSimulator):
             f"unaffected; the next call starts a new worker. {fix}{log}"
         )
 
-    def _grammar(self, schema: AnswerSchema) -> Any:
+    def _grammar(self, schema: AnswerSchema) -> LlamaGrammar:
         grammar = self._grammars.get(schema)
         if grammar is None:
             llama_cpp = import_optional("llama_cpp", extra="llama", caller=_OWNER)
@@ -396,12 +402,14 @@ class LlamaCppSimulator(LocalModelSimulator):
         if not self.reuse_prompt_cache:
             llama.reset()
         result = llama.create_chat_completion(
-            messages=[m.as_dict() for m in messages],
+            messages=_wire(messages),
             temperature=self.temperature,
             seed=self.seed,
             max_tokens=self.max_tokens,
             grammar=grammar,
         )
+        if not isinstance(result, dict):  # a stream: never asked for here
+            raise TypeError(f"llama.cpp answered a {type(result).__name__}, not a chat completion")
         choice = result["choices"][0]
         usage = result.get("usage") or {}
         return SimulatorResponse(
@@ -449,14 +457,14 @@ class LlamaCppSimulator(LocalModelSimulator):
                 eos_token=llama._model.token_get_text(eos) if eos != -1 else "",
                 bos_token=llama._model.token_get_text(bos) if bos != -1 else "",
             )
-        formatted = self._formatter(messages=[m.as_dict() for m in messages])
+        formatted = self._formatter(messages=_wire(messages))
         return list(
             llama.tokenize(
                 formatted.prompt.encode("utf-8"), add_bos=not formatted.added_special, special=True
             )
         )
 
-    def _eval_from(self, llama: Any, tokens: list[int], keep: int) -> tuple[np.ndarray, int]:
+    def _eval_from(self, llama: Llama, tokens: list[int], keep: int) -> tuple[np.ndarray, int]:
         """Rewind the KV cache to ``keep`` tokens, read ``tokens[keep:]``; last log-probs and tokens computed."""
         llama.n_tokens = keep
         llama.eval(tokens[keep:])
@@ -519,6 +527,11 @@ def _response(value: object) -> SimulatorResponse:
     if not isinstance(value, SimulatorResponse):
         raise TypeError(f"the llama.cpp worker answered a {type(value).__name__}, not a SimulatorResponse")
     return value
+
+
+def _wire(messages: Sequence[ChatMessage]) -> list[ChatCompletionRequestMessage]:
+    """The messages as llama.cpp's typed dicts (their roles are checked by :class:`ChatMessage`)."""
+    return [cast("ChatCompletionRequestMessage", m.as_dict()) for m in messages]
 
 
 def default_simulator(name: str = DEFAULT_GGUF, **kwargs: Any) -> LlamaCppSimulator:

@@ -375,7 +375,7 @@ class OpenAICompatibleSimulator(BaseSimulator):
         return identity
 
     # -- the client ----------------------------------------------------------------------------------------
-    def _client_arguments(self) -> dict[str, Any]:
+    def _client_arguments(self) -> dict[str, object]:
         """The client's URL *without* the credentials it may carry (``http://user:KEY@host/v1``): they are sent
         as the ``Authorization: Basic`` header the HTTP library builds from such a URL (the same request on the
         wire), so that no log line of the HTTP library or openai (they print the request URL, at INFO and
@@ -383,7 +383,7 @@ class OpenAICompatibleSimulator(BaseSimulator):
         http_client = self._openai.DefaultHttpxClient(
             event_hooks={"request": [_on_request], "response": [_on_response]}
         )
-        arguments: dict[str, Any] = {
+        arguments: dict[str, object] = {
             "base_url": self.base_url, "api_key": self._key.reveal(), "timeout": self.timeout,
             "max_retries": self.max_retries, "http_client": http_client,
         }  # fmt: skip

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -14,6 +14,10 @@ from xaimetrics._validation import check_positive_int, invalid
 from xaimetrics.simulators._base import AnswerSchema, ChatMessage, SimulatorResponse
 from xaimetrics.simulators._local import LocalModelSimulator
 from xaimetrics.simulators._probabilities import class_continuations, log_softmax, probability_response
+
+if TYPE_CHECKING:
+    import torch
+    from transformers import Cache, PreTrainedModel, PreTrainedTokenizerBase
 
 __all__ = ["TransformersChatSimulator", "answer_continuations"]
 
@@ -59,17 +63,19 @@ def answer_continuations(schema: AnswerSchema, text: str) -> list[str] | None:
 class _AnswerConstraint:
     """``prefix_allowed_tokens_fn`` for ``generate``: keep the answer inside an :class:`AnswerSchema`."""
 
-    def __init__(self, tokenizer: Any, schema: AnswerSchema, prompt_length: int, eos_ids: list[int]) -> None:
+    def __init__(
+        self, tokenizer: PreTrainedTokenizerBase, schema: AnswerSchema, prompt_length: int, eos_ids: list[int]
+    ) -> None:
         self.tokenizer = tokenizer
         self.schema = schema
         self.prompt_length = prompt_length
         self.eos_ids = eos_ids
         self.vocabulary = list(range(len(tokenizer)))
 
-    def __call__(self, batch_id: int, input_ids: Any) -> list[int]:
+    def __call__(self, batch_id: int, input_ids: torch.Tensor) -> list[int]:
         generated = input_ids[self.prompt_length :].tolist()
         text = self.tokenizer.decode(generated, skip_special_tokens=True)
-        options = answer_continuations(self.schema, text)
+        options = answer_continuations(self.schema, text) if isinstance(text, str) else None
         if options is None:
             return self.vocabulary  # the decode did not round-trip: leave the model free
         allowed: set[int] = set()
@@ -117,12 +123,12 @@ class TransformersChatSimulator(LocalModelSimulator):
         self,
         model_name_or_path: str | os.PathLike[str] | None = None,
         *,
-        model: Any = None,
-        tokenizer: Any = None,
+        model: PreTrainedModel | None = None,
+        tokenizer: PreTrainedTokenizerBase | None = None,
         device: DeviceLike = "auto",
         max_new_tokens: int = 256,
         constrain: bool = True,
-        torch_dtype: Any = None,
+        torch_dtype: torch.dtype | str | None = None,
         prefix_reuse: bool = True,
     ) -> None:
         if (model_name_or_path is None) == (model is None):
@@ -140,7 +146,7 @@ class TransformersChatSimulator(LocalModelSimulator):
         self.device = resolve_device(device, _OWNER)
         self.torch_dtype = torch_dtype
         self.prefix_reuse = bool(prefix_reuse)
-        self._prefix_state: tuple[list[int], Any] | None = None  # (tokens, their DynamicCache)
+        self._prefix_state: tuple[list[int], Cache] | None = None  # (tokens, their DynamicCache)
         self._model_obj = model
         self._tokenizer = tokenizer
         if self.model_name_or_path is not None:
@@ -161,7 +167,7 @@ class TransformersChatSimulator(LocalModelSimulator):
             "constrain": self.constrain,
         }
 
-    def _load(self) -> tuple[Any, Any]:
+    def _load(self) -> tuple[Any, Any]:  # transformers types its generate and chat-template returns loosely
         if self._model_obj is None:
             from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -170,7 +176,7 @@ class TransformersChatSimulator(LocalModelSimulator):
             self._tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
             kwargs = {} if self.torch_dtype is None else {"dtype": self.torch_dtype}
             self._model_obj = AutoModelForCausalLM.from_pretrained(path, local_files_only=True, **kwargs)
-        self._model_obj.to(self.device).eval()
+        self._model_obj.to(self.device).eval()  # type: ignore[arg-type]  # transformers types its decorated to() unbound
         if getattr(self._tokenizer, "chat_template", None) is None:
             raise invalid(
                 "tokenizer",
@@ -200,7 +206,7 @@ class TransformersChatSimulator(LocalModelSimulator):
             eos = tokenizer.eos_token_id
         eos_ids = [int(e) for e in (eos if isinstance(eos, list | tuple) else [eos]) if e is not None]
         pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else (eos_ids or [0])[0]
-        kwargs: dict[str, Any] = {}
+        kwargs: dict[str, _AnswerConstraint] = {}
         if answer_schema is not None and self.constrain:
             kwargs["prefix_allowed_tokens_fn"] = _AnswerConstraint(
                 tokenizer, answer_schema, prompt_length, eos_ids
@@ -224,7 +230,7 @@ class TransformersChatSimulator(LocalModelSimulator):
         )
 
     # -- class probabilities ---------------------------------------------------------------------------------
-    def _next_log_probs(self, model: Any, tokens: list[int], cache: Any) -> np.ndarray:
+    def _next_log_probs(self, model: PreTrainedModel, tokens: list[int], cache: Cache | None) -> np.ndarray:
         """Log-distribution of the token after ``tokens`` (read on top of ``cache`` when given; it grows)."""
         import torch
 
@@ -250,7 +256,7 @@ class TransformersChatSimulator(LocalModelSimulator):
                 return list(tokenizer.encode(text, add_special_tokens=False))
 
             computed = reused = 0
-            cache: Any = None
+            cache: Cache | None = None
             if self.prefix_reuse:
                 cached_tokens, cache = self._prefix_state or ([], _new_cache(model))
                 self._prefix_state = None  # set again once the cache holds exactly the prompt
@@ -294,7 +300,7 @@ class TransformersChatSimulator(LocalModelSimulator):
         )  # fmt: skip
 
 
-def _cache_keyword(model: Any) -> str:
+def _cache_keyword(model: PreTrainedModel) -> str:
     """The forward argument taking the :class:`~transformers.DynamicCache`: ``cache`` (transformers ≥ 5.2x;
     ``past_key_values`` is deprecated there and removed in 5.40), else ``past_key_values`` (transformers 4)."""
     try:
@@ -304,7 +310,7 @@ def _cache_keyword(model: Any) -> str:
     return "cache" if "cache" in parameters else "past_key_values"
 
 
-def _new_cache(model: Any) -> Any:
+def _new_cache(model: PreTrainedModel) -> Cache:
     from transformers import DynamicCache
 
     try:
@@ -313,7 +319,7 @@ def _new_cache(model: Any) -> Any:
         return DynamicCache()
 
 
-def _rewind(cache: Any, length: int) -> None:
+def _rewind(cache: Cache, length: int) -> None:
     """Drop the cached positions after the first ``length`` (a negative ``crop`` works in transformers 4 and 5)."""
     extra = int(cache.get_seq_length()) - length
     if extra > 0:
