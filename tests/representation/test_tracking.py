@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from xaimetrics.exceptions import MissingDependencyError
-from xaimetrics.representation import log_to_mlflow, log_to_wandb
+from xaimetrics.representation._tracking import log_to_mlflow, log_to_wandb
 
 
 def test_mlflow_local_store_receives_the_metrics(tmp_path, monkeypatch):

@@ -13,12 +13,12 @@ from xaimetrics.simulators import (
     AnswerSchema,
     BaseSimulator,
     ChatMessage,
-    HumanSimulator,
     ScriptedSimulator,
     Simulator,
     SimulatorResponse,
-    UsageTracker,
 )
+from xaimetrics.simulators._scripted import HumanSimulator
+from xaimetrics.simulators._usage import UsageTracker
 
 
 def test_list_script_in_order_then_exhausted() -> None:

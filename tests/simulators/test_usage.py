@@ -8,7 +8,8 @@ import pytest
 
 from xaimetrics.consim import render_prompt, score_response
 from xaimetrics.exceptions import InvalidParameterError
-from xaimetrics.simulators import SimulatorResponse, Usage, UsageTracker
+from xaimetrics.simulators import SimulatorResponse, Usage
+from xaimetrics.simulators._usage import UsageTracker
 
 
 def test_usage_adds_field_by_field_and_sums_from_zero() -> None:

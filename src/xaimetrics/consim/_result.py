@@ -120,7 +120,7 @@ class ConSimResult(ReasonCounts, UsageView):
     @property
     def class_counts(self) -> dict[str, ClassCounts]:
         """Per class of f's predictions (and of the answers): ``{"n", "hits", "answered"}`` over the EP samples
-        (:func:`~xaimetrics.consim.per_class_scores` turns them into recall and precision)."""
+        (:func:`~xaimetrics.consim._per_class.per_class_scores` turns them into recall and precision)."""
         return class_counts(self.references, self.answers)
 
     @property
