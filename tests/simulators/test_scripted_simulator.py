@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from xaimetrics._usage import UsageTracker
 from xaimetrics.exceptions import InvalidParameterError, SimulatorError
 from xaimetrics.simulators import (
     AnswerSchema,
@@ -18,7 +19,6 @@ from xaimetrics.simulators import (
     SimulatorResponse,
 )
 from xaimetrics.simulators._scripted import HumanSimulator
-from xaimetrics.simulators._usage import UsageTracker
 
 
 def test_list_script_in_order_then_exhausted() -> None:

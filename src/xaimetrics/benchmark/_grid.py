@@ -470,7 +470,7 @@ class Grid:
             )
 
     def _check_data_options(self) -> None:
-        from xaimetrics.data._files import check_encoding
+        from xaimetrics._file_checks import check_encoding
 
         for name in ("text_column", "label_column"):
             value = getattr(self, name)

@@ -15,12 +15,12 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from xaimetrics._class_counts import ClassCounts, class_counts
+from xaimetrics._usage import UsageView
 from xaimetrics.consim._intervals import mean_interval, wilson_interval
 from xaimetrics.consim._parsing import ReasonCounts, Status
-from xaimetrics.consim._per_class import ClassCounts, class_counts
 from xaimetrics.consim._prompt_types import PromptSetting
 from xaimetrics.simulators import ChatMessage, Usage
-from xaimetrics.simulators._usage import UsageView
 
 __all__ = ["DEGENERATE_SHARE", "DEGENERATE_SPREAD", "ConSimResult"]
 

@@ -303,7 +303,7 @@ class Detection:
                 (:func:`failure_reason`); it gets no rows.
             progress: show a progress bar over concepts.
         """
-        from xaimetrics.concepts._concept_model import to_numpy
+        from xaimetrics._arrays import to_numpy
 
         texts = check_texts(inputs, "inputs", "Detection.evaluate")
         U = np.asarray(to_numpy(concepts), dtype=np.float64)

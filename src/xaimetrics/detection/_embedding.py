@@ -46,7 +46,7 @@ def sentence_encoder(path: str = "minilm", *, batch_size: int = 32, device: str 
 
     Loads ``transformers`` and the weights on the first call only (lazily).
     """
-    from xaimetrics.representation._encoder import mean_pooled_encoder as _sentence_encoder
+    from xaimetrics._encoder import mean_pooled_encoder as _sentence_encoder
 
     return _sentence_encoder("demo" if path == "minilm" else path, batch_size, device)
 

@@ -26,6 +26,7 @@ Example:
     'Sample_0: positive'
 """
 
+from xaimetrics._usage import Usage
 from xaimetrics.simulators._assets import load_default_gguf
 from xaimetrics.simulators._base import (
     AnswerSchema,
@@ -48,7 +49,6 @@ from xaimetrics.simulators._registry import (
 from xaimetrics.simulators._response_cache import CachedSimulator
 from xaimetrics.simulators._scripted import ScriptedSimulator
 from xaimetrics.simulators._transformers import TransformersChatSimulator
-from xaimetrics.simulators._usage import Usage
 
 __all__ = [
     "SIMULATORS",
