@@ -119,7 +119,8 @@ def main() -> None:
     from sklearn.feature_extraction.text import CountVectorizer
 
     from xaimetrics.data import load_dataset
-    from xaimetrics.representation import ReferenceCorpus, dim_coherence, tokenize
+    from xaimetrics.representation import ReferenceCorpus, dim_coherence
+    from xaimetrics.representation._corpus import tokenize
 
     texts = load_dataset(args.dataset, "all").texts[:n_documents]
     documents = [tokenize(text) for text in texts]

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
 
 from adversarial_answers import CLASSES, GENERATORS, IDS  # noqa: E402
-from xaimetrics.consim import parse_answers  # noqa: E402
+from xaimetrics.consim._parsing import parse_answers  # noqa: E402
 
 SIZES = {"10 KB": 10_000, "100 KB": 100_000, "1 MB": 1_000_000}
 

@@ -15,7 +15,7 @@ The artefacts come from the demo's output folder (run ``xaimetrics demo`` first,
 ``--seeds`` seeds, every prompt rendered in App. E's layout and in the cache layout, in grid order, and
 
 - the share of the grid's prompt characters in a prefix shared with an earlier prompt of the grid
-  (:func:`xaimetrics.consim.shared_prefix_share`; goal >= 60 % with the cache layout), for the demo's prompt
+  (:func:`xaimetrics.consim._prefix.shared_prefix_share`; goal >= 60 % with the cache layout), for the demo's prompt
   types and for the paper's five (anonymised);
 - the lexical reader's score of every setting in both layouts, averaged per seed, and a paired test over seeds.
 
@@ -124,7 +124,8 @@ def layouts(options: argparse.Namespace) -> None:
     from scipy import stats
 
     from xaimetrics._demo import demo_providers
-    from xaimetrics.consim import build_prompts, evaluate_prompts, shared_prefix_share
+    from xaimetrics.consim import build_prompts, evaluate_prompts
+    from xaimetrics.consim._prefix import shared_prefix_share
     from xaimetrics.simulators import LexicalSimulator
 
     demo_parser = argparse.ArgumentParser()

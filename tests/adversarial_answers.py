@@ -1,7 +1,7 @@
 """Adversarial simulator answers of a given size, for the parser's linear-time test and benchmark.
 
 Each generator returns a text of about ``size`` characters built to hit one costly path of
-:func:`xaimetrics.consim.parse_answers`: unclosed or repeated ``<think>`` tags (a non-greedy ``.*?`` regex is
+:func:`xaimetrics.consim._parsing.parse_answers`: unclosed or repeated ``<think>`` tags (a non-greedy ``.*?`` regex is
 quadratic on them), characters whose lower-case form is longer (``İ``), long separator runs after ``sample``,
 huge ids, thousands of distinct unexpected ids, one id repeated, long lines of class words, JSON escapes and
 long bullet lines without any sample mention (the bare ``id: class`` fallback).

@@ -25,35 +25,22 @@ START, END = "<!-- metrics-table:start -->", "<!-- metrics-table:end -->"
 #: public callables of each family that are not metrics (estimators, containers, results, helpers, reports).
 #: A new public callable must be either here or in a registry entry: a metric that forgets its entry fails.
 NOT_METRICS: dict[str, set[str]] = {
-    "fidelity": {"Curves", "attribute", "plot_curves"},
-    "conceptmetrics": {"Annotations", "Concept", "ConceptMetrics", "MetricSpec"},
+    "fidelity": {"attribute", "plot_curves"},
+    "conceptmetrics": {"Annotations", "ConceptMetrics"},
     "concepts": {
-        "ICA", "NMF", "PCA", "SAE", "SVD", "NoProjection", "ConceptExtractor", "ConceptInterpretation",
-        "ConceptModel", "ConceptSpaceMetrics", "ExtractorKind", "TopWords", "WordTokenizer", "concept_metrics",
-        "global_importance", "importance_bucket", "important_concepts", "local_importance", "make_extractor",
-        "normalize_importance", "top_activating_examples",
+        "ICA", "NMF", "PCA", "SAE", "SVD", "NoProjection", "ConceptExtractor", "ConceptInterpretation", "TopWords",
+        "ExtractorKind", "WordTokenizer", "concept_metrics", "global_importance", "importance_bucket", "local_importance",
+        "make_extractor", "normalize_importance",
     },
     "representation": {
-        "AlphaResult", "ClusteringStability", "CoherenceResult", "CompositeScore", "ConsistencyResult",
-        "DictionaryStability", "HumanEvaluation", "InterpretabilityReport", "PurityResult", "ReferenceCorpus",
-        "Regression", "RegressionReport", "Target", "TargetCheck", "WindowCounts", "WordTokenizer",
-        "analyze_ratings", "band", "check_regression", "check_targets", "count_windows", "encode_words",
-        "evaluate_interpretability", "flatten_metrics", "load_metrics",
-        "match_atoms", "tokenize", "top_words",
+        "AlphaResult", "InterpretabilityReport", "ReferenceCorpus", "analyze_ratings", "check_regression",
+        "encode_words", "evaluate_interpretability",
     },
-    "detection": {
-        "Answer", "DetectionPrompt", "DetectionResult", "DetectionSample", "DetectionScore", "WordOverlapReader",
-        "ask", "build_detection_prompts", "build_fuzzing_prompts", "compare_groups", "describe",
-        "legibility_table", "mark_words", "sample_texts", "shuffled_concept", "summarise", "IntruderScore",
-        "build_intruder_prompts", "intruder_trials", "sentence_encoder", "random_baseline",
-    },
+    "detection": {"WordOverlapReader", "legibility_table"},
     "consim": {
-        "BalanceKind", "ConSimPrompt", "ConSimResult", "ConSimSamples", "ControlKind", "ExampleSelection",
-        "Explanation", "InterpretationKind", "LLMLabels", "ParsedAnswers", "PromptContent", "PromptSetting",
-        "PromptType", "RandomWords", "Scoring", "ScoringKind", "SurrogateWords", "build_prompts",
-        "complete_explanation", "concept_records", "export_concepts", "shared_prefix_share", "global_importances_of", "interpret_concepts", "local_importances_of",
-        "make_control", "o1ca", "parse_answers", "parse_label_proposals", "per_class_scores", "prompt_label", "render_prompt",
-        "select_examples",
+        "ConSimPrompt", "ConSimResult", "ConSimSamples", "Explanation", "LLMLabels", "PromptContent", "PromptSetting", "PromptType",
+        "RandomWords", "Scoring", "SurrogateWords", "build_prompts", "global_importances_of", "interpret_concepts",
+        "make_control", "per_class_scores", "prompt_label", "render_prompt", "select_examples",
     },
 }  # fmt: skip
 

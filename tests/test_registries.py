@@ -23,14 +23,7 @@ from xaimetrics._choices import (
 )
 from xaimetrics.benchmark import Providers, ResultsStore, ranking_frame, ranking_prompt, run_grid
 from xaimetrics.concepts import EXTRACTORS, ConceptExtractor, ExtractorKind, make_extractor
-from xaimetrics.consim import (
-    PROMPT_TYPES,
-    ConSim,
-    Explanation,
-    PromptContent,
-    PromptSetting,
-    PromptType,
-)
+from xaimetrics.consim import PROMPT_TYPES, ConSim, Explanation, PromptContent, PromptSetting, PromptType
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.simulators import SIMULATORS, ScriptedSimulator, SimulatorKind, make_simulator
 
@@ -221,7 +214,8 @@ def test_human_is_a_simulator_kind_for_one_setting_but_not_for_a_grid(tmp_path) 
     import io
 
     from xaimetrics.benchmark import Grid
-    from xaimetrics.simulators import AnswerSchema, ChatMessage, HumanSimulator
+    from xaimetrics.simulators import AnswerSchema, ChatMessage
+    from xaimetrics.simulators._scripted import HumanSimulator
 
     typed = io.StringIO("Sample_1: world\n\n")
     human = make_simulator("Human", cache=tmp_path / "responses.sqlite", stdin=typed, stdout=io.StringIO())

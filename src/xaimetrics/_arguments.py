@@ -161,7 +161,7 @@ def add_portable_argument(parser: Arguments) -> None:
 
 
 def _call_timeout(text: str) -> str:
-    from xaimetrics.simulators._llama import resolve_call_timeout
+    from xaimetrics._call_timeout import resolve_call_timeout
 
     if text.strip().lower() != "none":
         try:
@@ -182,7 +182,7 @@ def apply_portable_argument(args: argparse.Namespace) -> None:
         os.environ[PORTABLE_ENV] = "1"
     timeout = getattr(args, "llm_call_timeout", None)
     if timeout is not None:
-        from xaimetrics.simulators._llama import CALL_TIMEOUT_ENV
+        from xaimetrics._call_timeout import CALL_TIMEOUT_ENV
 
         os.environ[CALL_TIMEOUT_ENV] = str(timeout)
 

@@ -60,7 +60,7 @@ class WordTokenizer:
       and hyphens kept ("don't", "well-made"), numbers and punctuation dropped;
     - ``WordTokenizer(keep_punctuation=True)``: ``TopWords(variant="paper")``, every punctuation mark is a
       token (the ConSim paper's App. E shows ``','`` as a top word);
-    - ``WordTokenizer(joiners="'", keep_numbers=True)``: :func:`xaimetrics.representation.tokenize`, the
+    - ``WordTokenizer(joiners="'", keep_numbers=True)``: :func:`xaimetrics.representation._corpus.tokenize`, the
       reference corpora of Dim-Coherence (hyphens split words, numbers are words).
 
     Args:

@@ -134,10 +134,10 @@ def test_the_grid_and_the_command_line_set_the_deadline(monkeypatch) -> None:
 
     from xaimetrics import cli
     from xaimetrics._arguments import apply_portable_argument
+    from xaimetrics._call_timeout import CALL_TIMEOUT_ENV
     from xaimetrics.benchmark import Grid, Providers
     from xaimetrics.benchmark._runner import grid_simulator
     from xaimetrics.exceptions import InvalidParameterError
-    from xaimetrics.simulators._llama import CALL_TIMEOUT_ENV
 
     monkeypatch.delenv(CALL_TIMEOUT_ENV, raising=False)
     local = grid_simulator("local", Grid(simulators=("local",), call_timeout=7), Providers(), None)

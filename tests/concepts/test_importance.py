@@ -6,14 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from xaimetrics.concepts import (
-    ConceptModel,
-    global_importance,
-    importance_bucket,
-    important_concepts,
-    local_importance,
-    normalize_importance,
-)
+from xaimetrics.concepts import global_importance, importance_bucket, local_importance, normalize_importance
+from xaimetrics.concepts._concept_model import ConceptModel
+from xaimetrics.concepts._importance import important_concepts
 from xaimetrics.exceptions import InvalidParameterError
 
 # --------------------------------------------------------------------------- float64 stand-ins

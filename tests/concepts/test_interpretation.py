@@ -8,7 +8,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xaimetrics.concepts import ConceptInterpretation, NoProjection, TopWords, top_activating_examples
+from xaimetrics.concepts import ConceptInterpretation, NoProjection, TopWords
+from xaimetrics.concepts._interpretation import top_activating_examples
 from xaimetrics.exceptions import InvalidParameterError, NotFittedError
 
 # Each known word activates three "neurons" in a known way; any other text (several words, unknown words)

@@ -11,7 +11,6 @@ from scipy.spatial.distance import cosine as cosine_distance
 from scipy.stats import entropy
 
 from xaimetrics.concepts import (
-    ConceptSpaceMetrics,
     completeness,
     concept_activation_ratio,
     concept_l0,
@@ -28,6 +27,7 @@ from xaimetrics.concepts import (
     n_important_concepts,
     normalize_importance,
 )
+from xaimetrics.concepts._metrics import ConceptSpaceMetrics
 from xaimetrics.exceptions import InvalidParameterError
 
 RNG = np.random.default_rng(7)

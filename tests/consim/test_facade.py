@@ -9,14 +9,8 @@ import numpy as np
 import pytest
 
 from xaimetrics.concepts import NMF, TopWords
-from xaimetrics.consim import (
-    DEFAULT_PROMPT_TYPES,
-    ConSim,
-    ConSimSamples,
-    Explanation,
-    evaluate_prompts,
-    render_prompt,
-)
+from xaimetrics.consim import ConSim, ConSimSamples, Explanation, evaluate_prompts, render_prompt
+from xaimetrics.consim._pipeline import DEFAULT_PROMPT_TYPES
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.simulators import ScriptedSimulator, SimulatorResponse
 

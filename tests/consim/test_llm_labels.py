@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from xaimetrics.concepts import NMF
-from xaimetrics.consim import ConSim, Explanation, LLMLabels, o1ca, parse_label_proposals
+from xaimetrics.consim import ConSim, Explanation, LLMLabels
+from xaimetrics.consim._llm_labels import o1ca, parse_label_proposals
 from xaimetrics.exceptions import InvalidParameterError, NotFittedError, SimulatorError
 from xaimetrics.simulators import ScriptedSimulator, SimulatorResponse
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xaimetrics.consim import parse_answers
+from xaimetrics.consim._parsing import parse_answers
 from xaimetrics.exceptions import InvalidParameterError
 
 CLASSES = ["prime", "not prime", "Sci/Tech", "Class_1", "Class_10"]

@@ -8,8 +8,8 @@ import math
 import pytest
 from sklearn.metrics import precision_score, recall_score
 
+from xaimetrics._class_counts import add_class_counts, read_class_counts
 from xaimetrics.consim import per_class_scores, render_prompt, score_response
-from xaimetrics.consim._per_class import add_class_counts, read_class_counts
 from xaimetrics.exceptions import InvalidParameterError
 
 CLASSES = ["sport", "tech", "arts", "food"]

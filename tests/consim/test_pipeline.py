@@ -16,11 +16,10 @@ from xaimetrics.consim import (
     LLMLabels,
     PromptSetting,
     build_prompts,
-    complete_explanation,
     interpret_concepts,
     select_examples,
 )
-from xaimetrics.consim._pipeline import DEFAULT_MIN_FREQUENCY, DEFAULT_STOP_WORDS
+from xaimetrics.consim._pipeline import DEFAULT_MIN_FREQUENCY, DEFAULT_STOP_WORDS, complete_explanation
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.simulators import ScriptedSimulator
 

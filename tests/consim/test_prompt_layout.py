@@ -15,9 +15,8 @@ from xaimetrics.consim import (
     build_prompts,
     render_prompt,
     select_examples,
-    shared_prefix_share,
 )
-from xaimetrics.consim._prefix import prompt_text
+from xaimetrics.consim._prefix import prompt_text, shared_prefix_share
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.simulators import ChatMessage, LexicalSimulator
 from xaimetrics.simulators._lexical import read_prompt

@@ -215,7 +215,7 @@ def _variant(text: str, how: int) -> str:
 )
 def test_property_a_text_is_selected_at_most_once(n_distinct, copies, variants, seed, relaxed) -> None:
     """A pool with repeated texts (exact, case, whitespace or full-width-space variants, with any label)."""
-    from xaimetrics.consim._selection import normalized_text
+    from xaimetrics._text_keys import normalized_text
 
     rng = np.random.default_rng(seed % 1000)
     texts, labels, predictions = [], [], []

@@ -3,7 +3,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from xaimetrics.data import augment_with_punctuation_splits, split_on_punctuation
+from xaimetrics.data import augment_with_punctuation_splits
+from xaimetrics.data._augmentation import split_on_punctuation
 from xaimetrics.exceptions import InvalidParameterError
 
 

@@ -5,16 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from xaimetrics.detection import (
-    Detection,
-    WordOverlapReader,
-    ask,
-    build_detection_prompts,
-    compare_groups,
-    legibility_table,
-    shuffled_concept,
-    summarise,
-)
+from xaimetrics.detection import Detection, WordOverlapReader, legibility_table
+from xaimetrics.detection._detection import ask, shuffled_concept
+from xaimetrics.detection._prompts import build_detection_prompts
+from xaimetrics.detection._statistics import compare_groups, summarise
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.simulators import ScriptedSimulator
 

@@ -7,7 +7,8 @@ import pytest
 from scipy.spatial.distance import cdist
 from sklearn.metrics import roc_auc_score
 
-from xaimetrics.detection import ExampleEmbedding, embed_concept, example_similarity, sample_texts
+from xaimetrics.detection import ExampleEmbedding, embed_concept, example_similarity
+from xaimetrics.detection._sampling import sample_texts
 from xaimetrics.exceptions import InvalidParameterError
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from xaimetrics.detection import WordOverlapReader, fuzz_concept, mark_words, sample_texts
+from xaimetrics.detection import WordOverlapReader, fuzz_concept
+from xaimetrics.detection._fuzzing import mark_words
+from xaimetrics.detection._sampling import sample_texts
 
 
 def test_marks_keep_the_text_and_the_count() -> None:

@@ -7,16 +7,9 @@ import pytest
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
-from xaimetrics.detection import (
-    Intruder,
-    WordOverlapReader,
-    build_intruder_prompts,
-    intruder_score,
-    intruder_trials,
-    legibility_table,
-    sample_texts,
-)
-from xaimetrics.detection._intruder import read_intruder_prompt
+from xaimetrics.detection import Intruder, WordOverlapReader, intruder_score, legibility_table
+from xaimetrics.detection._intruder import build_intruder_prompts, intruder_trials, read_intruder_prompt
+from xaimetrics.detection._sampling import sample_texts
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.simulators import ScriptedSimulator
 

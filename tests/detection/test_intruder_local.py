@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from xaimetrics.detection import Intruder, build_intruder_prompts
-from xaimetrics.detection._intruder import ask_positions
+from xaimetrics.detection import Intruder
+from xaimetrics.detection._intruder import ask_positions, build_intruder_prompts
 
 pytestmark = pytest.mark.slow
 

@@ -8,7 +8,9 @@ from typing import Any
 import pytest
 
 from fake_openai_server import FakeOpenAIServer, _token_entry
-from xaimetrics.detection import Detection, ask, build_detection_prompts
+from xaimetrics.detection import Detection
+from xaimetrics.detection._detection import ask
+from xaimetrics.detection._prompts import build_detection_prompts
 from xaimetrics.simulators import CachedSimulator, OpenAICompatibleSimulator
 
 #: per text: the generated answer token and its alternatives (probabilities)

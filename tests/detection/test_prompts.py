@@ -7,14 +7,14 @@ import math
 import pytest
 
 from xaimetrics.concepts import ConceptInterpretation
-from xaimetrics.detection import (
+from xaimetrics.detection import WordOverlapReader
+from xaimetrics.detection._prompts import (
     PROMPTS,
-    WordOverlapReader,
     build_detection_prompts,
     build_fuzzing_prompts,
     describe,
+    read_detection_prompt,
 )
-from xaimetrics.detection._prompts import read_detection_prompt
 from xaimetrics.exceptions import InvalidParameterError
 
 

@@ -9,7 +9,8 @@ import pytest
 from synthetic_task import GROUPS, GroupExtractor, GroupModel, make_texts
 
 from xaimetrics.concepts import TopWords
-from xaimetrics.detection import Detection, WordOverlapReader, legibility_table, random_baseline
+from xaimetrics.detection import Detection, WordOverlapReader, legibility_table
+from xaimetrics.detection._statistics import random_baseline
 from xaimetrics.exceptions import InvalidParameterError
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from xaimetrics.detection import sample_texts
+from xaimetrics.detection._sampling import sample_texts
 from xaimetrics.exceptions import InvalidParameterError
 
 

@@ -174,7 +174,7 @@ def test_consim_runs_at_an_inner_layer_with_token_granularity(make_model, tokeni
 def test_with_layer_reads_the_named_block_and_keeps_g_of_h_equal_to_f(
     architecture, make_model, tokenizer
 ) -> None:
-    from xaimetrics.models._identity import model_digest
+    from xaimetrics._model_identity import model_digest
 
     head = SplitClassifier(make_model(architecture), tokenizer, device="cpu", batch_size=3)
     inner = head.with_layer(0)
@@ -209,7 +209,7 @@ def test_with_layer_refuses_a_layer_outside_the_model(layer, make_model, tokeniz
 def test_how_a_classifier_runs_does_not_change_its_digest(make_model, tokenizer) -> None:
     """A progress bar or a batch size is not an input of a result: a demo rerun with --no-progress reuses every
     stored row (it recomputed them all, and would have paid for them twice, when the flag entered the digest)."""
-    from xaimetrics.models._identity import model_digest
+    from xaimetrics._model_identity import model_digest
 
     model = SplitClassifier(make_model(ARCHITECTURES[0]), tokenizer, device="cpu", batch_size=3)
     before = model_digest(model)

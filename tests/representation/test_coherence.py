@@ -13,9 +13,9 @@ from xaimetrics.representation import (
     dim_coherence,
     encode_words,
     npmi_matrix,
-    top_words,
     topic_coherence,
 )
+from xaimetrics.representation._coherence import top_words
 
 # Window 3. Windows: [a b a] (a repeated: counted once), [b a c], [c d] (short document), [d b].
 TINY = [["a", "b", "a", "c"], ["c", "d"], ["d", "b"]]

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from xaimetrics.exceptions import InvalidParameterError
-from xaimetrics.representation import DEFAULT_WEIGHTS, Target, band, check_targets, composite_score
-from xaimetrics.representation._bands import status_mark
+from xaimetrics.representation import composite_score
+from xaimetrics.representation._bands import Target, band, check_targets, status_mark
+from xaimetrics.representation._composite import DEFAULT_WEIGHTS
 
 
 def test_composite_follows_the_document_formula():

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from xaimetrics.exceptions import InvalidParameterError
-from xaimetrics.representation import ReferenceCorpus, confirmation_matrix, count_windows, topic_coherence
+from xaimetrics.representation import ReferenceCorpus, confirmation_matrix, topic_coherence
+from xaimetrics.representation._cooccurrence import count_windows
 
 DOCUMENTS = [["a", "b", "a", "c"], ["c", "d"], ["d", "b"], [], ["b", "b", "a", "d", "b", "a", "c"]]
 MEASURES = ["c_npmi", "c_uci", "u_mass", "c_v"]

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from xaimetrics.exceptions import InvalidParameterError
-from xaimetrics.representation import ReferenceCorpus, count_windows
+from xaimetrics.representation import ReferenceCorpus
+from xaimetrics.representation._cooccurrence import count_windows
 
 
 def literal_windows(documents: list[list[str]], window_size: int, mode: str) -> list[set[str]]:

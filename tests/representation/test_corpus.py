@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from xaimetrics.exceptions import InvalidParameterError
-from xaimetrics.representation import ReferenceCorpus, tokenize
+from xaimetrics.representation import ReferenceCorpus
+from xaimetrics.representation._corpus import tokenize
 
 
 def test_tokenize_lowercases_and_keeps_inner_apostrophes():

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from xaimetrics.exceptions import InvalidParameterError
-from xaimetrics.representation import check_regression, flatten_metrics, load_metrics
+from xaimetrics.representation._regression import check_regression, flatten_metrics, load_metrics
 
 
 def test_direction_aware_detection():

@@ -11,14 +11,13 @@ from xaimetrics.representation import (
     InterpretabilityReport,
     ReferenceCorpus,
     analyze_ratings,
-    check_regression,
     clustering_stability,
     dictionary_stability,
     dim_coherence,
     dimension_purity,
     evaluate_interpretability,
-    load_metrics,
 )
+from xaimetrics.representation._regression import check_regression, load_metrics
 
 
 @pytest.fixture

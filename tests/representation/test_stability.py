@@ -10,12 +10,8 @@ from sklearn.cluster import KMeans
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
 from xaimetrics.exceptions import InvalidParameterError
-from xaimetrics.representation import (
-    clustering_stability,
-    dictionary_stability,
-    match_atoms,
-    representation_stability,
-)
+from xaimetrics.representation import clustering_stability, dictionary_stability, representation_stability
+from xaimetrics.representation._stability import match_atoms
 
 
 def test_clustering_stability_equals_sklearn_pairwise_means():

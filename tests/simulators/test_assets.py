@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from xaimetrics.exceptions import AssetError, InvalidParameterError
-from xaimetrics.simulators import DEFAULT_GGUF, GGUF_ASSETS, GGUFAsset, load_default_gguf
-from xaimetrics.simulators._assets import file_sha256
+from xaimetrics.simulators import load_default_gguf
+from xaimetrics.simulators._assets import DEFAULT_GGUF, GGUF_ASSETS, GGUFAsset, file_sha256
 
 # Chunks named so that plain string sorting would put part10 before part2.
 CHUNKS = {

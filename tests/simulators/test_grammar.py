@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from xaimetrics.exceptions import InvalidParameterError
-from xaimetrics.simulators import AnswerSchema, answer_grammar
-from xaimetrics.simulators._grammar import gbnf_literal
+from xaimetrics.simulators import AnswerSchema
+from xaimetrics.simulators._grammar import answer_grammar, gbnf_literal
 
 _ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
 _TOKEN = re.compile(r'\s*(?:(?P<lit>"(?:[^"\\]|\\.)*")|(?P<name>[A-Za-z0-9-]+)|(?P<op>[|?]))')

@@ -10,14 +10,13 @@ import pytest
 
 from xaimetrics.exceptions import InvalidParameterError, MissingDependencyError
 from xaimetrics.simulators import (
-    DEFAULT_GGUF,
-    GGUF_ASSETS,
     AnswerSchema,
     CachedSimulator,
     ChatMessage,
     LlamaCppSimulator,
     default_simulator,
 )
+from xaimetrics.simulators._assets import DEFAULT_GGUF, GGUF_ASSETS
 
 
 def test_default_simulator_is_the_pinned_model_and_loads_lazily() -> None:

@@ -211,7 +211,8 @@ def test_a_stopped_worker_is_killed_at_its_deadline_and_the_next_call_restarts(
 
 
 def test_the_deadline_grows_with_the_prompt_and_is_configurable(monkeypatch) -> None:
-    from xaimetrics.simulators._llama import CALL_TIMEOUT_ENV, call_deadline, resolve_call_timeout
+    from xaimetrics._call_timeout import CALL_TIMEOUT_ENV, resolve_call_timeout
+    from xaimetrics.simulators._llama import call_deadline
 
     assert call_deadline(10, 0, 0) == 10 and call_deadline(10, 1000, 8) == 10 + 10 + 2
     monkeypatch.setenv(CALL_TIMEOUT_ENV, "7.5")

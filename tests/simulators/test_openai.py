@@ -11,8 +11,9 @@ import time
 import pytest
 
 from fake_openai_server import FakeOpenAIServer, Fault, constant_responder, perfect_consim_responder
+from xaimetrics._usage import UsageTracker
 from xaimetrics.exceptions import InvalidParameterError, SimulatorError
-from xaimetrics.simulators import AnswerSchema, ChatMessage, OpenAICompatibleSimulator, UsageTracker
+from xaimetrics.simulators import AnswerSchema, ChatMessage, OpenAICompatibleSimulator
 
 KEY = "sk-test-4c1d9b27e5f0a8"
 REFERENCE = {"12": "not prime", "3": "Sci/Tech", "40": "positive"}

@@ -5,17 +5,11 @@ from __future__ import annotations
 import pytest
 
 from fake_openai_server import FakeOpenAIServer, Fault, constant_responder
+from xaimetrics._usage import UsageTracker
 from xaimetrics.exceptions import InvalidParameterError
-from xaimetrics.simulators import (
-    TOKEN_PRICES,
-    AnswerSchema,
-    ChatMessage,
-    OpenAICompatibleSimulator,
-    TokenPrice,
-    UsageTracker,
-)
+from xaimetrics.simulators import AnswerSchema, ChatMessage, OpenAICompatibleSimulator
 from xaimetrics.simulators._openai import cached_prompt_tokens
-from xaimetrics.simulators._prices import token_price
+from xaimetrics.simulators._prices import TOKEN_PRICES, TokenPrice, token_price
 from xaimetrics.simulators._probabilities import probability_response
 
 SHARED = "You are a classifier . " * 20  # 100 words shared by both prompts

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from xaimetrics.consim import parse_answers
+from xaimetrics.consim._parsing import parse_answers
 from xaimetrics.simulators import (
     AnswerSchema,
     ChatMessage,
@@ -154,7 +154,8 @@ def test_detection_reads_p_yes_from_the_real_servers_logprobs(llama_server: str)
     import json
     import math
 
-    from xaimetrics.detection import ask, build_detection_prompts
+    from xaimetrics.detection._detection import ask
+    from xaimetrics.detection._prompts import build_detection_prompts
 
     texts = [
         "The striker scored a late goal to win the cup final.",

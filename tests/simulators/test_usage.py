@@ -6,9 +6,10 @@ import dataclasses
 
 import pytest
 
+from xaimetrics._usage import UsageTracker
 from xaimetrics.consim import render_prompt, score_response
 from xaimetrics.exceptions import InvalidParameterError
-from xaimetrics.simulators import SimulatorResponse, Usage, UsageTracker
+from xaimetrics.simulators import SimulatorResponse, Usage
 
 
 def test_usage_adds_field_by_field_and_sums_from_zero() -> None:

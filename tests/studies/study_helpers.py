@@ -168,7 +168,8 @@ def article_study(n_lp: int = 20, n_ep: int = 4) -> Any:
     """A 4-class study of long articles (20 LP + 4 EP): an anonymised E3 arm and a U1 arm with concept words."""
     import numpy as np
 
-    from xaimetrics.studies import MethodExplanation, SampleSet, SimulatabilityStudy, StudyArm
+    from xaimetrics.studies import SimulatabilityStudy
+    from xaimetrics.studies._simulatability import MethodExplanation, SampleSet, StudyArm
 
     classes = list(_TOPICS)
     lp_classes = [i % 4 for i in range(n_lp)]

@@ -10,16 +10,9 @@ import pytest
 import requests
 from study_helpers import ThreadServer, csrf_of
 
-from xaimetrics.studies import (
-    Dimension,
-    LikertStudy,
-    RatingItem,
-    SampleSet,
-    SimulatabilityStudy,
-    StudyArm,
-    StudyStore,
-    create_app,
-)
+from xaimetrics.studies import LikertStudy, SimulatabilityStudy, StudyStore, create_app
+from xaimetrics.studies._likert import Dimension, RatingItem
+from xaimetrics.studies._simulatability import SampleSet, StudyArm
 
 SECRET_WORDS = ("embassy", "referee", "Sci/Tech", "P1", "P2", "Guess", "NoExplanation", "seed")
 

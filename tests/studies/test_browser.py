@@ -16,24 +16,20 @@ from toy_grid import PROVIDERS
 from xaimetrics.benchmark import ResultsStore, ranking_frame, rankings_by, run_grid
 from xaimetrics.representation import analyze_ratings, krippendorff_alpha
 from xaimetrics.studies import (
-    Dimension,
     LikertStudy,
-    MethodExplanation,
-    RatingItem,
-    SampleSet,
     SimulatabilityStudy,
-    StudyArm,
     StudyConfig,
     StudyStore,
     agreement_report,
-    answers_frame,
     export_results,
-    likert_ratings,
     likert_study_from_grid,
     save_study,
     simulatability_study_from_grid,
-    write_config,
 )
+from xaimetrics.studies._config import write_config
+from xaimetrics.studies._likert import Dimension, RatingItem
+from xaimetrics.studies._results import answers_frame, likert_ratings
+from xaimetrics.studies._simulatability import MethodExplanation, SampleSet, StudyArm
 
 #: how many of an arm's six questions each participant answers with the model's prediction
 RIGHT = {"NMF": 5, "PCA": 3, "NoExplanation": 1}

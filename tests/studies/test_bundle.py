@@ -13,12 +13,8 @@ from xaimetrics.benchmark import Artefacts
 from xaimetrics.benchmark._runner import build_group_prompts
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.studies import (
-    Dimension,
     LikertStudy,
-    RatingItem,
-    SampleSet,
     SimulatabilityStudy,
-    StudyArm,
     likert_study_from_concepts,
     likert_study_from_grid,
     load_study,
@@ -26,6 +22,8 @@ from xaimetrics.studies import (
     simulatability_study_from_grid,
 )
 from xaimetrics.studies._bundle import study_digest
+from xaimetrics.studies._likert import Dimension, RatingItem
+from xaimetrics.studies._simulatability import SampleSet, StudyArm
 from xaimetrics.studies._views import explanation_view
 
 

@@ -12,7 +12,8 @@ import pytest
 from fake_openai_server import fake_openai_server  # noqa: F401  (fixture)
 from xaimetrics import cli
 from xaimetrics.representation import analyze_ratings
-from xaimetrics.studies import StudyStore, load_config, load_study
+from xaimetrics.studies import StudyStore, load_study
+from xaimetrics.studies._config import load_config
 
 GRID = """
 datasets = ["toy"]

@@ -10,15 +10,9 @@ import pytest
 import requests
 from study_helpers import ThreadServer, csrf_of
 
-from xaimetrics.studies import (
-    Dimension,
-    LikertStudy,
-    RatingItem,
-    SampleSet,
-    SimulatabilityStudy,
-    StudyArm,
-    StudyStore,
-)
+from xaimetrics.studies import LikertStudy, SimulatabilityStudy, StudyStore
+from xaimetrics.studies._likert import Dimension, RatingItem
+from xaimetrics.studies._simulatability import SampleSet, StudyArm
 
 #: numbers that ``str.isdigit`` or ``int`` accept and a strict parser must not
 MALFORMED = ["²", "٣", "-1", "+1", " 1", "1 ", "1.0", "0x1", "9" * 5000, "1_0", ""]

@@ -6,17 +6,11 @@ import json
 
 import pytest
 
-from xaimetrics.studies import (
-    Dimension,
-    LikertStudy,
-    RatingItem,
-    SampleSet,
-    SimulatabilityStudy,
-    StudyArm,
-    StudyStore,
-)
+from xaimetrics.studies import LikertStudy, SimulatabilityStudy, StudyStore
 from xaimetrics.studies._kinds import AdminFacts, LikertKind, SimulatabilityKind, study_kind
+from xaimetrics.studies._likert import Dimension, RatingItem
 from xaimetrics.studies._plan import screens
+from xaimetrics.studies._simulatability import SampleSet, StudyArm
 
 
 def _simulatability() -> SimulatabilityStudy:

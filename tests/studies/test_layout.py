@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 from study_helpers import ThreadServer, article, article_study, screenshot
 
-from xaimetrics.studies import Dimension, LikertStudy, RatingItem, StudyStore
+from xaimetrics.studies import LikertStudy, StudyStore
+from xaimetrics.studies._likert import Dimension, RatingItem
 
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1280, "height": 800}

@@ -15,12 +15,12 @@ from xaimetrics.simulators import ScriptedSimulator
 from xaimetrics.studies import (
     StudyStore,
     agreement_report,
-    agreement_section,
     export_results,
     human_results,
     simulatability_study_from_grid,
     simulate_study,
 )
+from xaimetrics.studies._agreement import agreement_section
 
 HUMAN_RIGHT = {"NMF": 5, "PCA": 4, "NoExplanation": 1}  # of 6 EP answers, the model's prediction
 LLM_RIGHT = {"NMF": 6, "PCA": 2, "NoExplanation": 3}

@@ -10,16 +10,9 @@ import socket
 from study_helpers import cli_server, free_port
 
 from xaimetrics import cli
-from xaimetrics.studies import (
-    SampleSet,
-    SimulatabilityStudy,
-    StudyArm,
-    StudyConfig,
-    StudyStore,
-    save_study,
-    write_config,
-)
-from xaimetrics.studies._config import bind
+from xaimetrics.studies import SimulatabilityStudy, StudyConfig, StudyStore, save_study
+from xaimetrics.studies._config import bind, write_config
+from xaimetrics.studies._simulatability import SampleSet, StudyArm
 
 
 def _config(tmp_path):

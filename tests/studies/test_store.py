@@ -8,17 +8,10 @@ import sqlite3
 import pytest
 
 from xaimetrics.exceptions import InvalidParameterError, StoreError
-from xaimetrics.studies import (
-    Dimension,
-    LikertStudy,
-    RatingItem,
-    SampleSet,
-    SimulatabilityStudy,
-    StudyArm,
-    StudyStore,
-    assign_arms,
-)
-from xaimetrics.studies._plan import screens
+from xaimetrics.studies import LikertStudy, SimulatabilityStudy, StudyStore
+from xaimetrics.studies._likert import Dimension, RatingItem
+from xaimetrics.studies._plan import assign_arms, screens
+from xaimetrics.studies._simulatability import SampleSet, StudyArm
 
 
 def _study(arms_per_participant: int = 3) -> SimulatabilityStudy:

@@ -13,13 +13,8 @@ import torch
 from xaimetrics.benchmark import ResultsStore
 from xaimetrics.exceptions import InvalidParameterError, MissingDependencyError
 from xaimetrics.fidelity import Deletion
-from xaimetrics.tracking import (
-    MLflowTracker,
-    WandbTracker,
-    consim_grid_metrics,
-    log_consim_grid,
-    log_fidelity,
-)
+from xaimetrics.tracking import MLflowTracker, WandbTracker, log_consim_grid, log_fidelity
+from xaimetrics.tracking._logging import consim_grid_metrics
 
 ROWS = [
     {"dataset": "bbc_news", "model": "minilm+", "method": "NMF", "n_concepts": 10, "interpretation": "top_words",

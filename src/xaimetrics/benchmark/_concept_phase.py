@@ -50,7 +50,7 @@ def _reader_identity(artefacts: Artefacts, reader: str) -> dict[str, object]:
     if reader == EMBEDDING_READER:
         return {"encoder": "minilm"}
     if reader == LEXICAL:
-        from xaimetrics.detection._reader import WordOverlapReader
+        from xaimetrics.detection import WordOverlapReader
 
         return WordOverlapReader().cache_identity()
     return artefacts.simulator_identity(reader)
@@ -154,7 +154,7 @@ def run_concept_phase(
 
 def _reader(name: str, make_reader: Callable[[str], Simulator]) -> Simulator:
     if name == LEXICAL:
-        from xaimetrics.detection._reader import WordOverlapReader
+        from xaimetrics.detection import WordOverlapReader
 
         return WordOverlapReader()
     return make_reader(name)
@@ -165,9 +165,7 @@ def _score(
     todo: list[int], reader: Simulator | None, words: dict[int, str], counts: ConceptCounts, errors: list[str],
 ) -> None:  # fmt: skip
     """Score ``todo`` with the setting's scorer; store each concept as it finishes."""
-    from xaimetrics.detection._detection import Detection
-    from xaimetrics.detection._embedding import ExampleEmbedding
-    from xaimetrics.detection._intruder import Intruder
+    from xaimetrics.detection import Detection, ExampleEmbedding, Intruder
 
     _, pool = artefacts.data(setting.dataset)
     texts = list(pool.texts)

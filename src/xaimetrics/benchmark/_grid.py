@@ -470,7 +470,7 @@ class Grid:
             )
 
     def _check_data_options(self) -> None:
-        from xaimetrics.data._files import check_encoding
+        from xaimetrics._file_checks import check_encoding
 
         for name in ("text_column", "label_column"):
             value = getattr(self, name)
@@ -481,7 +481,7 @@ class Grid:
         if not isinstance(self.drop_empty_rows, bool):
             raise invalid("drop_empty_rows", _OWNER, "true or false", self.drop_empty_rows)
         if self.call_timeout is not None:
-            from xaimetrics.simulators._llama import resolve_call_timeout
+            from xaimetrics._call_timeout import resolve_call_timeout
 
             resolve_call_timeout(self.call_timeout, owner=_OWNER)
 

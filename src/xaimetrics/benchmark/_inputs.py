@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from xaimetrics._digest import canonical_json, json_digest, update_with_texts
-from xaimetrics.models._identity import model_digest
+from xaimetrics._model_identity import model_digest
 
 if TYPE_CHECKING:
     from xaimetrics.benchmark._concept_row import ConceptSetting

@@ -23,11 +23,11 @@ import math
 import numpy as np
 import pandas as pd
 
+from xaimetrics._class_counts import ClassCounts, add_class_counts, read_class_counts
 from xaimetrics._validation import check_positive_int, invalid
 from xaimetrics.benchmark._analysis import ranking_frame, unit_differences, unit_scores
 from xaimetrics.benchmark._grid import BASELINE_METHOD
 from xaimetrics.benchmark._uncertainty import t_interval
-from xaimetrics.consim._per_class import ClassCounts, add_class_counts, read_class_counts
 
 __all__ = ["MIN_CLASS_SAMPLES", "PER_CLASS_COLUMNS", "per_class_table"]
 

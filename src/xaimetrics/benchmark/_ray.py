@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Protocol
 
 from xaimetrics._optional import import_optional
+from xaimetrics._threads import map_bounded
 from xaimetrics.benchmark._artefacts import Artefacts, Providers
 from xaimetrics.benchmark._grid import Grid, Setting
 from xaimetrics.benchmark._group import ask, group_prompts, register_prompts, setting_row
@@ -40,7 +41,6 @@ from xaimetrics.benchmark._row import ResultRow
 from xaimetrics.benchmark._store import ResultsStore
 from xaimetrics.consim import ConSimPrompt, ConSimResult
 from xaimetrics.simulators import Simulator
-from xaimetrics.simulators._threads import map_bounded
 
 __all__ = ["RayInterrupted", "run_groups_on_ray", "stop_ray"]
 
@@ -171,7 +171,7 @@ def _run_group(
     flag: object = None,
 ) -> tuple[list[Outcome], str | None]:
     """One Ray task: build the group's prompts, ask them with at most ``grid.concurrency`` calls in flight
-    (threads: :func:`~xaimetrics.simulators._threads.map_bounded`, as the local runner and ``generate_batch``),
+    (threads: :func:`~xaimetrics._threads.map_bounded`, as the local runner and ``generate_batch``),
     score them and return the rows, with ``None`` — or no row and the extractor's message when the group's
     concept fit failed. Once the driver's stop ``flag`` is raised (its first Ctrl-C), no call starts and the task
     returns the rows of the calls it made."""

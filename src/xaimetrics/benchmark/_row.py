@@ -26,9 +26,9 @@ from typing import ClassVar
 
 import numpy as np
 
+from xaimetrics._class_counts import add_class_counts
 from xaimetrics._validation import invalid
 from xaimetrics.consim import ConSimResult
-from xaimetrics.consim._per_class import add_class_counts
 
 __all__ = ["ResultRow", "averaged", "first", "summed"]
 

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from xaimetrics._class_names import check_class_names
+from xaimetrics._usage import UsageView
 from xaimetrics._validation import invalid
 from xaimetrics.benchmark._artefacts import Artefacts, Providers
 from xaimetrics.benchmark._concept_phase import ConceptCounts
@@ -47,7 +48,6 @@ from xaimetrics.benchmark._store import ResultsStore
 from xaimetrics.consim import ConSimPrompt, ConSimResult
 from xaimetrics.exceptions import StoreError
 from xaimetrics.simulators import Simulator, Usage, make_simulator
-from xaimetrics.simulators._usage import UsageView
 
 if TYPE_CHECKING:
     import pandas as pd

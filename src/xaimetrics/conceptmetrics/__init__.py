@@ -25,7 +25,7 @@ Example:
 from __future__ import annotations
 
 from xaimetrics.conceptmetrics._alignment import ConceptAlignmentScore, concept_alignment_score
-from xaimetrics.conceptmetrics._annotations import CONCEPT_TYPES, Annotations, Concept
+from xaimetrics.conceptmetrics._annotations import Annotations
 from xaimetrics.conceptmetrics._causal import (
     CausalConceptEffect,
     cace_score,
@@ -36,18 +36,13 @@ from xaimetrics.conceptmetrics._completeness import completeness_score
 from xaimetrics.conceptmetrics._concept_metrics import ConceptMetrics
 from xaimetrics.conceptmetrics._intervention import intervention_curve, intervention_score
 from xaimetrics.conceptmetrics._sparsity import number_of_contributing_concepts, number_of_effective_concepts
-from xaimetrics.conceptmetrics._specs import INJECTED_ARGUMENTS, MetricSpec
 from xaimetrics.conceptmetrics._tcav import tcav_score
 
 __all__ = [
-    "CONCEPT_TYPES",
-    "INJECTED_ARGUMENTS",
     "Annotations",
     "CausalConceptEffect",
-    "Concept",
     "ConceptAlignmentScore",
     "ConceptMetrics",
-    "MetricSpec",
     "cace_score",
     "completeness_score",
     "concept_alignment_score",

@@ -17,7 +17,6 @@ from xaimetrics.concepts._complexity import (
     important_concept_ratio,
     n_important_concepts,
 )
-from xaimetrics.concepts._concept_model import ConceptModel
 from xaimetrics.concepts._faithfulness import (
     completeness,
     latent_l2,
@@ -27,15 +26,13 @@ from xaimetrics.concepts._faithfulness import (
 )
 from xaimetrics.concepts._ica import ICA
 from xaimetrics.concepts._importance import (
-    IMPORTANCE_THRESHOLD,
     global_importance,
     importance_bucket,
-    important_concepts,
     local_importance,
     normalize_importance,
 )
-from xaimetrics.concepts._interpretation import ConceptInterpretation, TopWords, top_activating_examples
-from xaimetrics.concepts._metrics import ConceptSpaceMetrics, concept_metrics
+from xaimetrics.concepts._interpretation import ConceptInterpretation, TopWords
+from xaimetrics.concepts._metrics import concept_metrics
 from xaimetrics.concepts._nmf import NMF
 from xaimetrics.concepts._no_projection import NoProjection
 from xaimetrics.concepts._pca import PCA
@@ -46,15 +43,12 @@ from xaimetrics.concepts._svd import SVD
 __all__ = [
     "EXTRACTORS",
     "ICA",
-    "IMPORTANCE_THRESHOLD",
     "NMF",
     "PCA",
     "SAE",
     "SVD",
     "ConceptExtractor",
     "ConceptInterpretation",
-    "ConceptModel",
-    "ConceptSpaceMetrics",
     "ExtractorKind",
     "NoProjection",
     "TopWords",
@@ -68,7 +62,6 @@ __all__ = [
     "global_importance",
     "importance_bucket",
     "important_concept_ratio",
-    "important_concepts",
     "latent_l2",
     "latent_wasserstein",
     "local_importance",
@@ -77,5 +70,4 @@ __all__ = [
     "make_extractor",
     "n_important_concepts",
     "normalize_importance",
-    "top_activating_examples",
 ]

@@ -8,18 +8,17 @@ importing torch unless the caller already works with tensors.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from xaimetrics._arrays import is_tensor, to_numpy
 from xaimetrics._protocols import ArrayFunction, ConceptCodec, SplitClassifierLike
 from xaimetrics._validation import caller, check_texts, invalid
 
 if TYPE_CHECKING:
     import torch
-    from typing_extensions import TypeIs
 
     from xaimetrics._typing import Array
 
@@ -104,19 +103,6 @@ class ConceptModel:
 
 
 # --- helpers shared by the concept modules (private) -------------------------------------------------------
-
-
-def is_tensor(value: object) -> TypeIs[torch.Tensor]:
-    """True if ``value`` is a ``torch.Tensor`` (without importing torch when nobody has)."""
-    torch = sys.modules.get("torch")
-    return torch is not None and isinstance(value, torch.Tensor)
-
-
-def to_numpy(value: object) -> np.ndarray:
-    """A numpy view or copy of an array-like (tensors are detached and moved to the CPU)."""
-    if is_tensor(value):
-        return value.detach().cpu().numpy()
-    return np.asarray(value)
 
 
 def check_matrix(value: object, name: str, *, what: str = "(n_samples, n_features)") -> Array:

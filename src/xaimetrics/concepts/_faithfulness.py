@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from xaimetrics._arrays import to_numpy
 from xaimetrics._validation import Interval, caller, invalid, validate_params
-from xaimetrics.concepts._concept_model import check_matrix, to_numpy
+from xaimetrics.concepts._concept_model import check_matrix
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
 
+from xaimetrics._arrays import is_tensor, to_numpy
 from xaimetrics._validation import Interval, caller, invalid, validate_params
-from xaimetrics.concepts._concept_model import as_f_co, check_matrix, is_tensor, to_numpy
+from xaimetrics.concepts._concept_model import as_f_co, check_matrix
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike

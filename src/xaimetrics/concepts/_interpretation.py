@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 
+from xaimetrics._arrays import to_numpy
 from xaimetrics._validation import (
     Interval,
     Kind,
@@ -37,7 +38,7 @@ from xaimetrics._words import (
     stop_word_set,
     top_word_indices,
 )
-from xaimetrics.concepts._concept_model import check_matrix, h_of, to_numpy
+from xaimetrics.concepts._concept_model import check_matrix, h_of
 
 if TYPE_CHECKING:
     from xaimetrics._protocols import ActivationModel, ConceptCodec

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from xaimetrics._arrays import is_tensor, to_numpy
 from xaimetrics._validation import Interval, caller, check_texts, invalid, validate_params
 from xaimetrics.concepts import _complexity as complexity
 from xaimetrics.concepts._concept_model import (
@@ -20,8 +21,6 @@ from xaimetrics.concepts._concept_model import (
     _model_dtype,
     check_matrix,
     g_of,
-    is_tensor,
-    to_numpy,
 )
 from xaimetrics.concepts._faithfulness import completeness, latent_l2, logits_kl, logits_l2
 from xaimetrics.concepts._importance import (

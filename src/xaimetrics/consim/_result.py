@@ -15,12 +15,12 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from xaimetrics._class_counts import ClassCounts, class_counts
+from xaimetrics._usage import UsageView
 from xaimetrics.consim._intervals import mean_interval, wilson_interval
 from xaimetrics.consim._parsing import ReasonCounts, Status
-from xaimetrics.consim._per_class import ClassCounts, class_counts
 from xaimetrics.consim._prompt_types import PromptSetting
 from xaimetrics.simulators import ChatMessage, Usage
-from xaimetrics.simulators._usage import UsageView
 
 __all__ = ["DEGENERATE_SHARE", "DEGENERATE_SPREAD", "ConSimResult"]
 
@@ -120,7 +120,7 @@ class ConSimResult(ReasonCounts, UsageView):
     @property
     def class_counts(self) -> dict[str, ClassCounts]:
         """Per class of f's predictions (and of the answers): ``{"n", "hits", "answered"}`` over the EP samples
-        (:func:`~xaimetrics.consim.per_class_scores` turns them into recall and precision)."""
+        (:func:`~xaimetrics.consim._per_class.per_class_scores` turns them into recall and precision)."""
         return class_counts(self.references, self.answers)
 
     @property

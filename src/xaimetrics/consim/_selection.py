@@ -28,7 +28,6 @@ could show it with f's prediction in LP and ask for it again in EP, which inflat
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, cast
@@ -37,7 +36,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from xaimetrics._choices import BALANCES
-from xaimetrics._validation import check_choice, check_positive_int, check_seed, check_texts, invalid
+from xaimetrics._text_keys import first_occurrences
+from xaimetrics._validation import check_choice, check_positive_int, check_seed, invalid
 from xaimetrics.exceptions import InvalidParameterError
 
 __all__ = ["Balance", "ExampleSelection", "select_indices"]
@@ -160,7 +160,7 @@ def select_indices(
         names = [str(c) for c in class_ids]
     if not class_ids:
         raise invalid("labels", _OWNER, "a non-empty array", "an empty array")
-    first = _first_occurrences(inputs, labels_.shape[0])
+    first = first_occurrences(inputs, labels_.shape[0], _OWNER)
 
     total = n_lp + n_ep
     rng = np.random.default_rng(int(seed))
@@ -208,33 +208,6 @@ def select_indices(
         seed=seed,
         n_repeated=n_repeated,
     )
-
-
-def normalized_text(text: str) -> str:
-    """The form under which two texts count as the same sample: NFKC, case-folded, whitespace collapsed.
-
-    Example:
-        >>> normalized_text("  A  fine\tFILM ") == normalized_text("a fine film")
-        True
-    """
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
-
-
-def _first_occurrences(inputs: Sequence[str] | None, n: int) -> np.ndarray:
-    """Boolean mask of the samples whose normalised text did not occur before (all True without texts)."""
-    keep = np.ones(n, dtype=bool)
-    if inputs is None:
-        return keep
-    texts = check_texts(inputs, "inputs", _OWNER)
-    if len(texts) != n:
-        raise invalid("inputs", _OWNER, f"one text per label ({n})", f"{len(texts)} texts")
-    seen: set[str] = set()
-    for i, text in enumerate(texts):
-        key = normalized_text(text)
-        if key in seen:
-            keep[i] = False
-        seen.add(key)
-    return keep
 
 
 def _as_int_array(values: ArrayLike, name: str) -> np.ndarray:

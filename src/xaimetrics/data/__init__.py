@@ -7,21 +7,18 @@ Example:
     ['negative', 'positive']
 """
 
-from xaimetrics.data._augmentation import augment_with_punctuation_splits, split_on_punctuation
+from xaimetrics.data._augmentation import augment_with_punctuation_splits
 from xaimetrics.data._dataset import TextDataset
 from xaimetrics.data._files import read_table
-from xaimetrics.data._loading import OFFLINE_DATASETS, check_dataset, is_dataset_reference, load_dataset
-from xaimetrics.data._recipes import DATASET_RECIPES, DatasetRecipe
+from xaimetrics.data._loading import OFFLINE_DATASETS, check_dataset, load_dataset
+from xaimetrics.data._recipes import DATASET_RECIPES
 
 __all__ = [
     "DATASET_RECIPES",
     "OFFLINE_DATASETS",
-    "DatasetRecipe",
     "TextDataset",
     "augment_with_punctuation_splits",
     "check_dataset",
-    "is_dataset_reference",
     "load_dataset",
     "read_table",
-    "split_on_punctuation",
 ]

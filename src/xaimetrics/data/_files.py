@@ -9,7 +9,6 @@ class. Nothing is silently turned into the text ``"nan"``.
 
 from __future__ import annotations
 
-import codecs
 import json
 import os
 import warnings
@@ -19,6 +18,7 @@ from typing import IO, TYPE_CHECKING, TypeGuard
 
 import numpy as np
 
+from xaimetrics._file_checks import check_encoding, check_one_class
 from xaimetrics._optional import import_optional
 from xaimetrics._validation import invalid
 from xaimetrics.data._dataset import TextDataset
@@ -29,7 +29,7 @@ from xaimetrics.exceptions import InvalidParameterError
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["FILE_SUFFIXES", "check_one_class", "file_error", "is_data_file", "load_files", "read_table"]
+__all__ = ["FILE_SUFFIXES", "file_error", "is_data_file", "load_files", "read_table"]
 
 #: file suffixes read by :func:`read_table` (compressed CSV/JSON Lines too, e.g. ``.csv.gz``)
 FILE_SUFFIXES: tuple[str, ...] = (".csv", ".tsv", ".jsonl", ".json", ".parquet")
@@ -71,25 +71,6 @@ def is_data_file(path: object) -> TypeGuard[str | os.PathLike[str]]:
     if not isinstance(path, str | os.PathLike):
         return False
     return _kind(Path(path)) is not None
-
-
-def check_encoding(encoding: object, owner: str = "load_dataset") -> str:
-    """``encoding`` if Python knows the codec; raises naming the argument otherwise.
-
-    Example:
-        >>> check_encoding("Latin-1")
-        'Latin-1'
-    """
-    if not isinstance(encoding, str) or not encoding:
-        raise invalid("encoding", owner, "a codec name such as 'utf-8' or 'latin-1'", encoding)
-    try:
-        codecs.lookup(encoding)
-    except LookupError:
-        raise invalid(
-            "encoding", owner, "a codec Python knows ('utf-8', 'latin-1', 'cp1252', 'utf-16', ...)", encoding,
-            "See https://docs.python.org/3/library/codecs.html#standard-encodings.",
-        ) from None  # fmt: skip
-    return encoding
 
 
 def read_table(path: str | os.PathLike[str], *, encoding: str = "utf-8") -> pd.DataFrame:
@@ -327,29 +308,6 @@ def _read_rows(path: Path, columns: Columns) -> tuple[list[str], list[object], d
     info["empty_rows_dropped"] = len(dropped)
     texts = [" ".join(str(value).split()) for value in raw_texts]
     return texts, raw_labels, info
-
-
-def check_one_class(
-    labels: Sequence[int] | np.ndarray, class_names: Sequence[str], source: str, column: object
-) -> None:
-    """Refuse labels holding fewer than two classes (a classifier of one class is always right).
-
-    Example:
-        >>> check_one_class([0, 0, 0], ["spam", "ham"], "t.csv", "label")  # doctest: +ELLIPSIS
-        Traceback (most recent call last):
-        ...
-        xaimetrics.exceptions.InvalidParameterError: The label column 'label' of t.csv holds one class ('spam') ...
-    """
-    present = sorted({int(v) for v in labels})
-    if len(present) >= 2:
-        return
-    only = f"one class ({class_names[present[0]]!r})" if present else "no class"
-    raise InvalidParameterError(
-        f"The label column {column!r} of {source} holds {only} in {len(labels)} rows: a classifier needs at "
-        "least two (trained on one class, it predicts that class for every text). Pass the column that holds "
-        'the classes (label_column=..., --label-column, label_column = "..." in a grid file), or add rows of '
-        "the other classes."
-    )
 
 
 def load_files(

@@ -10,10 +10,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
+from xaimetrics._file_checks import check_encoding
 from xaimetrics._registry import did_you_mean
 from xaimetrics._validation import check_in_range, check_seed, invalid
 from xaimetrics.data._dataset import TextDataset
-from xaimetrics.data._files import FILE_SUFFIXES, check_encoding, is_data_file, load_files
+from xaimetrics.data._files import FILE_SUFFIXES, is_data_file, load_files
 from xaimetrics.data._hub import load_from_hub
 from xaimetrics.data._offline import OFFLINE_SOURCES, read_offline
 from xaimetrics.data._recipes import DATASET_RECIPES, load_recipe

@@ -1,7 +1,7 @@
 """Detection: does each concept's interpretation tell a reader where the concept is active?
 
-The functional core, in order — :func:`~xaimetrics.detection.sample_texts` (which texts),
-:func:`~xaimetrics.detection.build_detection_prompts` (one prompt per text), :func:`ask` (the simulator's
+The functional core, in order — :func:`~xaimetrics.detection._sampling.sample_texts` (which texts),
+:func:`~xaimetrics.detection._prompts.build_detection_prompts` (one prompt per text), :func:`ask` (the simulator's
 ``P(Yes)`` and Yes/No per prompt), :func:`~xaimetrics.detection.score` (AUROC with an interval) — and
 :func:`detect_concept`, which runs them for one concept with its own description and, as the negative
 control, a *shuffled* description (another concept's words, which must score ≈ 0.5 when concepts are
@@ -69,7 +69,8 @@ def ask(
     Yes and No, flagged in ``metadata["probability_fallback_ids"]``) is ``None``, never a made-up 0.5.
 
     Example:
-        >>> from xaimetrics.detection import WordOverlapReader, build_detection_prompts
+        >>> from xaimetrics.detection import WordOverlapReader
+        >>> from xaimetrics.detection._prompts import build_detection_prompts
         >>> [round(a.p_yes, 3) for a in ask(WordOverlapReader(), build_detection_prompts(["cup"], ["a cup", "a"]))]
         [0.622, 0.378]
     """
@@ -149,7 +150,7 @@ def detect_concept(
     """Detection rows and per-text answers of one concept (own description, and the shuffled control).
 
     Returns ``(rows, answers)``: one row per description (``"own"``, ``"shuffled"``) and negative kind
-    (``"random"``, ``"hard"``) with the :class:`~xaimetrics.detection.DetectionScore` fields; one answer
+    (``"random"``, ``"hard"``) with the :class:`~xaimetrics.detection._scoring.DetectionScore` fields; one answer
     record per text and description.
     """
     texts = [inputs[int(i)] for i in sample.indices]
@@ -225,14 +226,14 @@ class Detection:
     Args:
         simulator: the reader (any :class:`~xaimetrics.simulators.Simulator`; with log-probabilities the score
             is the AUROC of ``P(Yes)``, else the balanced accuracy of its answers).
-        prompt: a key of :data:`~xaimetrics.detection.PROMPTS`.
-        n_top, n_quantile, n_random, n_hard: texts per concept (see :func:`~xaimetrics.detection.sample_texts`).
+        prompt: a key of :data:`~xaimetrics.detection._prompts.PROMPTS`.
+        n_top, n_quantile, n_random, n_hard: texts per concept (see :func:`~xaimetrics.detection._sampling.sample_texts`).
         max_chars: texts are cut to this many characters in prompts.
         shuffled: also run the shuffled-description control.
         seed: seeds the draws and the shuffled control.
         confidence: level of the AUROC intervals.
         concurrency: simulator calls in flight.
-        sampling: other keyword arguments of :func:`~xaimetrics.detection.sample_texts` (quantiles, strata).
+        sampling: other keyword arguments of :func:`~xaimetrics.detection._sampling.sample_texts` (quantiles, strata).
 
     Example:
         >>> from xaimetrics.detection import WordOverlapReader
@@ -302,7 +303,7 @@ class Detection:
                 (:func:`failure_reason`); it gets no rows.
             progress: show a progress bar over concepts.
         """
-        from xaimetrics.concepts._concept_model import to_numpy
+        from xaimetrics._arrays import to_numpy
 
         texts = check_texts(inputs, "inputs", "Detection.evaluate")
         U = np.asarray(to_numpy(concepts), dtype=np.float64)

@@ -1,6 +1,6 @@
 """Example-embedding scoring (Delphi; Paulo & Belrose, 2026): do held-out activating texts look like the top ones?
 
-For one concept, the texts of its :class:`~xaimetrics.detection.DetectionSample` are split by kind:
+For one concept, the texts of its :class:`~xaimetrics.detection._sampling.DetectionSample` are split by kind:
 
 - **references**: the ``n_top`` most activating texts (kind ``"top"``);
 - **held out**: the activating texts drawn across the quantile strata (kind ``"quantile"``) and the
@@ -46,7 +46,7 @@ def sentence_encoder(path: str = "minilm", *, batch_size: int = 32, device: str 
 
     Loads ``transformers`` and the weights on the first call only (lazily).
     """
-    from xaimetrics.representation._encoder import mean_pooled_encoder as _sentence_encoder
+    from xaimetrics._encoder import mean_pooled_encoder as _sentence_encoder
 
     return _sentence_encoder("demo" if path == "minilm" else path, batch_size, device)
 
@@ -79,12 +79,12 @@ def embed_concept(
 
     Args:
         concept: the concept id.
-        sample: its texts (:func:`~xaimetrics.detection.sample_texts`, with ``n_top`` and ``n_quantile`` > 0).
+        sample: its texts (:func:`~xaimetrics.detection._sampling.sample_texts`, with ``n_top`` and ``n_quantile`` > 0).
         embeddings: the sentence embeddings of the sample's texts, in the sample's order, ``(len(sample), d)``.
         confidence: level of the AUROC intervals.
 
     Example:
-        >>> from xaimetrics.detection import sample_texts
+        >>> from xaimetrics.detection._sampling import sample_texts
         >>> U = np.array([[3.0], [2.0], [1.0], [0.0], [0.0]])
         >>> s = sample_texts(U, 0, n_top=1, n_quantile=2, n_random=2, n_hard=0,
         ...                  active_quantile=0.3, inactive_quantile=0.3)
@@ -132,11 +132,11 @@ class ExampleEmbedding:
         encoder: ``"minilm"`` (the packaged offline MiniLM-L6), a model directory, or a callable
             ``texts -> (n, d) array``.
         n_top: reference texts per concept (the most activating).
-        n_quantile, n_random, n_hard: held-out texts (see :func:`~xaimetrics.detection.sample_texts`).
+        n_quantile, n_random, n_hard: held-out texts (see :func:`~xaimetrics.detection._sampling.sample_texts`).
         seed: seeds the draws.
         confidence: level of the AUROC intervals.
         batch_size, device: for the built-in encoder.
-        sampling: other keyword arguments of :func:`~xaimetrics.detection.sample_texts`.
+        sampling: other keyword arguments of :func:`~xaimetrics.detection._sampling.sample_texts`.
 
     Example:
         >>> texts = ["goal cup", "cup final", "goal match", "chip", "laptop chip", "new laptop"]
@@ -192,7 +192,7 @@ class ExampleEmbedding:
             concept_ids: the concepts to score.
 
         Returns:
-            a :class:`~xaimetrics.detection.DetectionResult` whose ``answers`` hold each held-out text's
+            a :class:`~xaimetrics.detection._detection.DetectionResult` whose ``answers`` hold each held-out text's
             similarity.
         """
         owner = "ExampleEmbedding.evaluate"

@@ -12,7 +12,7 @@ interpretation adds the description to the prompt (and the shuffled-description 
   draw, never by the first position: a fixed rule would reward where the intruder happens to sit), and
   ``expected_accuracy`` is the mean ``P(intruder)``; a text-only simulator's pick is parsed from its answer.
   An unreadable answer counts as wrong.
-- **Trials.** One per non-activating text of the :class:`~xaimetrics.detection.DetectionSample`
+- **Trials.** One per non-activating text of the :class:`~xaimetrics.detection._sampling.DetectionSample`
   (its random and hard negatives give the two rows, as in detection), each with ``n_shown − 1`` activating
   texts drawn without replacement from the sample's activating texts (top and quantile), seeded.
 - **Statistics.** The trials are independent Bernoulli draws given the concept's texts: exact one-sided
@@ -76,7 +76,7 @@ def intruder_trials(
     """The trials of one concept: ``(pool indices shown, intruder position, negative kind)`` per intruder.
 
     Example:
-        >>> from xaimetrics.detection import sample_texts
+        >>> from xaimetrics.detection._sampling import sample_texts
         >>> U = np.array([[3.0], [2.0], [1.5], [0.0], [0.0]])
         >>> s = sample_texts(U, 0, n_top=3, n_quantile=0, n_random=2, n_hard=0,
         ...                  active_quantile=0.4, inactive_quantile=0.4)
@@ -308,7 +308,8 @@ def intrude_concept(
     control of :func:`~xaimetrics.detection.detect_concept`). One row per description and negative kind.
 
     Example:
-        >>> from xaimetrics.detection import WordOverlapReader, sample_texts
+        >>> from xaimetrics.detection import WordOverlapReader
+        >>> from xaimetrics.detection._sampling import sample_texts
         >>> texts = ["goal cup w1", "cup goal w2", "goal final w3", "chip w1 w4", "laptop w5", "cup w6 goal"]
         >>> U = np.array([[3.0], [2.0], [1.0], [0.0], [0.0], [2.5]])
         >>> s = sample_texts(U, 0, n_top=4, n_quantile=0, n_random=2, n_hard=0,
@@ -390,7 +391,7 @@ class Intruder:
         shuffled: with ``describe``, also run the shuffled-description control.
         n_top, n_quantile, n_random, n_hard: texts per concept (one trial per non-activating text).
         max_chars, seed, confidence, concurrency: as for :class:`~xaimetrics.detection.Detection`.
-        sampling: other keyword arguments of :func:`~xaimetrics.detection.sample_texts`.
+        sampling: other keyword arguments of :func:`~xaimetrics.detection._sampling.sample_texts`.
 
     Example:
         >>> from xaimetrics.detection import WordOverlapReader

@@ -1,7 +1,7 @@
 """A reference reader for detection and fuzzing prompts: word overlap, no LLM.
 
 :class:`WordOverlapReader` sees exactly the chat messages an LLM sees (it parses the prompt of
-:func:`~xaimetrics.detection.build_detection_prompts`), and answers by counting words:
+:func:`~xaimetrics.detection._prompts.build_detection_prompts`), and answers by counting words:
 
 - **detection**: ``n`` = how many of the description's words (and label words) occur in the text;
   ``P(Yes) = sigmoid((n − 0.5) / temperature)``, so a text with one word of the description is more
@@ -9,7 +9,7 @@
 - **fuzzing**: ``f`` = the share of the marked words that are description words;
   ``P(Yes) = sigmoid((f − 0.5) / temperature)``.
 
-- **intruder** (:func:`~xaimetrics.detection.build_intruder_prompts`): with a description, the intruder is
+- **intruder** (:func:`~xaimetrics.detection._intruder.build_intruder_prompts`): with a description, the intruder is
   the text holding *fewest* of the description's words; without one, the text sharing fewest content words
   (English stop words left out) with the other shown texts, ``e_i = mean_{j≠i} |W_i ∩ W_j|``.
   ``P(position i) = softmax(−e / temperature)``.
@@ -44,7 +44,7 @@ class WordOverlapReader(WordReader):
         temperature: scale of the logistic (> 0).
 
     Example:
-        >>> from xaimetrics.detection import build_detection_prompts
+        >>> from xaimetrics.detection._prompts import build_detection_prompts
         >>> prompts = build_detection_prompts(["goal", "cup"], ["A goal won the cup.", "A new chip."])
         >>> reader = WordOverlapReader()
         >>> [round(reader.generate(p.messages, answer_schema=p.schema).probabilities["0"][1], 3) for p in prompts]
@@ -66,7 +66,7 @@ class WordOverlapReader(WordReader):
         """``P(position)`` of an intruder prompt (``None`` when it is not one); see the module docstring.
 
         Example:
-            >>> from xaimetrics.detection import build_intruder_prompts
+            >>> from xaimetrics.detection._intruder import build_intruder_prompts
             >>> p = build_intruder_prompts([["goal cup", "cup final", "new chip"]])[0]
             >>> WordOverlapReader().intruder_probabilities(p.messages).round(3).tolist()
             [0.274, 0.274, 0.452]

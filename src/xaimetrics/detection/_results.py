@@ -28,7 +28,7 @@ from xaimetrics.exceptions import StoreError
 from xaimetrics.simulators import CachedSimulator
 
 if TYPE_CHECKING:
-    from xaimetrics.simulators._base import SimulatorResponse
+    from xaimetrics.simulators import SimulatorResponse
 
 __all__ = ["KEY", "DetectionFolder", "FolderAnswers"]
 

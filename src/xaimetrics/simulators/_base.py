@@ -13,10 +13,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
+from xaimetrics._threads import map_bounded
+from xaimetrics._usage import Usage, UsageTracker, UsageView
 from xaimetrics._validation import invalid
 from xaimetrics.exceptions import SimulatorError
-from xaimetrics.simulators._threads import map_bounded
-from xaimetrics.simulators._usage import Usage, UsageTracker, UsageView
 
 __all__ = [
     "AnswerSchema",

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from xaimetrics._call_timeout import resolve_call_timeout
 from xaimetrics._optional import import_optional
 from xaimetrics._validation import check_positive_int, invalid
 from xaimetrics.exceptions import LocalModelCrashed, LocalModelTimeout, SimulatorError
@@ -44,41 +45,6 @@ _S_PER_PROMPT_CHAR = 0.01
 _S_PER_ANSWER_TOKEN = 0.25
 #: loading the model (and decoding its first token) may take this many times ``call_timeout``
 _LOAD_FACTOR = 5
-#: the base deadline of a call when neither the argument nor :data:`CALL_TIMEOUT_ENV` says
-DEFAULT_CALL_TIMEOUT = 120.0
-#: the environment variable that sets ``call_timeout="auto"`` (``--llm-call-timeout`` on the command line)
-CALL_TIMEOUT_ENV = "XAIMETRICS_LLM_CALL_TIMEOUT"
-
-
-def resolve_call_timeout(value: float | str | None, owner: str = _OWNER) -> float | None:
-    """The base deadline in seconds that ``call_timeout`` stands for: a number > 0, ``None`` (no deadline) or
-    ``"auto"`` (:data:`CALL_TIMEOUT_ENV` when set, a number or ``none``; else 120 s).
-
-    Example:
-        >>> resolve_call_timeout(30), resolve_call_timeout(None)
-        (30.0, None)
-    """
-    argument = "call_timeout"
-    if value == "auto":
-        text = os.environ.get(CALL_TIMEOUT_ENV, "").strip()
-        if not text:
-            return DEFAULT_CALL_TIMEOUT
-        if text.lower() == "none":
-            return None
-        try:
-            value = float(text)
-        except ValueError:
-            value, argument, owner = text, CALL_TIMEOUT_ENV, "the environment"
-    if value is None:
-        return None
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not value > 0
-        or value == float("inf")
-    ):
-        raise invalid(argument, owner, "a number of seconds > 0, None (no deadline) or 'auto'", value)
-    return float(value)
 
 
 def call_deadline(call_timeout: float | None, prompt_chars: int, answer_tokens: int) -> float | None:

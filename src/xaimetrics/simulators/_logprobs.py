@@ -9,7 +9,7 @@ are read as follows:
 - an alternative is matched to a class after removing what was already written in that token (the space
   after the colon and/or the common prefix, e.g. ``" Class"`` then ``"_"`` then ``"1"``); leading spaces and
   letter case do not matter (``" positive"``, ``"positive"`` and ``" Positive"`` all count for
-  ``positive``), as in :func:`~xaimetrics.consim.parse_answers`;
+  ``positive``), as in :func:`~xaimetrics.consim._parsing.parse_answers`;
 - an alternative that fits several classes (``"1"`` for ``Class_1`` and ``Class_10``) is followed to the next
   position when it is the generated token, and split evenly among those classes otherwise;
 - alternatives that fit no class (``" neutral"``, a newline) are dropped: the distribution is conditioned on

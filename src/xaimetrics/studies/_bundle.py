@@ -35,7 +35,8 @@ def study_digest(study: Study) -> str:
     """SHA-256 of the study's canonical JSON (what the answer database is bound to).
 
     Example:
-        >>> from xaimetrics.studies import Dimension, LikertStudy, RatingItem
+        >>> from xaimetrics.studies import LikertStudy
+        >>> from xaimetrics.studies._likert import Dimension, RatingItem
         >>> study = LikertStudy([Dimension("tone", "emotional tone")], [RatingItem("0", "a joy", (0.8,))])
         >>> len(study_digest(study))
         64

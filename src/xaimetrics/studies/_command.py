@@ -229,7 +229,8 @@ def _grid(args: argparse.Namespace, providers: Providers | None) -> Grid:
 
 def _create(args: argparse.Namespace) -> int:
     from xaimetrics.benchmark import Providers
-    from xaimetrics.studies import LikertStudy, SimulatabilityStudy, StudyConfig, save_study, write_config
+    from xaimetrics.studies import LikertStudy, SimulatabilityStudy, StudyConfig, save_study
+    from xaimetrics.studies._config import write_config
     from xaimetrics.studies._from_grid import write_grid
 
     if args.output.suffix != ".json":
@@ -307,7 +308,8 @@ def _study_grid(grid: Grid, study: SimulatabilityStudy, args: argparse.Namespace
 
 
 def _likert_from_files(args: argparse.Namespace, title: str | None) -> LikertStudy:
-    from xaimetrics.studies import LikertStudy, choose_examples
+    from xaimetrics.studies import LikertStudy
+    from xaimetrics.studies._build import choose_examples
 
     if args.items is None or args.dimensions is None:
         raise invalid("--items", _OWNER, "given together with --dimensions", None)
@@ -339,7 +341,7 @@ def _base_url(config: StudyConfig, override: str | None, store: StudyStore | Non
 
 
 def _invite(args: argparse.Namespace) -> int:
-    from xaimetrics.studies import load_config, open_study
+    from xaimetrics.studies._config import load_config, open_study
 
     if args.count < 1:
         raise invalid("--count", _OWNER, "an integer ≥ 1", args.count)
@@ -356,8 +358,8 @@ def _invite(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     import dataclasses
 
-    from xaimetrics.studies import load_config, open_study, serve
-    from xaimetrics.studies._config import bind
+    from xaimetrics.studies import serve
+    from xaimetrics.studies._config import bind, load_config, open_study
 
     config = load_config(args.study)
     changes = {k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
@@ -386,14 +388,9 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from xaimetrics.studies import (
-        LikertStudy,
-        answers_frame,
-        export_results,
-        likert_ratings,
-        load_config,
-        open_study,
-    )
+    from xaimetrics.studies import LikertStudy, export_results
+    from xaimetrics.studies._config import load_config, open_study
+    from xaimetrics.studies._results import answers_frame, likert_ratings
 
     if args.output is None and args.results_store is None:
         raise invalid("--output", _OWNER, "given (or --results-store)", None)
@@ -427,7 +424,8 @@ def _write_answers(frame: pd.DataFrame, path: Path) -> Path:
 
 def _simulate(args: argparse.Namespace) -> int:
     from xaimetrics.simulators import OpenAICompatibleSimulator, default_simulator
-    from xaimetrics.studies import SimulatabilityStudy, load_config, load_study, simulate_study
+    from xaimetrics.studies import SimulatabilityStudy, load_study, simulate_study
+    from xaimetrics.studies._config import load_config
 
     study = load_study(load_config(args.study).study)
     if not isinstance(study, SimulatabilityStudy):
@@ -456,7 +454,7 @@ def _report(args: argparse.Namespace) -> int:
         raise invalid("--results-store", _OWNER, "an existing results store", str(args.results_store))
     grid = None
     if args.study is not None:
-        from xaimetrics.studies import load_config
+        from xaimetrics.studies._config import load_config
 
         grid = grid_path(Path(load_config(args.study).study))
         if not grid.is_file():

@@ -171,9 +171,9 @@ def check_selection(
     if (
         texts is not None
     ):  # the selection leaves out repeated texts before it counts (select_examples(inputs=))
-        from xaimetrics.consim._selection import _first_occurrences
+        from xaimetrics._text_keys import first_occurrences
 
-        labels = labels[_first_occurrences(list(texts), len(labels))]
+        labels = labels[first_occurrences(list(texts), len(labels), "select_examples")]
     counts = np.bincount(labels, minlength=len(class_names))
     total = grid.n_lp + grid.n_ep
     share = total // len(class_names)

@@ -111,7 +111,7 @@ def _acknowledged(screen: Screen) -> bool:
 
 
 def _answers_download(study: Study, store: StudyStore, name: str) -> Download | None:
-    """``answers.csv`` / ``answers.json``: every stored answer (:func:`~xaimetrics.studies.answers_frame`)."""
+    """``answers.csv`` / ``answers.json``: every stored answer (:func:`~xaimetrics.studies._results.answers_frame`)."""
     from xaimetrics.studies._results import answers_frame
 
     if name not in _ANSWER_EXPORTS:
@@ -148,7 +148,8 @@ class SimulatabilityKind:
         """A class id in ``answer`` on a question; ``{"": None}`` acknowledges instructions and learn screens.
 
         Example:
-            >>> from xaimetrics.studies import SampleSet, SimulatabilityStudy, StudyArm
+            >>> from xaimetrics.studies import SimulatabilityStudy
+            >>> from xaimetrics.studies._simulatability import SampleSet, StudyArm
             >>> study = SimulatabilityStudy(["x", "y"], [SampleSet.from_texts(0, ["a"], [0], ["b"], [1])], [],
             ...                             [StudyArm("NoExplanation", "NE2", False, 0)])
             >>> question = Screen(2, "question", arm=study.arms[0].id, sample="1")
@@ -203,7 +204,8 @@ class LikertKind:
         """A rating in ``1 … len(scale)`` for every dimension (fields ``d0``, ``d1``, …).
 
         Example:
-            >>> from xaimetrics.studies import Dimension, LikertStudy, RatingItem
+            >>> from xaimetrics.studies import LikertStudy
+            >>> from xaimetrics.studies._likert import Dimension, RatingItem
             >>> study = LikertStudy([Dimension("tone", "emotional tone"), Dimension("topic", "the topic")],
             ...                     [RatingItem("0", "a joy", (0.8, 0.1))])
             >>> rate, kind = Screen(1, "rate", item="0"), LikertKind(study)
@@ -242,7 +244,8 @@ def study_kind(study: Study) -> StudyKind:
     """The :class:`StudyKind` of ``study`` (the one place that asks which kind a study is).
 
     Example:
-        >>> from xaimetrics.studies import Dimension, LikertStudy, RatingItem
+        >>> from xaimetrics.studies import LikertStudy
+        >>> from xaimetrics.studies._likert import Dimension, RatingItem
         >>> kind = study_kind(LikertStudy([Dimension("tone", "emotional tone")], [RatingItem("0", "a joy", (0.8,))]))
         >>> kind.name, kind.exports
         ('likert', ('answers.csv', 'answers.json', 'ratings.json', 'ratings.csv'))

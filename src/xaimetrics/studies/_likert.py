@@ -4,7 +4,7 @@ Annotators see one text per screen with, for each dimension, its value on that t
 answer "How well does this dimension capture [property]?" on a 1–5 scale (1 strongly disagree … 5 strongly
 agree). The ratings form an ``(examples × annotators × dimensions)`` array that
 :func:`xaimetrics.representation.analyze_ratings` and :func:`~xaimetrics.representation.krippendorff_alpha`
-read directly (see :func:`xaimetrics.studies.likert_ratings`).
+read directly (see :func:`xaimetrics.studies._results.likert_ratings`).
 """
 
 from __future__ import annotations

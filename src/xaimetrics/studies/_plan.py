@@ -68,7 +68,8 @@ def assign_arms(study: SimulatabilityStudy, number: int) -> list[str]:
     the closest arm with an unused seed.
 
     Example:
-        >>> from xaimetrics.studies import SampleSet, SimulatabilityStudy, StudyArm
+        >>> from xaimetrics.studies import SimulatabilityStudy
+        >>> from xaimetrics.studies._simulatability import SampleSet, StudyArm
         >>> sets = [SampleSet.from_texts(s, ["a"], [0], ["b"], [1]) for s in (0, 1)]
         >>> arms = [StudyArm("NoExplanation", kind, False, seed) for kind in ("NE1", "NE2") for seed in (0, 1)]
         >>> study = SimulatabilityStudy(["x", "y"], sets, [], arms, arms_per_participant=2)
@@ -138,7 +139,8 @@ def screens(study: Study, plan: Sequence[str]) -> list[Screen]:
     """The sequence of screens of a participant with ``plan``.
 
     Example:
-        >>> from xaimetrics.studies import Dimension, LikertStudy, RatingItem
+        >>> from xaimetrics.studies import LikertStudy
+        >>> from xaimetrics.studies._likert import Dimension, RatingItem
         >>> study = LikertStudy([Dimension("tone", "emotional tone")], [RatingItem("0", "a joy", (1.0,))])
         >>> [s.kind for s in screens(study, ["0"])]
         ['instructions', 'rate']

@@ -242,7 +242,8 @@ def likert_ratings(study: LikertStudy, store: StudyStore) -> LikertRatings:
 
     Example:
         >>> import os, tempfile
-        >>> from xaimetrics.studies import Dimension, LikertStudy, RatingItem, StudyStore
+        >>> from xaimetrics.studies import LikertStudy, StudyStore
+        >>> from xaimetrics.studies._likert import Dimension, RatingItem
         >>> study = LikertStudy([Dimension("tone", "emotional tone")], [RatingItem("0", "a joy", (0.8,))])
         >>> store = StudyStore(os.path.join(tempfile.mkdtemp(), "answers.sqlite"), study)
         >>> for rating in (4, 5):

@@ -273,7 +273,7 @@ class SimulatabilityStudy:
         dataset, model: names recorded in the exported results (as in a benchmark grid).
         title: shown to participants.
         arms_per_participant: how many arms each participant goes through, each on a different seed (so
-            nobody sees the same samples twice; see :func:`xaimetrics.studies.assign_arms`).
+            nobody sees the same samples twice; see :func:`xaimetrics.studies._plan.assign_arms`).
         importance_threshold: ``τ`` on normalised importances (paper: 0.05).
         max_sample_chars: cut sample texts longer than this, as in the LLM prompt.
 

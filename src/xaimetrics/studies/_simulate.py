@@ -45,7 +45,7 @@ def simulate_study(
     Example:
         >>> import os, tempfile
         >>> from xaimetrics.simulators import ScriptedSimulator
-        >>> from xaimetrics.studies import SampleSet, StudyArm
+        >>> from xaimetrics.studies._simulatability import SampleSet, StudyArm
         >>> samples = SampleSet.from_texts(0, ["goal", "chip"], [0, 1], ["late goal"], [0])
         >>> study = SimulatabilityStudy(["sports", "tech"], [samples], [], [StudyArm("NoExplanation", "NE2", False, 0)])
         >>> path = os.path.join(tempfile.mkdtemp(), "results.sqlite")

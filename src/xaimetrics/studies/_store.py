@@ -111,7 +111,8 @@ class StudyStore(SQLiteFile):
 
     Example:
         >>> import os, tempfile
-        >>> from xaimetrics.studies import Dimension, LikertStudy, RatingItem
+        >>> from xaimetrics.studies import LikertStudy
+        >>> from xaimetrics.studies._likert import Dimension, RatingItem
         >>> study = LikertStudy([Dimension("tone", "emotional tone")], [RatingItem("0", "a joy", (0.8,))])
         >>> store = StudyStore(os.path.join(tempfile.mkdtemp(), "answers.sqlite"), study)
         >>> invite = store.invite()

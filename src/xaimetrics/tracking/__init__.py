@@ -8,14 +8,13 @@ Example:
     'my-grid'
 """
 
-from xaimetrics.tracking._logging import consim_grid_metrics, log_consim_grid, log_fidelity, log_run
+from xaimetrics.tracking._logging import log_consim_grid, log_fidelity, log_run
 from xaimetrics.tracking._trackers import MLflowTracker, Tracker, WandbTracker
 
 __all__ = [
     "MLflowTracker",
     "Tracker",
     "WandbTracker",
-    "consim_grid_metrics",
     "log_consim_grid",
     "log_fidelity",
     "log_run",

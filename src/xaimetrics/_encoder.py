@@ -1,6 +1,6 @@
 """A mean-pooled sentence encoder (a Hugging Face encoder directory, or ``"demo"``: the packaged offline MiniLM-L6).
 
-Its own module, below both the ``xaimetrics representation`` command and the detection family's example-embedding
+A core module, below both the ``xaimetrics representation`` command and the detection family's example-embedding
 scorer, so that neither reaches the other's imports (the grid's per-concept phase uses the scorer).
 """
 
