@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from extractor_data import low_rank, relative_error
 
+from extractor_data import low_rank, relative_error
 from xaimetrics.concepts import ICA
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")

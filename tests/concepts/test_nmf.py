@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from extractor_data import RANK, low_rank, relative_error
 
+from extractor_data import RANK, low_rank, relative_error
 from xaimetrics.concepts import NMF
 from xaimetrics.exceptions import InvalidParameterError
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from extractor_data import N_FEATURES, low_rank
 
+from extractor_data import N_FEATURES, low_rank
 from xaimetrics.concepts import NoProjection
 from xaimetrics.exceptions import InvalidParameterError
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from extractor_data import low_rank
 
+from extractor_data import low_rank
 from xaimetrics.concepts import PCA
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")

@@ -7,7 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from xaimetrics.detection import build_detection_prompts, build_intruder_prompts
+from xaimetrics.detection._intruder import build_intruder_prompts
+from xaimetrics.detection._prompts import build_detection_prompts
 from xaimetrics.detection._reader import WordOverlapReader
 from xaimetrics.simulators import ChatMessage
 

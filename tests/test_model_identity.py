@@ -6,7 +6,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from xaimetrics.models._identity import model_digest
+from xaimetrics._model_identity import model_digest
 
 
 class Wrapped:
