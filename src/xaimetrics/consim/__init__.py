@@ -30,7 +30,6 @@ The pipeline, as functions (the one path that :class:`ConSim`, the benchmark and
 
 from __future__ import annotations
 
-from xaimetrics._choices import BALANCES, BalanceKind, InterpretationKind, ScoringKind
 from xaimetrics.consim._asking import evaluate_prompts
 from xaimetrics.consim._consim import ConSim
 from xaimetrics.consim._controls import (
@@ -43,6 +42,7 @@ from xaimetrics.consim._controls import (
 )
 from xaimetrics.consim._explanation import Explanation, global_importances_of, local_importances_of
 from xaimetrics.consim._export import concept_records, export_concepts
+from xaimetrics.consim._interpretations import InterpretationKind
 from xaimetrics.consim._llm_labels import LLMLabels, o1ca, parse_label_proposals
 from xaimetrics.consim._parsing import ParsedAnswers, parse_answers
 from xaimetrics.consim._per_class import per_class_scores
@@ -65,8 +65,8 @@ from xaimetrics.consim._prompt_types import (
 from xaimetrics.consim._rendering import PROMPT_LAYOUTS, PromptLayout, render_prompt
 from xaimetrics.consim._result import DEGENERATE_SHARE, DEGENERATE_SPREAD, ConSimResult
 from xaimetrics.consim._samples import ConSimSamples, select_examples
-from xaimetrics.consim._scoring import SCORINGS, ConSimPrompt, Scoring, score_response
-from xaimetrics.consim._selection import ExampleSelection
+from xaimetrics.consim._scoring import SCORINGS, ConSimPrompt, Scoring, ScoringKind, score_response
+from xaimetrics.consim._selection import BALANCES, BalanceKind, ExampleSelection
 
 __all__ = [
     "BALANCES",

@@ -31,7 +31,6 @@ from xaimetrics._arguments import (
     add_registry_argument,
     data_options,
 )
-from xaimetrics._choices import BALANCES
 from xaimetrics._validation import invalid
 from xaimetrics.exceptions import InvalidParameterError
 
@@ -51,6 +50,8 @@ _OWNER = "xaimetrics study"
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add the ``study`` sub-command (``create``, ``invite``, ``serve``, ``export``, ``simulate``, ``report``)."""
+    from xaimetrics.consim import BALANCES
+
     parser = subparsers.add_parser(
         "study",
         help="human studies: simulatability (ConSim protocol) and Likert ratings in the browser",
