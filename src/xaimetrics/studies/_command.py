@@ -22,7 +22,7 @@ import argparse
 import importlib
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from xaimetrics._arguments import (
     add_data_arguments,
@@ -35,8 +35,6 @@ from xaimetrics._validation import invalid
 from xaimetrics.exceptions import InvalidParameterError
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from xaimetrics.benchmark import Grid, Providers
     from xaimetrics.simulators import Simulator
     from xaimetrics.studies import SimulatabilityStudy, StudyConfig, StudyStore
@@ -51,6 +49,7 @@ _OWNER = "xaimetrics study"
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add the ``study`` sub-command (``create``, ``invite``, ``serve``, ``export``, ``simulate``, ``report``)."""
     from xaimetrics.consim import BALANCES
+    from xaimetrics.studies._kinds import STUDY_KINDS
 
     parser = subparsers.add_parser(
         "study",
@@ -61,7 +60,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     create = actions.add_parser(
         "create", help="build a study bundle (.json) and its server configuration (.toml)"
     )
-    create.add_argument("kind", choices=("simulatability", "likert"))
+    create.add_argument("kind", choices=STUDY_KINDS.names())
     create.add_argument("--output", required=True, type=Path, help="the bundle to write (.json)")
     source = create.add_argument_group("source")
     source.add_argument(
@@ -230,8 +229,9 @@ def _grid(args: argparse.Namespace, providers: Providers | None) -> Grid:
 
 def _create(args: argparse.Namespace) -> int:
     from xaimetrics.benchmark import Providers
-    from xaimetrics.studies import LikertStudy, SimulatabilityStudy, StudyConfig, save_study, write_config
+    from xaimetrics.studies import StudyConfig, save_study, write_config
     from xaimetrics.studies._from_grid import write_grid
+    from xaimetrics.studies._kinds import study_kind
 
     if args.output.suffix != ".json":
         raise invalid("--output", _OWNER, "a .json file (the study bundle)", str(args.output))
@@ -268,12 +268,14 @@ def _create(args: argparse.Namespace) -> int:
         )  # fmt: skip
     bundle = save_study(study, args.output)
     config = write_config(StudyConfig(bundle, host=args.host, port=args.port), bundle.with_suffix(".toml"))
-    size = f"{len(study.items)} texts" if isinstance(study, LikertStudy) else f"{len(study.arms)} arms"
-    print(f"Study ({args.kind}, {size}): {bundle}")
+    kind = study_kind(study)
+    print(f"Study ({args.kind}, {kind.summary}): {bundle}")
     print(f"Configuration: {config}")
-    if isinstance(study, SimulatabilityStudy):
+    if kind.results_rows:  # the LLM's rows on the people's samples come from the study's grid
         path = write_grid(
-            _study_grid(grid, study, args), grid_path(bundle), header=_GRID_HEADER.format(bundle=bundle)
+            _study_grid(grid, cast("SimulatabilityStudy", study), args),
+            grid_path(bundle),
+            header=_GRID_HEADER.format(bundle=bundle),
         )
         print(f"Grid of the study (its data, model, selection and prompts): {path}")
         print(
@@ -387,52 +389,34 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from xaimetrics.studies import (
-        LikertStudy,
-        answers_frame,
-        export_results,
-        likert_ratings,
-        load_config,
-        open_study,
-    )
+    from xaimetrics.studies import export_results, load_config, open_study
+    from xaimetrics.studies._kinds import study_kind
 
     if args.output is None and args.results_store is None:
         raise invalid("--output", _OWNER, "given (or --results-store)", None)
     study, store = open_study(load_config(args.study))
+    kind = study_kind(study)
     with store:
         if args.results_store is not None:
-            if isinstance(study, LikertStudy):
-                raise invalid("--results-store", _OWNER, "used with a simulatability study", "a Likert study",
-                              "Export Likert ratings with --output ratings.json.")  # fmt: skip
-            written = export_results(study, store, args.results_store)
+            if not kind.results_rows:
+                raise invalid("--results-store", _OWNER, "used with a simulatability study", f"a {kind.name} study",
+                              "Export its answers with --output (a Likert study's ratings: ratings.json).")  # fmt: skip
+            written = export_results(cast("SimulatabilityStudy", study), store, args.results_store)
             print(f"{written} human rows written to {args.results_store}")
         if args.output is not None:
-            if isinstance(study, LikertStudy):
-                path = likert_ratings(study, store).save(args.output)
-            else:
-                path = _write_answers(answers_frame(study, store), args.output)
-            print(f"Written: {path}")
+            print(f"Written: {kind.write_answers(store, args.output)}")
     return 0
-
-
-def _write_answers(frame: pd.DataFrame, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix == ".csv":
-        frame.to_csv(path, index=False)
-    elif path.suffix == ".json":
-        path.write_text(frame.to_json(orient="records", indent=1) + "\n", encoding="utf-8")
-    else:
-        raise invalid("--output", _OWNER, "a .csv or .json file", str(path))
-    return path
 
 
 def _simulate(args: argparse.Namespace) -> int:
     from xaimetrics.simulators import OpenAICompatibleSimulator, default_simulator
     from xaimetrics.studies import SimulatabilityStudy, load_config, load_study, simulate_study
+    from xaimetrics.studies._kinds import study_kind
 
     study = load_study(load_config(args.study).study)
-    if not isinstance(study, SimulatabilityStudy):
-        raise invalid("study", _OWNER, "a simulatability study", "a Likert study")
+    kind = study_kind(study)
+    if not kind.results_rows:
+        raise invalid("study", _OWNER, "a simulatability study", f"a {kind.name} study")
     spec: str = args.simulator
     simulator: Simulator
     if spec == "local" or spec.startswith("local:"):
@@ -443,7 +427,7 @@ def _simulate(args: argparse.Namespace) -> int:
         )
     else:
         raise invalid("--simulator", _OWNER, "'local', 'local:<gguf name>' or 'openai:<model>'", spec)
-    counts = simulate_study(study, simulator, args.results_store, name=spec)
+    counts = simulate_study(cast(SimulatabilityStudy, study), simulator, args.results_store, name=spec)
     print(
         f"{spec}: {counts['written']} rows written, {counts['skipped']} already stored, {counts['failed']} failed"
     )
