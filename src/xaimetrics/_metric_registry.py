@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib
 import math
 from dataclasses import dataclass, replace
-from typing import Any, Literal, NamedTuple, cast, get_args
+from typing import Literal, NamedTuple, cast, get_args
 
 from xaimetrics._registry import Registry
 from xaimetrics._validation import invalid
@@ -124,7 +124,7 @@ class MetricInfo:
         """``"higher is better"``, ``"lower is better"`` or ``"no better direction"`` (for reports)."""
         return "no better direction" if self.direction == "neither" else f"{self.direction} is better"
 
-    def resolve(self) -> tuple[Any, ...]:
+    def resolve(self) -> tuple[object, ...]:
         """Import and return the callables (this imports their family)."""
         found = []
         for path in self.callables:
@@ -132,7 +132,7 @@ class MetricInfo:
             found.append(getattr(importlib.import_module(module), attribute))
         return tuple(found)
 
-    def to_dict(self, description: str = "") -> dict[str, Any]:
+    def to_dict(self, description: str = "") -> dict[str, object]:
         """The entry as JSON-ready data: tuples as lists, an infinite end of the range as ``None``."""
         return {
             "name": self.name,
@@ -147,7 +147,7 @@ class MetricInfo:
             "description": description,
         }
 
-    def row(self, description: str = "") -> dict[str, Any]:
+    def row(self, description: str = "") -> dict[str, str]:
         """The entry as one row of :func:`metrics` (tuples joined by ``", "``)."""
         return {
             "name": self.name,

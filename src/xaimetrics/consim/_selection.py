@@ -350,14 +350,12 @@ class BalanceKind:
 
 #: how the LP/EP quotas are met (the ``balance`` of :func:`~xaimetrics.consim.select_examples` and of a grid)
 BALANCES: Registry[BalanceKind] = Registry("balance mode", argument="balance")
-BALANCES.register(
-    "strict", BalanceKind(_refuse), builtin=True,
-    description="raise, with the per-class counts, when a class lacks right or wrong predictions",
-)  # fmt: skip
-BALANCES.register(
-    "relaxed", BalanceKind(_fill_nearest, relaxed=True), builtin=True,
-    description="fill the shortfall from the nearest classes and say so",
-)  # fmt: skip
+for _name, _kind, _description in (
+    ("strict", BalanceKind(_refuse),
+     "raise, with the per-class counts, when a class lacks right or wrong predictions"),
+    ("relaxed", BalanceKind(_fill_nearest, relaxed=True), "fill the shortfall from the nearest classes and say so"),
+):  # fmt: skip
+    BALANCES.register(_name, _kind, builtin=True, description=_description)
 
 
 def _apportion(total: int, weights: np.ndarray, rng: np.random.Generator) -> np.ndarray:

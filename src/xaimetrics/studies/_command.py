@@ -21,8 +21,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from xaimetrics._arguments import (
     add_data_arguments,
@@ -46,6 +47,58 @@ __all__ = ["register"]
 _OWNER = "xaimetrics study"
 
 
+class _Keywords(TypedDict, total=False):
+    """The keywords of ``add_argument`` the plain options use."""
+
+    type: Callable[[str], object]
+    nargs: str
+    default: object
+    action: str
+    help: str
+
+
+#: ``study create``'s plain options, group by group: ``(flag, add_argument keywords)``
+_Options = tuple[tuple[str, _Keywords], ...]
+_SOURCE: _Options = (
+    ("--grid", {"type": Path, "help": "a benchmark grid (TOML): its data, model, concepts and selections (without "
+                "it: --dataset, --model and --methods or --method describe one)"}),
+    ("--providers", {"help": "'module:attribute' of a Providers object (the grid's extra names)"}),
+    ("--artefacts", {"type": Path, "help": "the benchmark's artefact folder, to reuse its fits"}),
+    ("--dataset", {"help": "which of the grid's datasets (when it lists several); without --grid: an offline "
+                   "dataset, a data file (any column names with --text-column/--label-column) or a hub id"}),
+    ("--model", {"help": "which of the grid's models (when it lists several; default minilm+)"}),
+    ("--n-concepts", {"type": int, "help": "concepts per method (default: the grid's, else 20)"}),
+    ("--items", {"type": Path, "help": "likert: texts and dimension values, JSON lines {id, text, values}"}),
+    ("--dimensions", {"type": Path, "help": "likert: the dimensions, a JSON list of {name, property, ...}"}),
+)  # fmt: skip
+_SELECTION: _Options = (
+    ("--n-lp", {"type": int, "help": "learning-phase samples (default: the grid's, else 20)"}),
+    ("--n-ep", {"type": int, "help": "evaluation-phase samples (default: the grid's, else 20)"}),
+    ("--pool-size", {"type": int, "help": "draw LP/EP samples from this many test texts (default: the whole split)"}),
+    ("--max-sample-chars", {"type": int, "help": "cut longer sample texts, in the LLM's prompt and on screen"}),
+    ("--n-fit", {"type": int, "help": "training texts the concepts are fitted on (default: 2000)"}),
+)  # fmt: skip
+_DESIGN: _Options = (
+    ("--title", {"help": "the title participants see"}),
+    ("--seeds", {"type": int, "nargs": "+", "help": "simulatability: the grid's seeds to use"}),
+    ("--methods", {"nargs": "+", "help": "simulatability: the grid's methods to use"}),
+    ("--prompt-types", {"nargs": "+", "help": "simulatability: the grid's prompt types to use"}),
+    ("--arms-per-participant", {"type": int, "default": 1,
+     "help": "simulatability: arms per participant, each on another seed (default: %(default)s)"}),
+    ("--method", {"help": "likert: the grid's concept method whose concepts are rated"}),
+    ("--seed", {"type": int, "help": "likert: the concept fit's seed (default: the grid's first)"}),
+    ("--concepts", {"type": int, "nargs": "+", "help": "likert: the concept ids to rate (default: all)"}),
+    ("--n-examples", {"type": int, "default": 50, "help": "likert: texts to rate (default: %(default)s)"}),
+    ("--n-annotators", {"type": int, "default": 3, "help": "likert: planned annotators (default: %(default)s)"}),
+    ("--no-shuffle", {"action": "store_true", "help": "likert: same text order for every annotator"}),
+)  # fmt: skip
+
+
+def _add_options(group: argparse._ArgumentGroup, options: _Options) -> None:
+    for flag, keywords in options:
+        group.add_argument(flag, **keywords)
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add the ``study`` sub-command (``create``, ``invite``, ``serve``, ``export``, ``simulate``, ``report``)."""
     from xaimetrics.consim import BALANCES
@@ -63,69 +116,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     create.add_argument("kind", choices=STUDY_KINDS.names())
     create.add_argument("--output", required=True, type=Path, help="the bundle to write (.json)")
     source = create.add_argument_group("source")
-    source.add_argument(
-        "--grid", type=Path,
-        help="a benchmark grid (TOML): its data, model, concepts and selections (without it: --dataset, --model "
-        "and --methods or --method describe one)",
-    )  # fmt: skip
-    source.add_argument(
-        "--providers", help="'module:attribute' of a Providers object (the grid's extra names)"
-    )
-    source.add_argument("--artefacts", type=Path, help="the benchmark's artefact folder, to reuse its fits")
-    source.add_argument(
-        "--dataset",
-        help="which of the grid's datasets (when it lists several); without --grid: an offline dataset, a data "
-        "file (any column names with --text-column/--label-column) or a hub id",
-    )
+    _add_options(source, _SOURCE[:4])
     add_data_arguments(source)
-    source.add_argument("--model", help="which of the grid's models (when it lists several; default minilm+)")
-    source.add_argument("--n-concepts", type=int, help="concepts per method (default: the grid's, else 20)")
+    _add_options(source, _SOURCE[4:])
     selection = create.add_argument_group(
         "selection (the grid's fields; given with --grid, they replace the grid file's values)"
     )
-    selection.add_argument("--n-lp", type=int, help="learning-phase samples (default: the grid's, else 20)")
-    selection.add_argument("--n-ep", type=int, help="evaluation-phase samples (default: the grid's, else 20)")
+    _add_options(selection, _SELECTION)
     add_registry_argument(
         selection, "--balance", BALANCES, default=None, default_help="the grid's, else strict"
     )
-    selection.add_argument(
-        "--pool-size",
-        type=int,
-        help="draw LP/EP samples from this many test texts (default: the whole split)",
-    )
-    selection.add_argument(
-        "--max-sample-chars", type=int, help="cut longer sample texts, in the LLM's prompt and on screen"
-    )
-    selection.add_argument(
-        "--n-fit", type=int, help="training texts the concepts are fitted on (default: 2000)"
-    )
-    source.add_argument(
-        "--items", type=Path, help="likert: texts and dimension values, JSON lines {id, text, values}"
-    )
-    source.add_argument(
-        "--dimensions", type=Path, help="likert: the dimensions, a JSON list of {name, property, ...}"
-    )
     design = create.add_argument_group("design")
-    design.add_argument("--title", help="the title participants see")
-    design.add_argument("--seeds", type=int, nargs="+", help="simulatability: the grid's seeds to use")
-    design.add_argument("--methods", nargs="+", help="simulatability: the grid's methods to use")
-    design.add_argument("--prompt-types", nargs="+", help="simulatability: the grid's prompt types to use")
-    design.add_argument("--arms-per-participant", type=int, default=1,
-                        help="simulatability: arms per participant, each on another seed (default: %(default)s)")  # fmt: skip
-    design.add_argument("--method", help="likert: the grid's concept method whose concepts are rated")
-    design.add_argument("--seed", type=int, help="likert: the concept fit's seed (default: the grid's first)")
-    design.add_argument(
-        "--concepts", type=int, nargs="+", help="likert: the concept ids to rate (default: all)"
-    )
-    design.add_argument(
-        "--n-examples", type=int, default=50, help="likert: texts to rate (default: %(default)s)"
-    )
-    design.add_argument(
-        "--n-annotators", type=int, default=3, help="likert: planned annotators (default: %(default)s)"
-    )
-    design.add_argument(
-        "--no-shuffle", action="store_true", help="likert: same text order for every annotator"
-    )
+    _add_options(design, _DESIGN)
     add_progress_argument(design)
     server = create.add_argument_group("server (written to the .toml)")
     server.add_argument("--host", default="127.0.0.1", help="default: %(default)s")
