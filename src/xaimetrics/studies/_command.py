@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from xaimetrics.simulators import Simulator
     from xaimetrics.studies import SimulatabilityStudy, StudyConfig, StudyStore
     from xaimetrics.studies._bundle import Study
-    from xaimetrics.studies._likert import LikertStudy
+    from xaimetrics.studies._likert import LikertOptions, LikertStudy
 
 __all__ = ["register"]
 
@@ -262,11 +262,13 @@ def _create(args: argparse.Namespace) -> int:
     else:
         from xaimetrics.studies import likert_study_from_grid
 
+        settings: LikertOptions = {"n_annotators": args.n_annotators, "shuffle": not args.no_shuffle}
+        if title:
+            settings["title"] = title
         study = likert_study_from_grid(
             _grid(args, providers), providers, artefact_dir=args.artefacts, dataset=args.dataset, model=args.model,
             method=args.method, seed=args.seed, n_examples=args.n_examples, concept_ids=args.concepts,
-            n_annotators=args.n_annotators, shuffle=not args.no_shuffle,
-            **({"title": title} if title else {}),
+            **settings,
         )  # fmt: skip
     bundle = save_study(study, args.output)
     config = write_config(StudyConfig(bundle, host=args.host, port=args.port), bundle.with_suffix(".toml"))

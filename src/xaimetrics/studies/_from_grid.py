@@ -10,7 +10,7 @@ import logging
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -19,7 +19,7 @@ from xaimetrics.benchmark import BASELINE_METHOD
 from xaimetrics.consim import BALANCES, CONTROLS, INTERPRETATIONS, PromptSetting
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.studies._build import explain_method, likert_study_from_concepts
-from xaimetrics.studies._likert import LikertStudy
+from xaimetrics.studies._likert import LikertOptions, LikertStudy
 from xaimetrics.studies._simulatability import (
     MethodExplanation,
     SampleSet,
@@ -28,6 +28,8 @@ from xaimetrics.studies._simulatability import (
 )
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from xaimetrics.benchmark import Artefacts, Grid, Providers
     from xaimetrics.concepts import ConceptInterpretation
 
@@ -248,7 +250,7 @@ def likert_study_from_grid(
     seed: int | None = None,
     n_examples: int = 50,
     concept_ids: Sequence[int] | None = None,
-    **options: Any,
+    **options: Unpack[LikertOptions],
 ) -> LikertStudy:
     """A Likert study rating the concepts of one of the grid's methods on ``n_examples`` test texts.
 
