@@ -38,7 +38,8 @@ NOT_METRICS: dict[str, set[str]] = {
     },
     "detection": {"WordOverlapReader", "legibility_table"},
     "consim": {
-        "ConSimPrompt", "ConSimResult", "ConSimSamples", "Explanation", "LLMLabels", "PromptContent", "PromptSetting", "PromptType",
+        "BalanceKind", "ConSimPrompt", "ConSimResult", "ConSimSamples", "Explanation", "InterpretationKind", "LLMLabels",
+        "PromptContent", "PromptSetting", "PromptType", "ScoringKind",
         "RandomWords", "Scoring", "SurrogateWords", "build_prompts", "global_importances_of", "interpret_concepts",
         "make_control", "per_class_scores", "prompt_label", "render_prompt", "select_examples",
     },
@@ -63,7 +64,7 @@ def test_every_public_metric_of_a_family_has_an_entry(family: str) -> None:
         for path in info.callables
     }
     missing = public_callables(family) - registered - NOT_METRICS[family]
-    assert not missing, f"add an Entry to xaimetrics/_metric_entries/{family}.py for: {sorted(missing)}"
+    assert not missing, f"add a block to xaimetrics/_metric_entries/{family}.txt for: {sorted(missing)}"
     assert not registered & NOT_METRICS[family]
     exported = set(importlib.import_module(f"xaimetrics.{family}").__all__)
     assert not NOT_METRICS[family] - exported, "a name listed as not a metric is no longer exported"
@@ -160,3 +161,19 @@ def test_importing_the_registry_stays_cheap() -> None:
     ).stdout.split()
     assert out == [str(len(METRICS)), "False", "False"]
     assert xaimetrics.__all__ == ["METRICS", "MetricInfo", "__version__", "metrics"]
+
+
+def test_a_malformed_table_is_refused_with_its_line() -> None:
+    from xaimetrics._metric_registry import read_entries
+
+    good = "name: x\ndirection: lower\nrange: 0, 1\ndata: text\ncategory: faithfulness\ncallables: X\ndescription: d\n"
+    (entry,) = read_entries("fidelity", "# a comment\n\n" + good)
+    assert entry.info.reference == "" and entry.info.range == (0, 1)
+    with pytest.raises(InvalidParameterError, match=r"line 2: 'direction lower'.*Write each field once"):
+        read_entries("fidelity", good.replace("direction: lower", "direction lower"))
+    with pytest.raises(InvalidParameterError, match=r"line 8: 'name: y'"):
+        read_entries(
+            "fidelity", good + "name: y\n"
+        )  # a second name in the same block: a blank line is missing
+    with pytest.raises(InvalidParameterError, match=r"metric 'x' of fidelity.*no category"):
+        read_entries("fidelity", good.replace("category: faithfulness\n", ""))

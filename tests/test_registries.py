@@ -12,18 +12,23 @@ import pytest
 
 from benchmark.toy_grid import PROVIDER_KWARGS, ToyTopicModel, toy_dataset, toy_grid
 from xaimetrics import cli
-from xaimetrics._arguments import add_scoring_argument
-from xaimetrics._choices import (
-    BALANCES,
-    INTERPRETATIONS,
-    SCORINGS,
-    BalanceKind,
-    InterpretationKind,
-    ScoringKind,
-)
+from xaimetrics._arguments import add_registry_argument
 from xaimetrics.benchmark import Providers, ResultsStore, ranking_frame, ranking_prompt, run_grid
 from xaimetrics.concepts import EXTRACTORS, ConceptExtractor, ExtractorKind, make_extractor
-from xaimetrics.consim import PROMPT_TYPES, ConSim, Explanation, PromptContent, PromptSetting, PromptType
+from xaimetrics.consim import (
+    BALANCES,
+    INTERPRETATIONS,
+    PROMPT_TYPES,
+    SCORINGS,
+    BalanceKind,
+    ConSim,
+    Explanation,
+    InterpretationKind,
+    PromptContent,
+    PromptSetting,
+    PromptType,
+    ScoringKind,
+)
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.simulators import SIMULATORS, ScriptedSimulator, SimulatorKind, make_simulator
 
@@ -234,9 +239,9 @@ def test_human_is_a_simulator_kind_for_one_setting_but_not_for_a_grid(tmp_path) 
 @pytest.mark.parametrize(
     ("registry", "key", "value", "kind"),
     [
-        (INTERPRETATIONS, "interpretations", ("exemplars",), InterpretationKind()),
-        (SCORINGS, "scoring", "exemplars", ScoringKind()),
-        (BALANCES, "balance", "exemplars", BalanceKind()),
+        (INTERPRETATIONS, "interpretations", ("exemplars",), INTERPRETATIONS.get("top_words")),
+        (SCORINGS, "scoring", "exemplars", SCORINGS.get("accuracy")),
+        (BALANCES, "balance", "exemplars", BALANCES.get("strict")),
     ],
 )
 def test_interpretations_scorings_and_balance_modes_are_read_from_their_registries(
@@ -250,7 +255,7 @@ def test_interpretations_scorings_and_balance_modes_are_read_from_their_registri
         ):
             toy_grid(**{key: "lime" if isinstance(value, str) else ("lime",)})
         parser = argparse.ArgumentParser()
-        add_scoring_argument(parser, default="accuracy")
+        add_registry_argument(parser, "--scoring", SCORINGS, default="accuracy")
         assert ("exemplars" in parser.format_help()) == (registry is SCORINGS)
     with pytest.raises(
         InvalidParameterError, match=rf"'{key}' parameter of Grid must be among {listed}\. Got exemplars"
@@ -261,7 +266,7 @@ def test_interpretations_scorings_and_balance_modes_are_read_from_their_registri
 def test_each_name_has_one_spelling_across_the_grid_and_the_command_line() -> None:
     """The command line offers exactly the registries' names (no second spelling such as 'words' or 'llm')."""
     parser = argparse.ArgumentParser()
-    add_scoring_argument(parser, default="accuracy")
+    add_registry_argument(parser, "--scoring", SCORINGS, default="accuracy")
     (action,) = [a for a in parser._actions if a.dest == "scoring"]
     assert tuple(action.choices) == SCORINGS.names() == ("accuracy", "probability")
     assert all(not entry.aliases for entry in EXTRACTORS.entries()) and "none" not in EXTRACTORS
@@ -272,3 +277,50 @@ def test_each_name_has_one_spelling_across_the_grid_and_the_command_line() -> No
     assert [
         (e.name, e.aliases) for e in (*INTERPRETATIONS.entries(), *SCORINGS.entries(), *BALANCES.entries())
     ] == [(name, ()) for name in (*INTERPRETATIONS.names(), *SCORINGS.names(), *BALANCES.names())]
+
+
+def test_a_registered_interpretation_scoring_and_balance_mode_run_their_own_functions() -> None:
+    """The callers ask the entry what to do: no name is compared anywhere on the way."""
+    from xaimetrics.benchmark import estimate_tokens
+    from xaimetrics.consim import interpret_concepts, select_examples
+    from xaimetrics.consim._scoring import answer_schema
+    from xaimetrics.simulators import AnswerSchema
+
+    seen = []
+
+    def exemplars(inputs):
+        seen.append(list(inputs.texts))
+        return {0: {"label": "the nearest training texts"}}
+
+    kind = InterpretationKind(exemplars, lambda: {"label": "x" * 400}, asks_simulator=True)
+    with INTERPRETATIONS.temporarily("exemplars", kind):
+        assert interpret_concepts("exemplars", ["a", "b"], model=None, extractor=None) == {
+            0: {"label": "the nearest training texts"}
+        }
+        grid = toy_grid(interpretations=("top_words", "exemplars"))
+        longer = estimate_tokens(grid, [s for s in grid.settings() if s.interpretation == "exemplars"])
+        shorter = estimate_tokens(grid, [s for s in grid.settings() if s.interpretation == "top_words"])
+    assert seen == [["a", "b"]]
+    assert longer["prompt"] > shorter["prompt"]  # the stand-in of 400 characters per concept is counted
+
+    def schema_with_classes_reversed(schema):
+        return AnswerSchema(schema.sample_ids, tuple(reversed(schema.classes)))
+
+    with SCORINGS.temporarily("reversed", ScoringKind(schema_with_classes_reversed)):
+
+        class Prompt:
+            answer_schema = AnswerSchema(("0",), ("no", "yes"))
+
+        assert answer_schema(Prompt(), "reversed").classes == ("yes", "no")  # type: ignore[arg-type]
+
+    def two_right_of_the_first_class(quotas, available, names, error):
+        assert quotas.tolist() == [[1, 1], [1, 1]] and available.tolist() == [[3, 0], [2, 1]]
+        return np.array([[2, 0], [1, 1]]), ("mine",)
+
+    with BALANCES.temporarily("greedy", BalanceKind(two_right_of_the_first_class, relaxed=True)):
+        samples = select_examples(
+            ["a", "b", "c", "d", "e", "f"], [0, 0, 0, 1, 1, 1], [0, 0, 0, 1, 1, 0], n_lp=2, n_ep=2,
+            balance="greedy",  # type: ignore[arg-type]
+        )  # fmt: skip
+    assert samples.selection is not None and samples.selection.notes == ("mine",)
+    assert samples.selection.chosen.tolist() == [[2, 0], [1, 1]]

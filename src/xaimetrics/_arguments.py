@@ -28,7 +28,6 @@ __all__ = [
     "add_portable_argument",
     "add_progress_argument",
     "add_registry_argument",
-    "add_scoring_argument",
     "add_simulator_arguments",
     "add_tracking_arguments",
     "apply_portable_argument",
@@ -194,20 +193,6 @@ def response_cache(args: argparse.Namespace) -> Path | None:
     return None if args.no_cache else cache_dir("simulators") / "responses.sqlite"
 
 
-def add_scoring_argument(parser: Arguments, *, default: str) -> None:
-    """Add ``--scoring``: ``accuracy`` (eq. 5 on the answer text) or ``probability`` (class probabilities).
-
-    Example:
-        >>> parser = argparse.ArgumentParser()
-        >>> add_scoring_argument(parser, default="accuracy")
-        >>> parser.parse_args(["--scoring", "probability"]).scoring
-        'probability'
-    """
-    from xaimetrics._choices import SCORINGS
-
-    add_registry_argument(parser, "--scoring", SCORINGS, default=default)
-
-
 def add_registry_argument(
     parser: Arguments,
     flag: str,
@@ -221,10 +206,11 @@ def add_registry_argument(
     ``default_help`` says what the default is, where it is not ``default`` itself (``None``: decided later).
 
     Example:
-        >>> from xaimetrics._choices import BALANCES
+        >>> modes = Registry[int]("mode", argument="mode")
+        >>> _ = modes.register("strict", 0, description="raise"), modes.register("relaxed", 1, description="fill")
         >>> parser = argparse.ArgumentParser()
-        >>> add_registry_argument(parser, "--balance", BALANCES, default="strict")
-        >>> parser.parse_args([]).balance, parser.parse_args(["--balance", "relaxed"]).balance
+        >>> add_registry_argument(parser, "--mode", modes, default="strict")
+        >>> parser.parse_args([]).mode, parser.parse_args(["--mode", "relaxed"]).mode
         ('strict', 'relaxed')
     """
     parser.add_argument(
@@ -239,9 +225,10 @@ def described(registry: Registry[_T]) -> str:
     """A registry's names with their descriptions, for ``--help`` (``%`` escaped for argparse).
 
     Example:
-        >>> from xaimetrics._choices import BALANCES
-        >>> described(BALANCES).split("; ")[1]
-        "'relaxed': fill the shortfall from the nearest classes and say so"
+        >>> modes = Registry[int]("mode", argument="mode")
+        >>> _ = modes.register("strict", 0, description="raise"), modes.register("relaxed", 1, description="fill 5%")
+        >>> described(modes)
+        "'strict': raise; 'relaxed': fill 5%%"
     """
     text = "; ".join(f"{entry.name!r}: {entry.description}" for entry in registry.entries())
     return text.replace("%", "%%")

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from xaimetrics._arguments import (
-    add_scoring_argument,
+    add_registry_argument,
     add_simulator_arguments,
     add_tracking_arguments,
     response_cache,
@@ -84,6 +84,7 @@ def demo_methods() -> tuple[str, ...]:
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add the ``demo`` sub-command (its method and simulator choices are read from the registries)."""
+    from xaimetrics.consim import SCORINGS
 
     parser = subparsers.add_parser(
         "demo",
@@ -102,7 +103,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=DEMO_DATASET,
         help="offline dataset: rotten_tomatoes, imdb or bbc_news (default: %(default)s)",
     )
-    add_scoring_argument(parser, default="probability")
+    add_registry_argument(parser, "--scoring", SCORINGS, default="probability")
     parser.add_argument(
         "--methods",
         default=",".join(demo_methods()),

@@ -2,7 +2,7 @@
 
 Quantus attaches a score direction, data applicability and category to each metric as enums; Interpreto's
 users misread Deletion's direction (its issue #147). Here every metric has one :class:`MetricInfo` in
-``METRICS``, a :class:`~xaimetrics._registry.Registry` filled from the family modules of ``_metric_entries/``. The
+``METRICS``, a :class:`~xaimetrics._registry.Registry` filled from the family tables of ``_metric_entries/``. The
 ``xaimetrics metrics`` command, ``xaimetrics.metrics()`` (a DataFrame, ``_metric_listing.py``), the docs table
 (``docs/metrics.md``, checked by a test) and the fidelity plots read it; a test fails when a family exports a
 metric without an entry.
@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import importlib
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal, NamedTuple, cast, get_args
+from typing import Literal, NamedTuple, cast, get_args
 
 from xaimetrics._registry import Registry
 from xaimetrics._validation import invalid
@@ -27,11 +26,11 @@ __all__ = [
     "DATA_TYPES",
     "DIRECTIONS",
     "FAMILIES",
+    "FIELDS",
     "Entry",
     "MetricInfo",
-    "Row",
-    "family_entries",
     "new_registry",
+    "read_entries",
 ]
 
 Family = Literal["fidelity", "conceptmetrics", "concepts", "representation", "detection", "consim"]
@@ -125,7 +124,7 @@ class MetricInfo:
         """``"higher is better"``, ``"lower is better"`` or ``"no better direction"`` (for reports)."""
         return "no better direction" if self.direction == "neither" else f"{self.direction} is better"
 
-    def resolve(self) -> tuple[Any, ...]:
+    def resolve(self) -> tuple[object, ...]:
         """Import and return the callables (this imports their family)."""
         found = []
         for path in self.callables:
@@ -133,7 +132,7 @@ class MetricInfo:
             found.append(getattr(importlib.import_module(module), attribute))
         return tuple(found)
 
-    def to_dict(self, description: str = "") -> dict[str, Any]:
+    def to_dict(self, description: str = "") -> dict[str, object]:
         """The entry as JSON-ready data: tuples as lists, an infinite end of the range as ``None``."""
         return {
             "name": self.name,
@@ -148,7 +147,7 @@ class MetricInfo:
             "description": description,
         }
 
-    def row(self, description: str = "") -> dict[str, Any]:
+    def row(self, description: str = "") -> dict[str, str]:
         """The entry as one row of :func:`metrics` (tuples joined by ``", "``)."""
         return {
             "name": self.name,
@@ -164,39 +163,79 @@ class MetricInfo:
 
 
 class Entry(NamedTuple):
-    """One metric of a family's ``ENTRIES`` (``_metric_entries/<family>.py``): its name, metadata and a line."""
+    """One metric of a family's table (``_metric_entries/<family>.txt``): its name, metadata and a line."""
 
     name: str
     info: MetricInfo
     description: str
 
 
-#: one metric as a family file writes it: ``(name, direction, range, data, category, reference, callables,
-#: description)``, the callables named in ``xaimetrics.<family>``
-Row = tuple[str, str, tuple[float, float], tuple[str, ...], str, str, tuple[str, ...], str]
+#: the fields of a metric's block in ``_metric_entries/<family>.txt``, in order
+FIELDS = ("name", "direction", "range", "data", "category", "reference", "callables", "description")
 
 
-def family_entries(family: str, rows: Sequence[Row]) -> tuple[Entry, ...]:
-    """A family's ``ENTRIES`` from one compact row per metric (the family named once, callables by name).
+def read_entries(family: str, text: str) -> tuple[Entry, ...]:
+    """A family's entries from its table (``_metric_entries/<family>.txt``): one block of ``field: value`` lines
+    per metric, blocks apart by a blank line, ``#`` comments; lists comma-separated, ``inf`` for an open end,
+    callables named in ``xaimetrics.<family>``.
 
     Example:
-        >>> (entry,) = family_entries("fidelity", [
-        ...     ("deletion", "lower", (0, 1), ("text",), "faithfulness", "xplique", ("Deletion",), "area")])
-        >>> entry.info.callables, entry.info.family
-        (('xaimetrics.fidelity.Deletion',), 'fidelity')
+        >>> (entry,) = read_entries("fidelity", '''
+        ... name: deletion
+        ... direction: lower
+        ... range: 0, inf
+        ... data: text, tensor
+        ... category: faithfulness
+        ... reference: xplique
+        ... callables: Deletion
+        ... description: area under the curve
+        ... ''')
+        >>> entry.name, entry.info.range, entry.info.data, entry.info.callables
+        ('deletion', (0, inf), ('text', 'tensor'), ('xaimetrics.fidelity.Deletion',))
     """
-    return tuple(
-        Entry(
-            name,
-            MetricInfo(
-                family=cast("Family", family), direction=cast("Direction", direction), range=value_range,
-                data=cast("tuple[DataType, ...]", data), category=cast("Category", category), reference=reference,
-                callables=tuple(f"xaimetrics.{family}.{c}" for c in callables),
-            ),
-            description,
+    blocks: list[dict[str, str]] = [{}]
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            if blocks[-1]:
+                blocks.append({})
+        elif not line.startswith("#"):
+            field, colon, value = line.partition(":")
+            if not colon or field not in FIELDS or field in blocks[-1]:
+                raise invalid(
+                    "text", f"the metric table of {family}", f"'field: value' lines of {', '.join(FIELDS)}",
+                    f"line {number}: {line!r}", "Write each field once per block; separate blocks by a blank line.",
+                )  # fmt: skip
+            blocks[-1][field] = value.strip()
+    return tuple(_entry(family, block) for block in blocks if block)
+
+
+def _entry(family: str, block: dict[str, str]) -> Entry:
+    missing = [field for field in FIELDS if field not in block and field != "reference"]
+    if missing:
+        raise invalid(
+            "text", f"metric {block.get('name', '?')!r} of {family}", "every field", f"no {missing[0]}"
         )
-        for name, direction, value_range, data, category, reference, callables, description in rows
+    low, high = (_number(end) for end in block["range"].split(","))
+    info = MetricInfo(
+        family=cast("Family", family), direction=cast("Direction", block["direction"]), range=(low, high),
+        data=cast("tuple[DataType, ...]", _items(block["data"])), category=cast("Category", block["category"]),
+        reference=block.get("reference", ""),
+        callables=tuple(f"xaimetrics.{family}.{c}" for c in _items(block["callables"])),
     )  # fmt: skip
+    return Entry(block["name"], info, block["description"])
+
+
+def _items(value: str) -> tuple[str, ...]:
+    return tuple(item.strip() for item in value.split(",") if item.strip())
+
+
+def _number(text: str) -> float:
+    """An end of a range: ``inf``, ``-inf``, an integer or a decimal."""
+    text = text.strip()
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
 
 
 def _prepare(name: str, info: MetricInfo) -> MetricInfo:

@@ -106,3 +106,43 @@ def test_every_listed_export_exists(make, tmp_path):
     assert kind.exports[:2] == ("answers.csv", "answers.json")
     assert all(kind.export(name, store) is not None for name in kind.exports)
     store.close()
+
+
+def test_a_new_kind_is_one_registration_seen_by_the_bundle_the_store_and_the_results(tmp_path):
+    """A kind registered alone is saved and read back, plans and lays out its screens, and annotates answers."""
+    from dataclasses import dataclass
+    from typing import ClassVar
+
+    from xaimetrics.studies import load_study, save_study
+    from xaimetrics.studies._results import answers_frame
+    from xaimetrics.studies._kind_registry import STUDY_KINDS, KindEntry
+
+    @dataclass(frozen=True)
+    class Ranking(LikertStudy):
+        kind: ClassVar[str] = "ranking"
+
+    @dataclass(frozen=True)
+    class RankingKind(LikertKind):
+        name: ClassVar[str] = "ranking"
+
+        def plan(self, number, arms):
+            return [item.id for item in reversed(self.study.items)]  # every annotator, last text first
+
+        def annotate(self, frame):
+            frame["ranked"] = frame["kind"] == "rate"
+            return frame
+
+    base = _likert()
+    study = Ranking(base.dimensions, base.items, shuffle=False, n_annotators=2)
+    with pytest.raises(ValueError, match="a bundle of kind 'simulatability' or 'likert'"):
+        load_study(save_study(study, tmp_path / "before.json"))
+    with STUDY_KINDS.temporarily("ranking", KindEntry(Ranking, RankingKind)):
+        loaded = load_study(save_study(study, tmp_path / "ranking.json"))
+        assert type(loaded) is Ranking and isinstance(study_kind(loaded), RankingKind)
+        with StudyStore(tmp_path / "answers.sqlite", loaded) as store:
+            participant = store.invite("ann").participant
+            assert [s.item for s in store.screens(participant)] == [None, "b", "a"]
+            store.record(participant, 1, {"0": 4, "1": 2})
+            frame = answers_frame(loaded, store)
+        assert frame.loc[frame["kind"] == "rate", "ranked"].all()
+    assert "ranking" not in STUDY_KINDS

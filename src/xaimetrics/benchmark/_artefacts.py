@@ -648,6 +648,9 @@ class Artefacts:
     ) -> dict[int, ConceptInterpretation]:
         """``top_words`` (CMAW, eq. 1) or ``llm_labels`` (o1CA, eq. 2, asked to ``simulator``), by
         :func:`xaimetrics.consim.interpret_concepts` with its defaults (those of ``xaimetrics consim``)."""
+        from xaimetrics.consim import INTERPRETATIONS
+
+        entry = INTERPRETATIONS.get(kind)
 
         def interpret() -> dict[int, ConceptInterpretation]:
             from xaimetrics.benchmark._twins import split_twin
@@ -655,7 +658,7 @@ class Artefacts:
 
             texts, _ = self.aligned_data(fit.dataset, fit.model)
             extractor = self.extractor(fit)
-            if kind == "top_words":
+            if entry.encodes_words:
                 twin = split_twin(fit.method)[1]
                 words = self.words(fit.dataset, fit.model) if twin is None else self._twin_words(fit, twin)
                 interpretation = interpret_concepts(kind, texts.texts, model=words, extractor=extractor)
@@ -667,7 +670,7 @@ class Artefacts:
             )  # fmt: skip
 
         return self._once(
-            ("interpretation", fit, kind, simulator_name if kind == "llm_labels" else ""), interpret
+            ("interpretation", fit, kind, simulator_name if entry.asks_simulator else ""), interpret
         )
 
     def _twin_words(self, fit: ConceptFit, twin: str) -> _WordActivations:

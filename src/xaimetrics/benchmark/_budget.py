@@ -9,10 +9,11 @@ by :data:`CHARS_PER_TOKEN` (4, the usual rate of English text under GPT-style to
   cut texts: long texts make the estimate low, short ones high);
 - :data:`ASSUMED_CLASSES` classes (the data are not loaded);
 - every concept shown: at most :data:`MAX_SHOWN_CONCEPTS` per class and per sample (a normalised importance above
-  τ = 0.05 leaves room for no more), each described by 5 aligned and 5 opposed words of
-  :data:`WORD_CHARS` characters (``top_words``) or a label of :data:`LABEL_CHARS` (``llm_labels``): the worst case;
+  τ = 0.05 leaves room for no more), each described as its interpretation's stand-in
+  (:attr:`~xaimetrics.consim.InterpretationKind.stand_in`: 5 aligned and 5 opposed words of 8 characters for
+  ``top_words``, a label of 40 for ``llm_labels``): the worst case;
 - the answer: one line ``Sample_<id>: <class>`` per EP sample (completion tokens);
-- ``scoring = "probability"``: a local simulator also scores ``n_ep × classes`` answer lines as continuations of
+- a scoring that needs class probabilities (``"probability"``): a local simulator also scores ``n_ep × classes`` answer lines as continuations of
   the prompt (its own compute, no request); a remote (``openai:``) one reads the log-probabilities of the same
   answer, so nothing is added. The concept-labelling requests of ``llm_labels`` are not counted.
 
@@ -29,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from xaimetrics.benchmark._grid import BASELINE_METHOD, Grid, Setting
+from xaimetrics.consim import SCORINGS
 
 if TYPE_CHECKING:
     from xaimetrics.benchmark._gated import GatedDesign
@@ -43,9 +45,8 @@ DEFAULT_TEXT_CHARS = 600
 ASSUMED_CLASSES = 4
 #: normalised importances above τ = 0.05 leave room for at most 19 concepts in a row
 MAX_SHOWN_CONCEPTS = 19
-#: a concept word's length, and an LLM label's
-WORD_CHARS, LABEL_CHARS = 8, 40
-_WORDS = 5
+#: a word's length in the stand-in sample texts
+WORD_CHARS = 8
 
 
 @functools.lru_cache(maxsize=256)
@@ -53,17 +54,13 @@ def _prompt_chars(
     label: str, n_concepts: int, interpretation: str, n_lp: int, n_ep: int, text_chars: int
 ) -> tuple[int, int]:
     """``(prompt characters, answer characters)`` of one stand-in prompt."""
-    from xaimetrics.consim import render_prompt
+    from xaimetrics.consim import INTERPRETATIONS, render_prompt
 
     classes = [f"class{i}" for i in range(ASSUMED_CLASSES)]
     k = max(1, min(n_concepts or MAX_SHOWN_CONCEPTS, MAX_SHOWN_CONCEPTS))
     text = ("x" * (WORD_CHARS - 1) + " ") * (text_chars // WORD_CHARS + 1)
-    word = "w" * WORD_CHARS
-    description: dict[int, object] = {
-        i: ({"label": "l" * LABEL_CHARS} if interpretation == "llm_labels"
-            else {"aligned": [word] * _WORDS, "opposed": [word] * _WORDS})
-        for i in range(k)
-    }  # fmt: skip
+    kind = INTERPRETATIONS.find(interpretation)  # None: no concepts shown (NoExplanation)
+    description: dict[int, object] = {} if kind is None else dict.fromkeys(range(k), kind.stand_in())
     prompt = render_prompt(
         label, class_names=classes, ep_samples=[text] * n_ep, ep_predictions=[0] * n_ep,
         lp_samples=[text] * n_lp, lp_predictions=[0] * n_lp, interpretation=description,  # type: ignore[arg-type]
@@ -87,6 +84,7 @@ def estimate_tokens(grid: Grid, settings: Sequence[Setting] | None = None) -> di
     settings = grid.settings() if settings is None else settings
     text_chars = grid.max_sample_chars or DEFAULT_TEXT_CHARS
     totals = {"prompt": 0, "completion": 0, "scored": 0}
+    probabilities = SCORINGS.get(grid.scoring).needs_probabilities
     for setting in settings:
         k = 0 if setting.method == BASELINE_METHOD else setting.n_concepts
         prompt, answer = _prompt_chars(
@@ -95,7 +93,7 @@ def estimate_tokens(grid: Grid, settings: Sequence[Setting] | None = None) -> di
         totals["prompt"] += prompt // CHARS_PER_TOKEN
         totals["completion"] += answer // CHARS_PER_TOKEN
         kind = grid._simulator_kind(setting.simulator)
-        if grid.scoring == "probability" and not (kind is not None and kind.uses_base_url):
+        if probabilities and not (kind is not None and kind.uses_base_url):
             per_line = answer // max(1, grid.n_ep) + 1
             totals["scored"] += grid.n_ep * ASSUMED_CLASSES * per_line // CHARS_PER_TOKEN
     return totals
@@ -110,7 +108,7 @@ def _row(
         "prompt_tokens": tokens["prompt"] * copies,
         "completion_tokens": tokens["completion"] * copies,
     }
-    if grid.scoring == "probability":
+    if SCORINGS.get(grid.scoring).needs_probabilities:
         row["scored_tokens"] = tokens["scored"] * copies
     if price is not None:
         row["usd"] = round((tokens["prompt"] * price[0] + tokens["completion"] * price[1]) * copies / 1000, 4)

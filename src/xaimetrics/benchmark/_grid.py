@@ -43,7 +43,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from xaimetrics._choices import BALANCES, INTERPRETATIONS, SCORINGS
 from xaimetrics._registry import did_you_mean, join_or
 from xaimetrics._urls import public_url
 from xaimetrics._validation import invalid
@@ -51,7 +50,16 @@ from xaimetrics.benchmark._concept_row import DETECTION_SCORERS, ConceptSetting
 from xaimetrics.benchmark._store import setting_key
 from xaimetrics.benchmark._twins import parse_twin, split_twin, twin_method
 from xaimetrics.concepts import EXTRACTORS
-from xaimetrics.consim import CONTROLS, PROMPT_LAYOUTS, PROMPT_TYPES, PromptLayout, PromptSetting
+from xaimetrics.consim import (
+    BALANCES,
+    CONTROLS,
+    INTERPRETATIONS,
+    PROMPT_LAYOUTS,
+    PROMPT_TYPES,
+    SCORINGS,
+    PromptLayout,
+    PromptSetting,
+)
 from xaimetrics.exceptions import InvalidParameterError
 
 if TYPE_CHECKING:

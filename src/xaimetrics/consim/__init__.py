@@ -33,6 +33,7 @@ from xaimetrics.consim._asking import evaluate_prompts
 from xaimetrics.consim._consim import ConSim
 from xaimetrics.consim._controls import CONTROL_ROLES, CONTROLS, RandomWords, SurrogateWords, make_control
 from xaimetrics.consim._explanation import Explanation, global_importances_of
+from xaimetrics.consim._interpretations import INTERPRETATIONS, InterpretationKind
 from xaimetrics.consim._llm_labels import LLMLabels
 from xaimetrics.consim._per_class import per_class_scores
 from xaimetrics.consim._pipeline import build_prompts, interpret_concepts
@@ -46,18 +47,24 @@ from xaimetrics.consim._prompt_types import (
 from xaimetrics.consim._rendering import PROMPT_LAYOUTS, PromptLayout, render_prompt
 from xaimetrics.consim._result import ConSimResult
 from xaimetrics.consim._samples import ConSimSamples, select_examples
-from xaimetrics.consim._scoring import ConSimPrompt, Scoring, score_response
+from xaimetrics.consim._scoring import SCORINGS, ConSimPrompt, Scoring, ScoringKind, score_response
+from xaimetrics.consim._selection import BALANCES, BalanceKind
 
 __all__ = [
+    "BALANCES",
     "CONTROLS",
     "CONTROL_ROLES",
+    "INTERPRETATIONS",
     "PROMPT_LAYOUTS",
     "PROMPT_TYPES",
+    "SCORINGS",
+    "BalanceKind",
     "ConSim",
     "ConSimPrompt",
     "ConSimResult",
     "ConSimSamples",
     "Explanation",
+    "InterpretationKind",
     "LLMLabels",
     "PromptContent",
     "PromptLayout",
@@ -65,6 +72,7 @@ __all__ = [
     "PromptType",
     "RandomWords",
     "Scoring",
+    "ScoringKind",
     "SurrogateWords",
     "build_prompts",
     "evaluate_prompts",

@@ -20,15 +20,15 @@ from xaimetrics._arguments import (
     add_data_arguments,
     add_progress_argument,
     add_registry_argument,
-    add_scoring_argument,
     add_simulator_arguments,
     data_options,
     response_cache,
 )
-from xaimetrics._choices import BALANCES, INTERPRETATIONS
 from xaimetrics._validation import invalid
-from xaimetrics.consim._pipeline import DEFAULT_MIN_FREQUENCY
+from xaimetrics.consim._interpretations import DEFAULT_MIN_FREQUENCY, INTERPRETATIONS
 from xaimetrics.consim._samples import DEFAULT_N_EP, DEFAULT_N_LP
+from xaimetrics.consim._scoring import SCORINGS
+from xaimetrics.consim._selection import BALANCES
 
 if TYPE_CHECKING:
     from xaimetrics._protocols import SplitModel
@@ -158,7 +158,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     simulator = parser.add_argument_group("simulator")
     add_simulator_arguments(simulator, default="local", local="the offline GGUF model")
-    add_scoring_argument(simulator, default="accuracy")
+    add_registry_argument(simulator, "--scoring", SCORINGS, default="accuracy")
     output = parser.add_argument_group("output")
     output.add_argument(
         "--dry-run", action="store_true", help="print the prompt and the expected answer, call no simulator"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import KW_ONLY, dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -103,6 +104,7 @@ def o1ca(
     return {i: labels[int(j)] for i, j in enumerate(best)}, scores
 
 
+@dataclass(eq=False)
 class LLMLabels:
     """o1CA interpretation: an LLM proposes concept labels, each concept gets the best-aligned one (eq. 2).
 
@@ -136,28 +138,16 @@ class LLMLabels:
         {0: 'praise', 1: 'boredom'}
     """
 
-    def __init__(
-        self,
-        simulator: Simulator | None,
-        model: ActivationModel | Callable[[list[str]], Array],
-        extractor: ConceptExtractor,
-        *,
-        class_names: Sequence[str] | None = None,
-        n_labels: int = 10,
-        n_sentences: int = 5,
-        n_examples: int = 10,
-        task: str | None = None,
-        random_state: int = 0,
-    ) -> None:
-        self.simulator = simulator
-        self.model = model
-        self.extractor = extractor
-        self.class_names = class_names
-        self.n_labels = n_labels
-        self.n_sentences = n_sentences
-        self.n_examples = n_examples
-        self.task = task
-        self.random_state = random_state
+    simulator: Simulator | None
+    model: ActivationModel | Callable[[list[str]], Array]
+    extractor: ConceptExtractor
+    _: KW_ONLY
+    class_names: Sequence[str] | None = None
+    n_labels: int = 10
+    n_sentences: int = 5
+    n_examples: int = 10
+    task: str | None = None
+    random_state: int = 0
 
     def messages(self, inputs: Sequence[str]) -> list[ChatMessage]:
         """The chat messages asking the LLM for labels (shown for transparency and dry runs)."""

@@ -17,13 +17,18 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
-from xaimetrics._choices import INTERPRETATIONS
 from xaimetrics._validation import invalid
 from xaimetrics.consim._explanation import (
     DEFAULT_BATCH_SIZE,
     Explanation,
     global_importances_of,
     local_importances_of,
+)
+from xaimetrics.consim._interpretations import (
+    DEFAULT_MIN_FREQUENCY,
+    DEFAULT_STOP_WORDS,
+    INTERPRETATIONS,
+    InterpretationInputs,
 )
 from xaimetrics.consim._prompt_types import PromptSetting, PromptType
 from xaimetrics.consim._rendering import PromptLayout, render_prompt
@@ -56,10 +61,6 @@ DEFAULT_IMPORTANCE_THRESHOLD = 0.05
 PAPER_PROMPT_TYPES = ("NE1", "E1", "NE2", "E2", "E3")
 #: the prompt types run by default: the paper's five, plain and anonymised
 DEFAULT_PROMPT_TYPES = (*PAPER_PROMPT_TYPES, *(f"{name}-a" for name in PAPER_PROMPT_TYPES))
-#: top words (CMAW): a word is a candidate when it occurs this often in the concept-fit texts
-DEFAULT_MIN_FREQUENCY = 5
-#: top words (CMAW): the stop-word list left out of the candidates
-DEFAULT_STOP_WORDS = "english"
 #: any spelling :meth:`PromptSetting.parse` accepts
 PromptTypeLike = PromptSetting | PromptType | str
 
@@ -218,12 +219,12 @@ def interpret_concepts(
 ) -> dict[int, ConceptInterpretation]:
     """``{concept_id: interpretation}`` of a fitted extractor, fitted on the concept-fit ``texts``.
 
-    ``"top_words"``: :class:`~xaimetrics.concepts.TopWords` (CMAW, eq. 1) with ``min_frequency``, the
-    :data:`DEFAULT_STOP_WORDS` and ``variant``; ``"llm_labels"``: :class:`~xaimetrics.consim.LLMLabels` (o1CA,
-    eq. 2) proposed by ``simulator`` from examples drawn with ``seed``.
+    The entry ``kind`` of :data:`INTERPRETATIONS` interprets: ``"top_words"``: :class:`~xaimetrics.concepts.TopWords`
+    (CMAW, eq. 1) with ``min_frequency``, the :data:`DEFAULT_STOP_WORDS` and ``variant``; ``"llm_labels"``:
+    :class:`~xaimetrics.consim.LLMLabels` (o1CA, eq. 2) proposed by ``simulator`` from examples drawn with ``seed``.
 
     Args:
-        kind: ``"top_words"`` or ``"llm_labels"`` (:data:`INTERPRETATIONS`).
+        kind: a name of :data:`INTERPRETATIONS` (``"top_words"``, ``"llm_labels"``).
         texts: the concept-fit texts.
         model: ``h`` (``activations(texts)``); a memo of it works too.
         extractor: the fitted concept extractor.
@@ -232,21 +233,13 @@ def interpret_concepts(
         seed: the draw of the examples shown to the LLM (``"llm_labels"`` only).
         min_frequency, variant: top words only (see :class:`~xaimetrics.concepts.TopWords`).
     """
-    if kind == "top_words":
-        from xaimetrics.concepts import TopWords
-
-        top = TopWords(
-            model, extractor, min_frequency=min_frequency, stop_words=DEFAULT_STOP_WORDS, variant=variant
+    interpretation = INTERPRETATIONS.get(kind, owner="interpret_concepts")
+    return interpretation.interpret(
+        InterpretationInputs(
+            texts, model, extractor, simulator=simulator, class_names=class_names, seed=seed,
+            min_frequency=min_frequency, variant=variant,
         )
-        return top.fit(list(texts)).interpret()
-    if kind == "llm_labels":
-        from xaimetrics.consim._llm_labels import LLMLabels
-
-        labels = LLMLabels(simulator, model, extractor, class_names=class_names, random_state=seed)
-        return labels.fit(list(texts)).interpret()
-    raise invalid(
-        "interpretation", "interpret_concepts", f"one of {', '.join(INTERPRETATIONS.names())}", kind
-    )
+    )  # fmt: skip
 
 
 def _class_names(class_names: Sequence[str] | None, model: SplitModel | None) -> list[str]:

@@ -57,16 +57,16 @@ class ConSimSamples:
         return [*self.lp_texts, *self.ep_texts]
 
     @property
+    def predictions(self) -> np.ndarray:
+        """f's predictions on the LP samples followed by the EP samples."""
+        return np.concatenate([self.lp_predictions, self.ep_predictions])
+
+    @property
     def labels(self) -> np.ndarray | None:
         """LP labels followed by EP labels (``None`` when unknown)."""
         if self.lp_labels is None or self.ep_labels is None:
             return None
         return np.concatenate([self.lp_labels, self.ep_labels])
-
-    @property
-    def predictions(self) -> np.ndarray:
-        """f's predictions on the LP samples followed by the EP samples."""
-        return np.concatenate([self.lp_predictions, self.ep_predictions])
 
     @property
     def n_lp(self) -> int:

@@ -31,23 +31,66 @@ checks, :class:`ConSimPrompt`, lives here so that rendering and scoring depend o
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 import numpy as np
 
-from xaimetrics._choices import SCORINGS
+from xaimetrics._registry import Registry
 from xaimetrics._validation import invalid
 from xaimetrics.consim._parsing import ParsedAnswers, parse_answers
 from xaimetrics.consim._prompt_types import PromptSetting
 from xaimetrics.consim._result import ConSimResult
 from xaimetrics.simulators import AnswerSchema, ChatMessage, SimulatorResponse, Usage
 
-__all__ = ["SCORINGS", "ConSimPrompt", "ConSimResult", "answer_schema", "check_scoring", "score_response"]
+__all__ = [
+    "SCORINGS",
+    "ConSimPrompt",
+    "ConSimResult",
+    "ScoringKind",
+    "answer_schema",
+    "check_scoring",
+    "score_response",
+]
 
 Scoring = Literal["accuracy", "probability"]
 
 _LOG_FLOOR = 1e-12
+
+
+@dataclass(frozen=True)
+class ScoringKind:
+    """How a simulator's answer is scored: what to ask the simulator for, and what that needs.
+
+    Args:
+        schema: the answer schema to send, from the prompt's own (:attr:`ConSimPrompt.answer_schema`).
+        needs_probabilities: the simulator must return class probabilities (log-probabilities).
+
+    Example:
+        >>> SCORINGS.get("probability").needs_probabilities, SCORINGS.names()
+        (True, ('accuracy', 'probability'))
+        >>> SCORINGS.get("probability").schema(AnswerSchema(("0",), ("no", "yes"))).probabilities
+        True
+    """
+
+    schema: Callable[[AnswerSchema], AnswerSchema]
+    needs_probabilities: bool = False
+
+
+def _with_probabilities(schema: AnswerSchema) -> AnswerSchema:
+    return dataclasses.replace(schema, probabilities=True)
+
+
+#: how a simulator's answer is scored (the ``scoring`` of a setting)
+SCORINGS: Registry[ScoringKind] = Registry("scoring", argument="scoring")
+SCORINGS.register(
+    "accuracy", ScoringKind(lambda schema: schema), builtin=True, description="eq. 5 on the answer text",
+)  # fmt: skip
+SCORINGS.register(
+    "probability", ScoringKind(_with_probabilities, needs_probabilities=True), builtin=True,
+    description="also the simulator's class probabilities: expected accuracy, log-loss, Brier (needs log-probabilities)",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -195,7 +238,7 @@ def check_scoring(scoring: object, simulator: object, owner: str) -> None:
     if scoring not in SCORINGS.names():
         raise invalid("scoring", owner, f"one of {SCORINGS.choices()}", scoring)
     if (
-        scoring == "probability"
+        SCORINGS.get(scoring).needs_probabilities
         and simulator is not None
         and not getattr(simulator, "supports_probabilities", False)
     ):
@@ -208,9 +251,9 @@ def check_scoring(scoring: object, simulator: object, owner: str) -> None:
 
 
 def answer_schema(prompt: ConSimPrompt, scoring: str) -> AnswerSchema:
-    """The prompt's answer schema, asking for class probabilities when ``scoring == "probability"``."""
-    schema = prompt.answer_schema
-    return dataclasses.replace(schema, probabilities=True) if scoring == "probability" else schema
+    """The prompt's answer schema as the entry ``scoring`` of :data:`SCORINGS` asks it (``"probability"``: with
+    class probabilities)."""
+    return SCORINGS.get(scoring).schema(prompt.answer_schema)
 
 
 def _majority_share(values: list[int], n: int) -> float:

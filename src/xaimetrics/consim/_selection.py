@@ -28,19 +28,19 @@ could show it with f's prediction in LP and ask for it again in EP, which inflat
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from xaimetrics._choices import BALANCES
+from xaimetrics._registry import Registry
 from xaimetrics._text_keys import first_occurrences
 from xaimetrics._validation import check_choice, check_positive_int, check_seed, invalid
 from xaimetrics.exceptions import InvalidParameterError
 
-__all__ = ["Balance", "ExampleSelection", "select_indices"]
+__all__ = ["BALANCES", "Balance", "BalanceKind", "ExampleSelection", "select_indices"]
 
 Balance = Literal["strict", "relaxed"]
 _OWNER = "select_examples"
@@ -188,9 +188,11 @@ def select_indices(
         )
     notes: tuple[str, ...] = ()
     if np.any(available < quotas):
-        if balance == "strict":
-            raise _shortage_error(total, n_lp, n_ep, names, quotas, available, None, n_repeated)
-        quotas, notes = _relax(quotas, available, names)
+        short = quotas  # the quotas the error reports (the fill below replaces them)
+        quotas, notes = BALANCES.get(balance).fill(
+            quotas, available, names,
+            lambda: _shortage_error(total, n_lp, n_ep, names, short, available, None, n_repeated),
+        )  # fmt: skip
 
     drawn = [
         [rng.permutation(pools[c][kind])[: quotas[c, kind]] for kind in (0, 1)] for c in range(len(class_ids))
@@ -275,6 +277,58 @@ def _relax(quotas: np.ndarray, available: np.ndarray, names: list[str]) -> tuple
         )
         notes.append(f"{short} (needed {quotas[c, k]}): took {count} {taken} instead.")
     return take, tuple(notes)
+
+
+def _refuse(
+    quotas: np.ndarray, available: np.ndarray, names: list[str], error: Callable[[], Exception]
+) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Raise ``error()`` (step 2, ``balance="strict"``): the per-class counts say what is missing."""
+    raise error()
+
+
+def _fill_nearest(
+    quotas: np.ndarray, available: np.ndarray, names: list[str], error: Callable[[], Exception]
+) -> tuple[np.ndarray, tuple[str, ...]]:
+    """:func:`_relax` (step 2, ``balance="relaxed"``); ``error`` is not needed: the total was checked before."""
+    return _relax(quotas, available, names)
+
+
+#: ``fill(quotas, available, class names, error) -> (quotas, notes)`` when a cell lacks samples (``error()`` is
+#: the shortage error with the per-class counts, for a mode that refuses)
+Fill = Callable[
+    [np.ndarray, np.ndarray, list[str], Callable[[], Exception]], tuple[np.ndarray, tuple[str, ...]]
+]
+
+
+@dataclass(frozen=True)
+class BalanceKind:
+    """How the learning- and evaluation-phase quotas are met when the data are short.
+
+    Args:
+        fill: what :func:`select_indices` does when a class × correctness cell lacks samples (:data:`Fill`).
+        relaxed: the mode fills short cells from the others (and says so) instead of raising.
+
+    Example:
+        >>> BALANCES.get("relaxed").relaxed, BALANCES.names()
+        (True, ('strict', 'relaxed'))
+        >>> quotas, notes = BALANCES.get("relaxed").fill(
+        ...     np.array([[1, 1], [1, 1]]), np.array([[2, 0], [1, 1]]), ["a", "b"], lambda: ValueError())
+        >>> quotas.tolist(), notes
+        ([[2, 0], [1, 1]], ("class 'a' has only 0 wrongly predicted samples (needed 1): took 1 correctly predicted samples of the same class instead.",))
+    """
+
+    fill: Fill
+    relaxed: bool = False
+
+
+#: how the LP/EP quotas are met (the ``balance`` of :func:`~xaimetrics.consim.select_examples` and of a grid)
+BALANCES: Registry[BalanceKind] = Registry("balance mode", argument="balance")
+for _name, _kind, _description in (
+    ("strict", BalanceKind(_refuse),
+     "raise, with the per-class counts, when a class lacks right or wrong predictions"),
+    ("relaxed", BalanceKind(_fill_nearest, relaxed=True), "fill the shortfall from the nearest classes and say so"),
+):  # fmt: skip
+    BALANCES.register(_name, _kind, builtin=True, description=_description)
 
 
 def _apportion(total: int, weights: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -18,6 +18,7 @@ that says whether an LLM simulator ranks explanations the way people do.
 
 from __future__ import annotations
 
+from xaimetrics.studies import _kinds as _kinds  # registers the built-in study kinds (STUDY_KINDS)
 from xaimetrics.studies._agreement import agreement_report
 from xaimetrics.studies._app import create_app
 from xaimetrics.studies._build import likert_study_from_concepts

@@ -5,17 +5,18 @@ concept values. The functional core of ``xaimetrics study create`` (which adds t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from xaimetrics._validation import check_positive_int, check_seed, check_texts, invalid
 from xaimetrics.concepts import ConceptInterpretation
-from xaimetrics.studies._likert import Dimension, LikertStudy, RatingItem
+from xaimetrics.studies._likert import Dimension, LikertOptions, LikertStudy, RatingItem
 from xaimetrics.studies._simulatability import MethodExplanation, SampleSet, StudySample, as_interpretation
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
+    from typing_extensions import Unpack
 
     from xaimetrics._protocols import SplitModel
     from xaimetrics._typing import Array
@@ -150,7 +151,7 @@ def likert_study_from_concepts(
     labels: Sequence[int] | None = None,
     concept_ids: Sequence[int] | None = None,
     seed: int = 0,
-    **options: Any,
+    **options: Unpack[LikertOptions],
 ) -> LikertStudy:
     """A Likert study rating concepts as dimensions: ``n_examples`` texts and each concept's value on them.
 

@@ -13,18 +13,12 @@ from pathlib import Path
 
 from xaimetrics._digest import json_digest
 from xaimetrics._validation import invalid
-from xaimetrics.studies._likert import LikertStudy
-from xaimetrics.studies._simulatability import SimulatabilityStudy
+from xaimetrics.studies._kind_registry import STUDY_KINDS, Study
 
 __all__ = ["FORMAT", "Study", "load_study", "save_study", "study_digest", "study_from_dict"]
 
 FORMAT = "xaimetrics-study"
 VERSION = 1
-Study = SimulatabilityStudy | LikertStudy
-_KINDS: dict[str, type[SimulatabilityStudy] | type[LikertStudy]] = {
-    "simulatability": SimulatabilityStudy,
-    "likert": LikertStudy,
-}
 
 
 def _document(study: Study) -> dict[str, object]:
@@ -46,8 +40,11 @@ def study_digest(study: Study) -> str:
 
 def save_study(study: Study, path: str | os.PathLike[str]) -> Path:
     """Write ``study`` as JSON (atomically: a crash never leaves half a bundle)."""
-    if not isinstance(study, SimulatabilityStudy | LikertStudy):
-        raise invalid("study", "save_study", "a SimulatabilityStudy or LikertStudy", type(study).__name__)
+    types = [entry.study_type for entry in STUDY_KINDS.values()]
+    if not isinstance(study, tuple(types)):
+        raise invalid(
+            "study", "save_study", "a " + " or ".join(t.__name__ for t in types), type(study).__name__
+        )
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -67,13 +64,17 @@ def study_from_dict(data: object, source: str = "study") -> Study:
             "path", owner, f"a version {VERSION} bundle", f"{source}: version {data.get('version')!r}"
         )
     kind = data.get("kind")
-    if kind not in _KINDS:
+    entry = STUDY_KINDS.find(kind)
+    if entry is None or kind not in STUDY_KINDS.names():
         raise invalid(
-            "path", owner, "a bundle of kind " + " or ".join(map(repr, _KINDS)), f"{source}: {kind!r}"
+            "path",
+            owner,
+            "a bundle of kind " + " or ".join(map(repr, STUDY_KINDS.names())),
+            f"{source}: {kind!r}",
         )
     body = {k: v for k, v in data.items() if k not in ("format", "version", "kind")}
     try:
-        return _KINDS[kind].from_dict(body)
+        return entry.study_type.from_dict(body)
     except (KeyError, TypeError) as error:
         raise invalid(
             "path", owner, f"a complete {kind} bundle", f"{source}: {type(error).__name__} {error}"

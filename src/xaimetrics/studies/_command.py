@@ -21,8 +21,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from xaimetrics._arguments import (
     add_data_arguments,
@@ -31,26 +32,78 @@ from xaimetrics._arguments import (
     add_registry_argument,
     data_options,
 )
-from xaimetrics._choices import BALANCES
 from xaimetrics._validation import invalid
 from xaimetrics.exceptions import InvalidParameterError
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from xaimetrics.benchmark import Grid, Providers
     from xaimetrics.simulators import Simulator
     from xaimetrics.studies import SimulatabilityStudy, StudyConfig, StudyStore
     from xaimetrics.studies._bundle import Study
-    from xaimetrics.studies._likert import LikertStudy
+    from xaimetrics.studies._likert import LikertOptions, LikertStudy
 
 __all__ = ["register"]
 
 _OWNER = "xaimetrics study"
 
 
+class _Keywords(TypedDict, total=False):
+    """The keywords of ``add_argument`` the plain options use."""
+
+    type: Callable[[str], object]
+    nargs: str
+    default: object
+    action: str
+    help: str
+
+
+#: ``study create``'s plain options, group by group: ``(flag, add_argument keywords)``
+_Options = tuple[tuple[str, _Keywords], ...]
+_SOURCE: _Options = (
+    ("--grid", {"type": Path, "help": "a benchmark grid (TOML): its data, model, concepts and selections (without "
+                "it: --dataset, --model and --methods or --method describe one)"}),
+    ("--providers", {"help": "'module:attribute' of a Providers object (the grid's extra names)"}),
+    ("--artefacts", {"type": Path, "help": "the benchmark's artefact folder, to reuse its fits"}),
+    ("--dataset", {"help": "which of the grid's datasets (when it lists several); without --grid: an offline "
+                   "dataset, a data file (any column names with --text-column/--label-column) or a hub id"}),
+    ("--model", {"help": "which of the grid's models (when it lists several; default minilm+)"}),
+    ("--n-concepts", {"type": int, "help": "concepts per method (default: the grid's, else 20)"}),
+    ("--items", {"type": Path, "help": "likert: texts and dimension values, JSON lines {id, text, values}"}),
+    ("--dimensions", {"type": Path, "help": "likert: the dimensions, a JSON list of {name, property, ...}"}),
+)  # fmt: skip
+_SELECTION: _Options = (
+    ("--n-lp", {"type": int, "help": "learning-phase samples (default: the grid's, else 20)"}),
+    ("--n-ep", {"type": int, "help": "evaluation-phase samples (default: the grid's, else 20)"}),
+    ("--pool-size", {"type": int, "help": "draw LP/EP samples from this many test texts (default: the whole split)"}),
+    ("--max-sample-chars", {"type": int, "help": "cut longer sample texts, in the LLM's prompt and on screen"}),
+    ("--n-fit", {"type": int, "help": "training texts the concepts are fitted on (default: 2000)"}),
+)  # fmt: skip
+_DESIGN: _Options = (
+    ("--title", {"help": "the title participants see"}),
+    ("--seeds", {"type": int, "nargs": "+", "help": "simulatability: the grid's seeds to use"}),
+    ("--methods", {"nargs": "+", "help": "simulatability: the grid's methods to use"}),
+    ("--prompt-types", {"nargs": "+", "help": "simulatability: the grid's prompt types to use"}),
+    ("--arms-per-participant", {"type": int, "default": 1,
+     "help": "simulatability: arms per participant, each on another seed (default: %(default)s)"}),
+    ("--method", {"help": "likert: the grid's concept method whose concepts are rated"}),
+    ("--seed", {"type": int, "help": "likert: the concept fit's seed (default: the grid's first)"}),
+    ("--concepts", {"type": int, "nargs": "+", "help": "likert: the concept ids to rate (default: all)"}),
+    ("--n-examples", {"type": int, "default": 50, "help": "likert: texts to rate (default: %(default)s)"}),
+    ("--n-annotators", {"type": int, "default": 3, "help": "likert: planned annotators (default: %(default)s)"}),
+    ("--no-shuffle", {"action": "store_true", "help": "likert: same text order for every annotator"}),
+)  # fmt: skip
+
+
+def _add_options(group: argparse._ArgumentGroup, options: _Options) -> None:
+    for flag, keywords in options:
+        group.add_argument(flag, **keywords)
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add the ``study`` sub-command (``create``, ``invite``, ``serve``, ``export``, ``simulate``, ``report``)."""
+    from xaimetrics.consim import BALANCES
+    from xaimetrics.studies._kinds import STUDY_KINDS
+
     parser = subparsers.add_parser(
         "study",
         help="human studies: simulatability (ConSim protocol) and Likert ratings in the browser",
@@ -60,72 +113,21 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     create = actions.add_parser(
         "create", help="build a study bundle (.json) and its server configuration (.toml)"
     )
-    create.add_argument("kind", choices=("simulatability", "likert"))
+    create.add_argument("kind", choices=STUDY_KINDS.names())
     create.add_argument("--output", required=True, type=Path, help="the bundle to write (.json)")
     source = create.add_argument_group("source")
-    source.add_argument(
-        "--grid", type=Path,
-        help="a benchmark grid (TOML): its data, model, concepts and selections (without it: --dataset, --model "
-        "and --methods or --method describe one)",
-    )  # fmt: skip
-    source.add_argument(
-        "--providers", help="'module:attribute' of a Providers object (the grid's extra names)"
-    )
-    source.add_argument("--artefacts", type=Path, help="the benchmark's artefact folder, to reuse its fits")
-    source.add_argument(
-        "--dataset",
-        help="which of the grid's datasets (when it lists several); without --grid: an offline dataset, a data "
-        "file (any column names with --text-column/--label-column) or a hub id",
-    )
+    _add_options(source, _SOURCE[:4])
     add_data_arguments(source)
-    source.add_argument("--model", help="which of the grid's models (when it lists several; default minilm+)")
-    source.add_argument("--n-concepts", type=int, help="concepts per method (default: the grid's, else 20)")
+    _add_options(source, _SOURCE[4:])
     selection = create.add_argument_group(
         "selection (the grid's fields; given with --grid, they replace the grid file's values)"
     )
-    selection.add_argument("--n-lp", type=int, help="learning-phase samples (default: the grid's, else 20)")
-    selection.add_argument("--n-ep", type=int, help="evaluation-phase samples (default: the grid's, else 20)")
+    _add_options(selection, _SELECTION)
     add_registry_argument(
         selection, "--balance", BALANCES, default=None, default_help="the grid's, else strict"
     )
-    selection.add_argument(
-        "--pool-size",
-        type=int,
-        help="draw LP/EP samples from this many test texts (default: the whole split)",
-    )
-    selection.add_argument(
-        "--max-sample-chars", type=int, help="cut longer sample texts, in the LLM's prompt and on screen"
-    )
-    selection.add_argument(
-        "--n-fit", type=int, help="training texts the concepts are fitted on (default: 2000)"
-    )
-    source.add_argument(
-        "--items", type=Path, help="likert: texts and dimension values, JSON lines {id, text, values}"
-    )
-    source.add_argument(
-        "--dimensions", type=Path, help="likert: the dimensions, a JSON list of {name, property, ...}"
-    )
     design = create.add_argument_group("design")
-    design.add_argument("--title", help="the title participants see")
-    design.add_argument("--seeds", type=int, nargs="+", help="simulatability: the grid's seeds to use")
-    design.add_argument("--methods", nargs="+", help="simulatability: the grid's methods to use")
-    design.add_argument("--prompt-types", nargs="+", help="simulatability: the grid's prompt types to use")
-    design.add_argument("--arms-per-participant", type=int, default=1,
-                        help="simulatability: arms per participant, each on another seed (default: %(default)s)")  # fmt: skip
-    design.add_argument("--method", help="likert: the grid's concept method whose concepts are rated")
-    design.add_argument("--seed", type=int, help="likert: the concept fit's seed (default: the grid's first)")
-    design.add_argument(
-        "--concepts", type=int, nargs="+", help="likert: the concept ids to rate (default: all)"
-    )
-    design.add_argument(
-        "--n-examples", type=int, default=50, help="likert: texts to rate (default: %(default)s)"
-    )
-    design.add_argument(
-        "--n-annotators", type=int, default=3, help="likert: planned annotators (default: %(default)s)"
-    )
-    design.add_argument(
-        "--no-shuffle", action="store_true", help="likert: same text order for every annotator"
-    )
+    _add_options(design, _DESIGN)
     add_progress_argument(design)
     server = create.add_argument_group("server (written to the .toml)")
     server.add_argument("--host", default="127.0.0.1", help="default: %(default)s")
@@ -229,9 +231,10 @@ def _grid(args: argparse.Namespace, providers: Providers | None) -> Grid:
 
 def _create(args: argparse.Namespace) -> int:
     from xaimetrics.benchmark import Providers
-    from xaimetrics.studies import LikertStudy, SimulatabilityStudy, StudyConfig, save_study
+    from xaimetrics.studies import StudyConfig, save_study
     from xaimetrics.studies._config import write_config
     from xaimetrics.studies._from_grid import write_grid
+    from xaimetrics.studies._kinds import study_kind
 
     if args.output.suffix != ".json":
         raise invalid("--output", _OWNER, "a .json file (the study bundle)", str(args.output))
@@ -260,20 +263,24 @@ def _create(args: argparse.Namespace) -> int:
     else:
         from xaimetrics.studies import likert_study_from_grid
 
+        settings: LikertOptions = {"n_annotators": args.n_annotators, "shuffle": not args.no_shuffle}
+        if title:
+            settings["title"] = title
         study = likert_study_from_grid(
             _grid(args, providers), providers, artefact_dir=args.artefacts, dataset=args.dataset, model=args.model,
             method=args.method, seed=args.seed, n_examples=args.n_examples, concept_ids=args.concepts,
-            n_annotators=args.n_annotators, shuffle=not args.no_shuffle,
-            **({"title": title} if title else {}),
+            **settings,
         )  # fmt: skip
     bundle = save_study(study, args.output)
     config = write_config(StudyConfig(bundle, host=args.host, port=args.port), bundle.with_suffix(".toml"))
-    size = f"{len(study.items)} texts" if isinstance(study, LikertStudy) else f"{len(study.arms)} arms"
-    print(f"Study ({args.kind}, {size}): {bundle}")
+    kind = study_kind(study)
+    print(f"Study ({args.kind}, {kind.summary}): {bundle}")
     print(f"Configuration: {config}")
-    if isinstance(study, SimulatabilityStudy):
+    if kind.results_rows:  # the LLM's rows on the people's samples come from the study's grid
         path = write_grid(
-            _study_grid(grid, study, args), grid_path(bundle), header=_GRID_HEADER.format(bundle=bundle)
+            _study_grid(grid, cast("SimulatabilityStudy", study), args),
+            grid_path(bundle),
+            header=_GRID_HEADER.format(bundle=bundle),
         )
         print(f"Grid of the study (its data, model, selection and prompts): {path}")
         print(
@@ -388,48 +395,36 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from xaimetrics.studies import LikertStudy, export_results
+    from xaimetrics.studies import export_results
     from xaimetrics.studies._config import load_config, open_study
-    from xaimetrics.studies._results import answers_frame, likert_ratings
+    from xaimetrics.studies._kinds import study_kind
 
     if args.output is None and args.results_store is None:
         raise invalid("--output", _OWNER, "given (or --results-store)", None)
     study, store = open_study(load_config(args.study))
+    kind = study_kind(study)
     with store:
         if args.results_store is not None:
-            if isinstance(study, LikertStudy):
-                raise invalid("--results-store", _OWNER, "used with a simulatability study", "a Likert study",
-                              "Export Likert ratings with --output ratings.json.")  # fmt: skip
-            written = export_results(study, store, args.results_store)
+            if not kind.results_rows:
+                raise invalid("--results-store", _OWNER, "used with a simulatability study", f"a {kind.name} study",
+                              "Export its answers with --output (a Likert study's ratings: ratings.json).")  # fmt: skip
+            written = export_results(cast("SimulatabilityStudy", study), store, args.results_store)
             print(f"{written} human rows written to {args.results_store}")
         if args.output is not None:
-            if isinstance(study, LikertStudy):
-                path = likert_ratings(study, store).save(args.output)
-            else:
-                path = _write_answers(answers_frame(study, store), args.output)
-            print(f"Written: {path}")
+            print(f"Written: {kind.write_answers(store, args.output)}")
     return 0
-
-
-def _write_answers(frame: pd.DataFrame, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix == ".csv":
-        frame.to_csv(path, index=False)
-    elif path.suffix == ".json":
-        path.write_text(frame.to_json(orient="records", indent=1) + "\n", encoding="utf-8")
-    else:
-        raise invalid("--output", _OWNER, "a .csv or .json file", str(path))
-    return path
 
 
 def _simulate(args: argparse.Namespace) -> int:
     from xaimetrics.simulators import OpenAICompatibleSimulator, default_simulator
     from xaimetrics.studies import SimulatabilityStudy, load_study, simulate_study
     from xaimetrics.studies._config import load_config
+    from xaimetrics.studies._kinds import study_kind
 
     study = load_study(load_config(args.study).study)
-    if not isinstance(study, SimulatabilityStudy):
-        raise invalid("study", _OWNER, "a simulatability study", "a Likert study")
+    kind = study_kind(study)
+    if not kind.results_rows:
+        raise invalid("study", _OWNER, "a simulatability study", f"a {kind.name} study")
     spec: str = args.simulator
     simulator: Simulator
     if spec == "local" or spec.startswith("local:"):
@@ -440,7 +435,7 @@ def _simulate(args: argparse.Namespace) -> int:
         )
     else:
         raise invalid("--simulator", _OWNER, "'local', 'local:<gguf name>' or 'openai:<model>'", spec)
-    counts = simulate_study(study, simulator, args.results_store, name=spec)
+    counts = simulate_study(cast(SimulatabilityStudy, study), simulator, args.results_store, name=spec)
     print(
         f"{spec}: {counts['written']} rows written, {counts['skipped']} already stored, {counts['failed']} failed"
     )

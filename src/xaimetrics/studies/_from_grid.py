@@ -10,16 +10,16 @@ import logging
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from xaimetrics._validation import invalid
 from xaimetrics.benchmark import BASELINE_METHOD
-from xaimetrics.consim import PromptSetting
+from xaimetrics.consim import BALANCES, CONTROLS, INTERPRETATIONS, PromptSetting
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.studies._build import explain_method, likert_study_from_concepts
-from xaimetrics.studies._likert import LikertStudy
+from xaimetrics.studies._likert import LikertOptions, LikertStudy
 from xaimetrics.studies._simulatability import (
     MethodExplanation,
     SampleSet,
@@ -28,12 +28,13 @@ from xaimetrics.studies._simulatability import (
 )
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from xaimetrics.benchmark import Artefacts, Grid, Providers
     from xaimetrics.concepts import ConceptInterpretation
 
 __all__ = ["likert_study_from_grid", "simulatability_study_from_grid", "write_grid"]
 
-_CONTROLS = ("SurrogateWords", "RandomWords")
 _LOG = logging.getLogger("xaimetrics.studies")
 
 
@@ -187,7 +188,8 @@ def check_selection(
     if int(counts.sum()) < total:
         raise InvalidParameterError(head + f"it has fewer than {total} texts. {fix}.")
     short = [(class_names[c], int(n)) for c, n in enumerate(counts) if n < share]
-    if short and grid.balance == "strict":
+    relaxed = BALANCES.get(grid.balance).relaxed
+    if short and not relaxed:
         name, n = short[0]
         raise InvalidParameterError(
             head
@@ -195,7 +197,7 @@ def check_selection(
             f"by the model, half wrong). {fix}, or fill the short classes from the others with --balance relaxed "
             "(balance='relaxed')."
         )
-    if grid.balance == "strict":
+    if not relaxed:
         wrong = (share // 2) * len(class_names)
         _LOG.info(
             "study: balance='strict' needs %d texts per class that the model predicts wrongly (%d of the pool's "
@@ -212,7 +214,7 @@ def _explanation(
     from xaimetrics.benchmark import ConceptFit
 
     owner = "simulatability_study_from_grid"
-    if method in _CONTROLS:
+    if method in CONTROLS:
         control = artefacts.control(ConceptFit(dataset, model, method, k, samples.seed))
         lp, ep = [s.text for s in samples.lp], [s.text for s in samples.ep]
         shown = control.explanation(lp if lp_local else [], ep if ep_local else [])
@@ -224,7 +226,7 @@ def _explanation(
             lp_local=cast("np.ndarray | None", shown.lp_local_importances),
             ep_local=cast("np.ndarray | None", shown.ep_local_importances),
         )  # fmt: skip
-    if interpretation != "top_words":
+    if INTERPRETATIONS.get(interpretation).asks_simulator:
         raise invalid("interpretations", owner, "'top_words' (LLM labels need a simulator)", interpretation,
                       "Create the study from a grid with interpretations = ['top_words'].")  # fmt: skip
     return explain_method(
@@ -248,7 +250,7 @@ def likert_study_from_grid(
     seed: int | None = None,
     n_examples: int = 50,
     concept_ids: Sequence[int] | None = None,
-    **options: Any,
+    **options: Unpack[LikertOptions],
 ) -> LikertStudy:
     """A Likert study rating the concepts of one of the grid's methods on ``n_examples`` test texts.
 

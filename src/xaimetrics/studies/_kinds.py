@@ -1,10 +1,14 @@
 """Study kinds behind one protocol: what the web app asks of a study, whatever its kind.
 
-The app (:mod:`xaimetrics.studies._app`) never asks which kind of study it serves: it asks the study's
-:class:`StudyKind` how to show a screen (:meth:`~StudyKind.view`), how to read the form posted on it
+Nothing asks which kind of study it serves: the answer store asks the study's :class:`StudyKind` for a
+participant's plan and screens (:meth:`~StudyKind.plan`, :meth:`~StudyKind.screens`), the results for the kind's
+answer columns (:meth:`~StudyKind.annotate`), the command line for its summary, its exports and whether its answers
+are result rows (:attr:`~StudyKind.summary`, :meth:`~StudyKind.write_answers`, :attr:`~StudyKind.results_rows`),
+and the web app (:mod:`xaimetrics.studies._app`) how to show a screen (:meth:`~StudyKind.view`), how to read the form posted on it
 (:meth:`~StudyKind.parse`), which downloads exist (:attr:`~StudyKind.exports`, :meth:`~StudyKind.export`) and
 what the admin page lists (:meth:`~StudyKind.admin`). :func:`study_kind` is the one place that maps a study to
-its kind; a new kind of study is a new class here and a template, with no change to the routes.
+its kind, through :data:`~xaimetrics.studies._kind_registry.STUDY_KINDS`; a new kind of study is a class, a
+template and one registration, with no change to the store, the results, the command or the routes.
 
 - :class:`SimulatabilityKind` — instructions, a *learn* screen per arm and one *question* per EP sample; an
   answer is a class id; the downloads add each participant's eq. 5 scores (``scores.csv``).
@@ -14,17 +18,24 @@ its kind; a new kind of study is a new class here and a template, with no change
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, Literal, Protocol, cast
 
-from xaimetrics.studies._bundle import Study
+import numpy as np
+
+from xaimetrics._validation import invalid
+from xaimetrics.studies._kind_registry import STUDY_KINDS, KindCore, KindEntry, Screen, Study, kind_of
 from xaimetrics.studies._likert import LikertStudy
-from xaimetrics.studies._plan import Screen
+from xaimetrics.studies._plan import simulatability_plan
 from xaimetrics.studies._security import parse_number
 from xaimetrics.studies._simulatability import SimulatabilityStudy
 from xaimetrics.studies._store import StudyStore
 from xaimetrics.studies._views import explanation_view, question_view, rating_view
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "AdminFacts",
@@ -76,8 +87,9 @@ class AdminFacts:
     planned: int | None = None
 
 
-class StudyKind(Protocol):
-    """What the web app needs from a kind of study (see the module docstring)."""
+class StudyKind(KindCore, Protocol):
+    """What the store, the results, the command line and the web app need from a kind of study (see the module
+    docstring)."""
 
     @property
     def name(self) -> str:
@@ -105,6 +117,10 @@ class StudyKind(Protocol):
         """What the admin page says about the study."""
         ...
 
+    def write_answers(self, store: StudyStore, path: Path) -> Path:
+        """Write the answers in ``store`` to ``path`` in the kind's own form (``xaimetrics study export --output``)."""
+        ...
+
 
 def _acknowledged(screen: Screen) -> bool:
     return screen.kind in ("instructions", "learn")
@@ -130,6 +146,65 @@ class SimulatabilityKind:
     study: SimulatabilityStudy
     name: ClassVar[str] = "simulatability"
     exports: ClassVar[tuple[str, ...]] = (*_ANSWER_EXPORTS, "scores.csv")
+    results_rows: ClassVar[bool] = True
+
+    @property
+    def summary(self) -> str:
+        return f"{len(self.study.arms)} arms"
+
+    def plan(self, number: int, arms: Sequence[str] | None) -> list[str]:
+        """The given ``arms`` (checked), else balanced arms (:func:`~xaimetrics.studies.assign_arms`)."""
+        return simulatability_plan(self.study, number, arms)
+
+    def screens(self, plan: Sequence[str]) -> list[Screen]:
+        """Instructions, then per arm a *learn* screen (none for NE1) and one *question* per EP sample."""
+        out = [Screen(0, "instructions")]
+        for block, arm_id in enumerate(plan, 1):
+            arm = self.study.arm(arm_id)
+            content = self.study.prompt(arm).setting.kind.content
+            if content.global_explanations or content.lp_samples:
+                out.append(Screen(len(out), "learn", arm=arm_id, block=block))
+            ep = self.study.sample_set(arm.seed).ep
+            for number, sample in enumerate(ep, 1):
+                out.append(
+                    Screen(len(out), "question", arm=arm_id, sample=sample.id, block=block, number=number,
+                           total=len(ep))
+                )  # fmt: skip
+        return out
+
+    def annotate(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """Adds the class chosen (``answer``), f's prediction (``model_answer``) and whether they agree."""
+        import pandas as pd
+
+        chosen, model, correct = [], [], []
+        for kind, subject, value in zip(frame["kind"], frame["subject"], frame["value"], strict=True):
+            entry: tuple[str | None, str | None, bool | None] = (None, None, None)
+            if kind == "question" and not pd.isna(value):
+                arm_id, sample_id = subject.rsplit("/", 1)
+                sample = next(
+                    s for s in self.study.sample_set(self.study.arm(arm_id).seed).ep if s.id == sample_id
+                )
+                names = self.study.class_names
+                entry = (names[int(value)], names[sample.prediction], int(value) == sample.prediction)
+            chosen.append(entry[0])
+            model.append(entry[1])
+            correct.append(entry[2])
+        frame["answer"], frame["model_answer"], frame["correct"] = chosen, model, correct
+        return frame
+
+    def write_answers(self, store: StudyStore, path: Path) -> Path:
+        """Every answer (:func:`~xaimetrics.studies.answers_frame`) as ``.csv`` or ``.json`` records."""
+        from xaimetrics.studies._results import answers_frame
+
+        frame = answers_frame(self.study, store)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.suffix == ".csv":
+            frame.to_csv(path, index=False)
+        elif path.suffix == ".json":
+            path.write_text(frame.to_json(orient="records", indent=1) + "\n", encoding="utf-8")
+        else:
+            raise invalid("--output", "xaimetrics study", "a .csv or .json file", str(path))
+        return path
 
     def view(self, screen: Screen, plan: Sequence[str]) -> ScreenView:
         parts = {"parts": len(plan)}
@@ -191,6 +266,47 @@ class LikertKind:
     study: LikertStudy
     name: ClassVar[str] = "likert"
     exports: ClassVar[tuple[str, ...]] = (*_ANSWER_EXPORTS, "ratings.json", "ratings.csv")
+    results_rows: ClassVar[bool] = False
+
+    @property
+    def summary(self) -> str:
+        return f"{len(self.study.items)} texts"
+
+    def plan(self, number: int, arms: Sequence[str] | None) -> list[str]:
+        """Every text; when the study shuffles, in one seeded order rotated per annotator (``arms`` refused)."""
+        if arms is not None:
+            raise invalid(
+                "arms", "make_plan", "None for a Likert study (every annotator rates every text)", list(arms)
+            )
+        ids = [item.id for item in self.study.items]
+        if (
+            self.study.shuffle
+        ):  # one seeded order, rotated so that each annotator starts in another part of it
+            ids = [ids[i] for i in np.random.default_rng(0).permutation(len(ids))]
+            offset = (number * -(-len(ids) // self.study.n_annotators)) % len(ids)
+            ids = ids[offset:] + ids[:offset]
+        return ids
+
+    def screens(self, plan: Sequence[str]) -> list[Screen]:
+        """Instructions, then one *rate* screen per text."""
+        out = [Screen(0, "instructions")]
+        for number, item in enumerate(plan, 1):
+            out.append(Screen(len(out), "rate", item=item, number=number, total=len(plan)))
+        return out
+
+    def annotate(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """Adds the rated ``dimension`` of each rating."""
+        names = [d.name for d in self.study.dimensions]
+        frame["dimension"] = [
+            names[int(f)] if k == "rate" else None for k, f in zip(frame["kind"], frame["field"], strict=True)
+        ]
+        return frame
+
+    def write_answers(self, store: StudyStore, path: Path) -> Path:
+        """The ratings (:func:`~xaimetrics.studies.likert_ratings`), saved by :meth:`LikertRatings.save`."""
+        from xaimetrics.studies._results import likert_ratings
+
+        return likert_ratings(self.study, store).save(path)
 
     def view(self, screen: Screen, plan: Sequence[str]) -> ScreenView:
         if screen.kind == "instructions":
@@ -240,16 +356,24 @@ class LikertKind:
         return AdminFacts(planned=self.study.n_annotators)
 
 
+STUDY_KINDS.register(
+    SimulatabilityKind.name, KindEntry(SimulatabilityStudy, cast("Callable[[Study], KindCore]", SimulatabilityKind)),
+    builtin=True, description="the ConSim protocol for people: learn from explanations, then predict the model",
+)  # fmt: skip
+STUDY_KINDS.register(
+    LikertKind.name, KindEntry(LikertStudy, cast("Callable[[Study], KindCore]", LikertKind)), builtin=True,
+    description="the Atlas protocol's ratings: every annotator rates every text on each dimension",
+)  # fmt: skip
+
+
 def study_kind(study: Study) -> StudyKind:
-    """The :class:`StudyKind` of ``study`` (the one place that asks which kind a study is).
+    """The :class:`StudyKind` of ``study`` (the one place that asks which kind a study is: its registered entry).
 
     Example:
         >>> from xaimetrics.studies import LikertStudy
         >>> from xaimetrics.studies._likert import Dimension, RatingItem
         >>> kind = study_kind(LikertStudy([Dimension("tone", "emotional tone")], [RatingItem("0", "a joy", (0.8,))]))
-        >>> kind.name, kind.exports
-        ('likert', ('answers.csv', 'answers.json', 'ratings.json', 'ratings.csv'))
+        >>> kind.name, kind.exports, kind.summary
+        ('likert', ('answers.csv', 'answers.json', 'ratings.json', 'ratings.csv'), '1 texts')
     """
-    if isinstance(study, LikertStudy):
-        return LikertKind(study)
-    return SimulatabilityKind(study)
+    return cast(StudyKind, kind_of(study))  # every registered kind is a full StudyKind

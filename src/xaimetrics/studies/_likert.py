@@ -12,14 +12,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 import numpy as np
 
 from xaimetrics._validation import invalid
 from xaimetrics.studies._lookup import find
 
-__all__ = ["DEFAULT_QUESTION", "DEFAULT_SCALE", "Dimension", "LikertStudy", "RatingItem"]
+__all__ = ["DEFAULT_QUESTION", "DEFAULT_SCALE", "Dimension", "LikertOptions", "LikertStudy", "RatingItem"]
 
 _OWNER = "LikertStudy"
 #: the Atlas protocol's question; ``{property}`` is replaced by the dimension's property
@@ -64,6 +64,17 @@ class RatingItem:
     id: str
     text: str
     values: tuple[float, ...]
+
+
+class LikertOptions(TypedDict, total=False):
+    """The settings of a :class:`LikertStudy` beside its dimensions and items (``**options`` of its builders)."""
+
+    title: str
+    question: str
+    scale: tuple[str, ...]
+    n_annotators: int
+    shuffle: bool
+    instructions: str
 
 
 @dataclass(frozen=True)

@@ -17,45 +17,12 @@ one *rate* screen per text with every dimension.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Literal
-
-import numpy as np
 
 from xaimetrics._validation import invalid
-from xaimetrics.studies._bundle import Study
-from xaimetrics.studies._likert import LikertStudy
+from xaimetrics.studies._kind_registry import Screen, Study, kind_of
 from xaimetrics.studies._simulatability import SimulatabilityStudy, StudyArm
 
-__all__ = ["Screen", "assign_arms", "make_plan", "screens"]
-
-ScreenKind = Literal["instructions", "learn", "question", "rate"]
-
-
-@dataclass(frozen=True)
-class Screen:
-    """One page of a participant's sequence.
-
-    Attributes:
-        index: position in the sequence (0 = instructions).
-        kind: ``"instructions"``, ``"learn"``, ``"question"`` (simulatability) or ``"rate"`` (Likert).
-        arm: the arm id (simulatability); sample: the EP sample id (questions); item: the text id (Likert).
-        block: the arm's number in the plan, 1-based; number / total: the question's number in its block.
-    """
-
-    index: int
-    kind: ScreenKind
-    arm: str | None = None
-    sample: str | None = None
-    item: str | None = None
-    block: int = 0
-    number: int = 0
-    total: int = 0
-
-    @property
-    def answered(self) -> bool:
-        """Whether the screen asks for an answer (else it is acknowledged with "Continue")."""
-        return self.kind in ("question", "rate")
+__all__ = ["Screen", "assign_arms", "make_plan", "screens", "simulatability_plan"]
 
 
 def assign_arms(study: SimulatabilityStudy, number: int) -> list[str]:
@@ -102,18 +69,25 @@ def _condition(arm: StudyArm) -> tuple[str, int, str, str]:
 
 
 def make_plan(study: Study, number: int, arms: Sequence[str] | None = None) -> list[str]:
-    """A new participant's plan: the given ``arms`` (checked), balanced arms, or the texts' order."""
-    if isinstance(study, LikertStudy):
-        if arms is not None:
-            raise invalid(
-                "arms", "make_plan", "None for a Likert study (every annotator rates every text)", list(arms)
-            )
-        ids = [item.id for item in study.items]
-        if study.shuffle:  # one seeded order, rotated so that each annotator starts in another part of it
-            ids = [ids[i] for i in np.random.default_rng(0).permutation(len(ids))]
-            offset = (number * -(-len(ids) // study.n_annotators)) % len(ids)
-            ids = ids[offset:] + ids[:offset]
-        return ids
+    """A new participant's plan, as the study's kind makes it: the given ``arms`` (checked), balanced arms, or
+    the texts' order."""
+    return kind_of(study).plan(number, arms)
+
+
+def screens(study: Study, plan: Sequence[str]) -> list[Screen]:
+    """The sequence of screens of a participant with ``plan``, as the study's kind lays them out.
+
+    Example:
+        >>> from xaimetrics.studies import Dimension, LikertStudy, RatingItem
+        >>> study = LikertStudy([Dimension("tone", "emotional tone")], [RatingItem("0", "a joy", (1.0,))])
+        >>> [s.kind for s in screens(study, ["0"])]
+        ['instructions', 'rate']
+    """
+    return kind_of(study).screens(plan)
+
+
+def simulatability_plan(study: SimulatabilityStudy, number: int, arms: Sequence[str] | None) -> list[str]:
+    """The given ``arms`` (checked: known, distinct, one per seed), else :func:`assign_arms`."""
     if arms is None:
         return assign_arms(study, number)
     arms = list(arms)
@@ -133,39 +107,3 @@ def make_plan(study: Study, number: int, arms: Sequence[str] | None = None) -> l
             "Give each participant at most one arm per seed, or let the study assign them (no --arms).",
         )  # fmt: skip
     return arms
-
-
-def screens(study: Study, plan: Sequence[str]) -> list[Screen]:
-    """The sequence of screens of a participant with ``plan``.
-
-    Example:
-        >>> from xaimetrics.studies import LikertStudy
-        >>> from xaimetrics.studies._likert import Dimension, RatingItem
-        >>> study = LikertStudy([Dimension("tone", "emotional tone")], [RatingItem("0", "a joy", (1.0,))])
-        >>> [s.kind for s in screens(study, ["0"])]
-        ['instructions', 'rate']
-    """
-    out = [Screen(0, "instructions")]
-    if isinstance(study, LikertStudy):
-        for number, item in enumerate(plan, 1):
-            out.append(Screen(len(out), "rate", item=item, number=number, total=len(plan)))
-        return out
-    for block, arm_id in enumerate(plan, 1):
-        arm = study.arm(arm_id)
-        content = study.prompt(arm).setting.kind.content
-        if content.global_explanations or content.lp_samples:
-            out.append(Screen(len(out), "learn", arm=arm_id, block=block))
-        ep = study.sample_set(arm.seed).ep
-        for number, sample in enumerate(ep, 1):
-            out.append(
-                Screen(
-                    len(out),
-                    "question",
-                    arm=arm_id,
-                    sample=sample.id,
-                    block=block,
-                    number=number,
-                    total=len(ep),
-                )
-            )
-    return out

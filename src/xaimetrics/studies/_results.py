@@ -25,7 +25,8 @@ import pandas as pd
 
 from xaimetrics._validation import invalid
 from xaimetrics.consim import ConSimResult, score_response
-from xaimetrics.studies._bundle import Study, study_digest
+from xaimetrics.studies._bundle import study_digest
+from xaimetrics.studies._kind_registry import Study, kind_of
 from xaimetrics.studies._likert import LikertStudy
 from xaimetrics.studies._simulatability import SimulatabilityStudy
 from xaimetrics.studies._store import RESPONSE_COLUMNS, Participant, StudyStore
@@ -278,28 +279,4 @@ def answers_frame(study: Study, store: StudyStore) -> pd.DataFrame:
         return pd.DataFrame(columns=[*RESPONSE_COLUMNS, "seconds"])
     frame["value"] = frame["value"].astype("Int64")  # class ids and ratings; empty for "Continue" screens
     frame["seconds"] = (frame["answered_at"] - frame["first_seen"]).round(3)
-    if isinstance(study, SimulatabilityStudy):
-        chosen, model, correct = [], [], []
-        for kind, subject, value in zip(frame["kind"], frame["subject"], frame["value"], strict=True):
-            if kind != "question" or pd.isna(value):
-                entry: tuple[str | None, str | None, bool | None] = (None, None, None)
-            else:
-                arm_id, sample_id = subject.rsplit("/", 1)
-                arm = study.arm(arm_id)
-                sample = next(s for s in study.sample_set(arm.seed).ep if s.id == sample_id)
-                prediction = sample.prediction
-                entry = (
-                    study.class_names[int(value)],
-                    study.class_names[prediction],
-                    int(value) == prediction,
-                )
-            chosen.append(entry[0])
-            model.append(entry[1])
-            correct.append(entry[2])
-        frame["answer"], frame["model_answer"], frame["correct"] = chosen, model, correct
-    elif isinstance(study, LikertStudy):
-        names = [d.name for d in study.dimensions]
-        frame["dimension"] = [
-            names[int(f)] if k == "rate" else None for k, f in zip(frame["kind"], frame["field"], strict=True)
-        ]
-    return frame
+    return kind_of(study).annotate(frame)
