@@ -40,7 +40,7 @@ def _child(n_seeds: int) -> None:
     result = assess(frame)
     seconds = time.perf_counter() - started
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # kilobytes on Linux
-    print(json.dumps({"seconds": seconds, "peak_mb": peak_kb / 1024, "splits": result.stability["n_splits"]}))
+    print(json.dumps({"seconds": seconds, "peak_mb": peak_kb / 1024, "splits": result.stability.n_splits}))
 
 
 def _side(n_seeds: int) -> dict[str, float]:

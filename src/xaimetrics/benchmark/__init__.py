@@ -92,13 +92,6 @@ from xaimetrics.benchmark._simulation import simulate_results
 from xaimetrics.benchmark._store import ResultsStore
 from xaimetrics.benchmark._twin_comparison import twin_comparison
 from xaimetrics.benchmark._twins import twin_method
-from xaimetrics.benchmark._uncertainty import (
-    baseline_comparison,
-    best_method,
-    control_verdict,
-    pairwise_comparison,
-    plan,
-)
 from xaimetrics.benchmark._variance import top_k_stability, variance_components
 
 __all__ = [
@@ -123,13 +116,10 @@ __all__ = [
     "SequentialResult",
     "Setting",
     "assess",
-    "baseline_comparison",
-    "best_method",
     "budget_table",
     "choose_n_concepts",
     "complete_blocks",
     "concept_sections",
-    "control_verdict",
     "copeland_ranks",
     "design_from_table",
     "estimate_tokens",
@@ -142,11 +132,9 @@ __all__ = [
     "load_grid",
     "method_names",
     "normalised_gain",
-    "pairwise_comparison",
     "pairwise_differences",
     "per_class_table",
     "pivot_scores",
-    "plan",
     "plan_gated",
     "print_gated",
     "prompt_type_comparison",

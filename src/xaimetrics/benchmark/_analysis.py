@@ -450,7 +450,7 @@ def spearman_with_metrics(
     """
     from scipy import stats
 
-    from xaimetrics.benchmark._uncertainty import holm
+    from xaimetrics.stats import holm
 
     table = pd.DataFrame(metrics) if isinstance(metrics, Mapping) else metrics
     if isinstance(metrics, Mapping):

@@ -337,7 +337,7 @@ def forecast_methods(gate: SequentialResult, n_methods: int, design: GatedDesign
     """
     import math
 
-    from xaimetrics.benchmark._uncertainty import plan
+    from xaimetrics.stats import plan
 
     sd = math.nan
     if gate.results is not None and len(gate.results):
@@ -353,7 +353,7 @@ def forecast_methods(gate: SequentialResult, n_methods: int, design: GatedDesign
             alpha=design.methods.alpha,
             n_comparisons=max(1, n_methods),
             alternative="greater",
-        )["units_needed"]
+        ).units_needed
     if seeds is None:
         what = (
             "more than the planner's range"

@@ -26,8 +26,8 @@ import pandas as pd
 from xaimetrics._validation import check_positive_int, invalid
 from xaimetrics.benchmark._analysis import ranking_frame, unit_differences, unit_scores
 from xaimetrics.benchmark._grid import BASELINE_METHOD
-from xaimetrics.benchmark._uncertainty import t_interval
 from xaimetrics.consim._per_class import ClassCounts, add_class_counts, read_class_counts
+from xaimetrics.stats import t_interval
 
 __all__ = ["MIN_CLASS_SAMPLES", "PER_CLASS_COLUMNS", "per_class_table"]
 

@@ -19,6 +19,7 @@ from xaimetrics.benchmark import _figures as figures
 if TYPE_CHECKING:
     from xaimetrics.benchmark._assessment import Assessment
     from xaimetrics.benchmark._ranking import PairwiseDifferences
+    from xaimetrics.stats import BestMethod, SplitHalfStability
 
 __all__ = ["markdown_table", "write_report"]
 
@@ -330,7 +331,7 @@ def write_report(
         "metric": assessment.metric,
         "metric_note": _METRIC_NOTES[assessment.metric],
         "statistics_note": _STATISTICS_NOTE + _varies_note(grid),
-        "margin": f"{assessment.verdict.get('margin', 0.05):g}",
+        "margin": f"{assessment.verdict.margin:g}",
         "planning": _planning_text(assessment),
         "best": _best_text(assessment.best),
         "stability": _stability_text(assessment.stability),
@@ -444,35 +445,33 @@ _METRIC_NOTES = {
 
 
 def _planning_text(assessment: Assessment) -> str:
-    from xaimetrics.benchmark._assessment import _planning_sentence
+    from xaimetrics.benchmark._sentences import planning_sentence
 
-    return _planning_sentence(assessment.planning)
+    return planning_sentence(assessment.planning)
 
 
-def _best_text(best: Mapping[str, object]) -> str:
-    if not best or best.get("method") is None:
+def _best_text(best: BestMethod) -> str:
+    if best.method is None:
         return "fewer than two concept methods: no best method to name."
-    if best.get("established"):
+    if best.established:
         return (
-            f"{best['method']} beats every other concept method in Holm-corrected pairwise sign-flip tests (whether "
+            f"{best.method} beats every other concept method in Holm-corrected pairwise sign-flip tests (whether "
             "it beats NoExplanation is the comparison above)."
         )
     return (
-        f"{best['method']} has the highest mean, but no method beats every other one in Holm-corrected pairwise "
+        f"{best.method} has the highest mean, but no method beats every other one in Holm-corrected pairwise "
         "tests: the order is not evidence of a best method."
     )
 
 
-def _stability_text(stability: Mapping[str, object]) -> str:
-    tau = stability.get("tau_mean", math.nan)
-    if not isinstance(tau, float) or math.isnan(tau):
-        return (
-            f"Not measurable: {stability.get('n_seeds', 0)} seed(s); split-half stability needs at least two."
-        )
+def _stability_text(stability: SplitHalfStability) -> str:
+    tau = stability.tau_mean
+    if math.isnan(tau):
+        return f"Not measurable: {stability.n_seeds} seed(s); split-half stability needs at least two."
     return (
-        f"Kendall's τ between the method orders on disjoint halves of the {stability['n_seeds']} seeds: "
-        f"{tau:.2f} on average (min {stability['tau_min']:.2f}, max {stability['tau_max']:.2f}, "
-        f"{stability['n_splits']} splits). 1 means the same order on both halves; around 0, unrelated orders."
+        f"Kendall's τ between the method orders on disjoint halves of the {stability.n_seeds} seeds: "
+        f"{tau:.2f} on average (min {stability.tau_min:.2f}, max {stability.tau_max:.2f}, "
+        f"{stability.n_splits} splits). 1 means the same order on both halves; around 0, unrelated orders."
     )
 
 

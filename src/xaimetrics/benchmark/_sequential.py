@@ -25,7 +25,7 @@ false-positive rate (a random walk crosses any fixed line eventually). This modu
   applied to the group-sequential tests as Maurer & Bretz (2013) show for graphical procedures: family-wise
   error ≤ α over every method and every look. A claim of benefit (a control passing, a method helping) must
   also be confirmed by the skewness-corrected t-test at its look, as the fixed-size tests do
-  (:func:`~xaimetrics.benchmark.robust_pvalue`): rare large losses with small gains fool a sign-flip test.
+  (:func:`~xaimetrics.stats.robust_pvalue`): rare large losses with small gains fool a sign-flip test.
 - :func:`until_decided` grows a grid look by look until its question is decided or a budget (seeds, tokens,
   dollars) is spent, and says which.
 
@@ -224,9 +224,9 @@ class _Prepared:
     """A hypothesis's sums under the reference patterns, computed once and tested at any level.
 
     With ``skew_check`` a rejection must also be confirmed, at the look where it is made, by the
-    skewness-corrected t-test at that look's spent level (:func:`~xaimetrics.benchmark._uncertainty.
+    skewness-corrected t-test at that look's spent level (:func:`~xaimetrics.stats.
     skewness_corrected_pvalue`): the exact test assumes symmetric differences, and small gains with rare large
-    losses fool it (the fixed-size tests do the same, :func:`~xaimetrics.benchmark.robust_pvalue`). Requiring
+    losses fool it (the fixed-size tests do the same, :func:`~xaimetrics.stats.robust_pvalue`). Requiring
     both can only reject less often, so the exact guarantee under symmetry holds: the look of a rejection is
     at or after the exact test's first one, whose region keeps the error over all looks within α.
     """
@@ -244,7 +244,7 @@ class _Prepared:
         self.n_patterns = 0
         self.skew: list[float] = []
         if skew_check:
-            from xaimetrics.benchmark._uncertainty import skewness_corrected_pvalue
+            from xaimetrics.stats import skewness_corrected_pvalue
 
             self.skew = [
                 skewness_corrected_pvalue(values[:n], alternative="greater") for n in self.unit_looks
@@ -514,7 +514,7 @@ def _control_row(
 def _interval(values: np.ndarray) -> dict[str, float]:
     """The 95 % t-interval of the mean difference over the units the verdict was tested on (at the last look: not
     widened for the looks, the verdicts are the tests)."""
-    from xaimetrics.benchmark._uncertainty import t_interval
+    from xaimetrics.stats import t_interval
 
     _, low, high = t_interval(values)
     return {"ci_low": low, "ci_high": high}
@@ -674,7 +674,7 @@ def until_decided(
         >>> result.stopped, [look["n_seeds"] for look in result.looks], result.looks[-1]["verdicts"]
         ('decided', [6], {'RandomWords': 'pass', 'SurrogateWords': 'pass'})
     """
-    from xaimetrics.benchmark._uncertainty import DEFAULT_MARGIN
+    from xaimetrics.stats import DEFAULT_MARGIN
 
     if question not in ("controls", "methods"):
         raise invalid("question", "until_decided", "'controls' or 'methods'", question)

@@ -321,7 +321,7 @@ def top_k_stability(
         >>> out["same_top_k"], out["top_k"], out["table"]["top_k_share"].tolist()
         (1.0, ['A'], [1.0, 0.0, 0.0])
     """
-    from xaimetrics.benchmark._uncertainty import _half_splits
+    from xaimetrics.stats._stability import half_splits
 
     owner = "top_k_stability"
     if not isinstance(scores, pd.DataFrame) or scores.shape[1] < 2:
@@ -354,7 +354,7 @@ def top_k_stability(
     same = 0
     sets = 0
     if scheme == "split_half":
-        splits = _half_splits(n, n_draws, check_seed(seed, "seed", owner))
+        splits = half_splits(n, n_draws, check_seed(seed, "seed", owner))
         for first in splits:
             mask = np.isin(np.arange(n), first)
             a, b = top(np.flatnonzero(mask)), top(np.flatnonzero(~mask))
