@@ -31,7 +31,8 @@ def _child(n_seeds: int) -> None:
     import resource
 
     sys.path.insert(0, str(ROOT / "src"))
-    from xaimetrics.benchmark import assess, simulate_results
+    from xaimetrics.benchmark import assess
+    from xaimetrics.benchmark._simulation import simulate_results
 
     frame = simulate_results(n_seeds=40, random_state=0)
     frame = frame[frame["seed"] < n_seeds]

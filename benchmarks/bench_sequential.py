@@ -37,8 +37,9 @@ sys.path[:0] = [str(ROOT / "src"), str(ROOT / "benchmarks")]
 
 from _harness import environment  # noqa: E402
 
-from xaimetrics.benchmark import SequentialDesign, assess, until_decided  # noqa: E402
+from xaimetrics.benchmark import SequentialDesign, assess  # noqa: E402
 from xaimetrics.benchmark._gated import GatedDesign  # noqa: E402
+from xaimetrics.benchmark._sequential import until_decided  # noqa: E402
 from xaimetrics.benchmark._simulation import simulate_results  # noqa: E402
 from xaimetrics.stats import plan  # noqa: E402
 

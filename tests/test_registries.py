@@ -21,7 +21,8 @@ from xaimetrics._choices import (
     InterpretationKind,
     ScoringKind,
 )
-from xaimetrics.benchmark import Providers, ResultsStore, ranking_frame, ranking_prompt, run_grid
+from xaimetrics.benchmark import Providers, ResultsStore, ranking_frame, run_grid
+from xaimetrics.benchmark._grid import ranking_prompt
 from xaimetrics.concepts import EXTRACTORS, ConceptExtractor, ExtractorKind, make_extractor
 from xaimetrics.consim import (
     PROMPT_TYPES,

@@ -144,7 +144,8 @@ def test_sequential_design_spends_exactly_alpha_and_names_its_errors() -> None:
 
 
 def test_sequential_design_stops_on_the_token_budget_and_says_so() -> None:
-    from xaimetrics.benchmark import SequentialDesign, until_decided
+    from xaimetrics.benchmark import SequentialDesign
+    from xaimetrics.benchmark._sequential import until_decided
 
     # six null methods with a spread that no look can settle at 6–7 seeds: only the token budget stops the run
     frame = simulate_results(n_seeds=12, controls=(), random_state=3).assign(prompt_tokens=100)
@@ -158,7 +159,8 @@ def test_sequential_design_stops_on_the_token_budget_and_says_so() -> None:
 @pytest.mark.slow
 def test_sequential_looks_keep_the_false_pass_rate_under_alpha() -> None:
     """Under the null, "controls pass" at any of the looks (6…16 seeds) stays ≤ 0.08 over 100 sequences."""
-    from xaimetrics.benchmark import SequentialDesign, until_decided
+    from xaimetrics.benchmark import SequentialDesign
+    from xaimetrics.benchmark._sequential import until_decided
 
     design = SequentialDesign(max_seeds=16, start=6, step=2)
     passed = 0
@@ -175,7 +177,9 @@ def _twin_null_grids(n_grids: int, first: int) -> dict[str, float]:
     """Null grids of 8 seeds where each of NMF, PCA and SVD scores like its two randomised twins (real = twin):
     the share of grids where :func:`twin_comparison` says some method beats some twin (Holm over the 6
     comparisons, the family-wise error) and where some unadjusted ``p_twin`` is below 0.05."""
-    from xaimetrics.benchmark import ranking_frame, twin_comparison, twin_method
+    from xaimetrics.benchmark import ranking_frame
+    from xaimetrics.benchmark._twin_comparison import twin_comparison
+    from xaimetrics.benchmark._twins import twin_method
 
     methods = ("NMF", "PCA", "SVD")
     competitors = (*methods, *(twin_method(m, kind) for m in methods for kind in ("all", "top")))

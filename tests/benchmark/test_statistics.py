@@ -15,7 +15,8 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.power import TTestPower
 
-from xaimetrics.benchmark import assess, unit_scores
+from xaimetrics.benchmark import assess
+from xaimetrics.benchmark._analysis import unit_scores
 from xaimetrics.benchmark._sentences import controls_sentence
 from xaimetrics.benchmark._simulation import simulate_results
 from xaimetrics.exceptions import InvalidParameterError

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xaimetrics.benchmark import simulate_results, top_k_stability, variance_components
+from xaimetrics.benchmark._simulation import simulate_results
+from xaimetrics.benchmark._variance import top_k_stability, variance_components
 from xaimetrics.exceptions import InvalidParameterError
 
 EFFECTS = {"NMF": 0.08, "SAE": 0.04, "PCA": -0.02, "ICA": 0.0}

@@ -3,7 +3,7 @@
 It picks the score (expected accuracy when every setting has class probabilities, else eq. 5's accuracy) and
 uses it for every number; compares each method and control with NoExplanation like with like (within the
 same setting, then averaged within each independent unit — a seed of a dataset, whatever model or simulator
-read it: :func:`~xaimetrics.benchmark.unit_differences`) and ranks on the complete blocks; tests the
+read it: :func:`~xaimetrics.benchmark._analysis.unit_differences`) and ranks on the complete blocks; tests the
 controls alone in their pre-stated directions (positive: one-sided superiority; negative: equivalence within a
 margin) and the methods against NoExplanation with Holm's correction; names a best method only after corrected pairwise tests; keeps every
 setting in the primary analysis (degenerate ones are flagged, and dropping their seeds for every method is a
@@ -60,16 +60,16 @@ class Assessment:
     Attributes:
         metric: the score every number uses (``"expected_accuracy"`` or ``"score"``).
         units: independent units × competitors, the mean score of each competitor over its settings within each
-            unit (:func:`~xaimetrics.benchmark.unit_scores`; descriptive: the tests use ``differences``).
+            unit (:func:`~xaimetrics.benchmark._analysis.unit_scores`; descriptive: the tests use ``differences``).
         differences: independent units × competitors, each one's difference with NoExplanation like with like
-            (:func:`~xaimetrics.benchmark.unit_differences`); every comparison with the baseline, the controls'
+            (:func:`~xaimetrics.benchmark._analysis.unit_differences`); every comparison with the baseline, the controls'
             tests, the planning and the sensitivity analysis use it. Empty without NoExplanation rows.
         unmatched: per competitor, its settings, those without a baseline setting to match
             (``without_baseline``, left out of the comparisons with NoExplanation) and those outside the
             ranking's complete blocks (``outside_blocks``); the summary says when either is not zero.
         ranking: Copeland ranking (over units) of the concept methods and the baseline (controls left out) on
             the complete blocks (the settings every ranked competitor has,
-            :func:`~xaimetrics.benchmark.complete_blocks`), with the mean score, its 95 % t-interval over units,
+            :func:`~xaimetrics.benchmark._analysis.complete_blocks`), with the mean score, its 95 % t-interval over units,
             the difference with NoExplanation, its unadjusted and Holm-adjusted p-values.
         controls: each control's pre-stated test, its difference, interval, p-value and verdict
             (``"pass"``, ``"fail"`` or ``"undecided"``).
@@ -77,7 +77,7 @@ class Assessment:
             baseline_comparison`; Holm over the concept methods, the controls keep their own two-sided p),
             with the normalised simulatability gain beside the raw difference (``nsg``, its t-interval over
             units ``nsg_low``/``nsg_high``, and ``nsg_units``, the units where it is defined;
-            :func:`~xaimetrics.benchmark.normalised_gain`).
+            :func:`~xaimetrics.benchmark._gain.normalised_gain`).
         verdict: :func:`~xaimetrics.stats.control_verdict`; ``verdict.detects`` is true only when the
             positive control beats the baseline and the negative control is shown equivalent to it.
         best: :func:`~xaimetrics.stats.best_method` over the concept methods.
@@ -92,7 +92,7 @@ class Assessment:
         ceiling: the U1 upper bound (mean and t-interval over units) when U1 was run, else ``None``.
         summary: the conclusion in plain sentences.
         long: the ranking frame the numbers were computed on (:func:`ranking_frame`, controls included).
-        gains: units × competitors, each unit's NSG (:func:`~xaimetrics.benchmark.unit_normalised_gains`;
+        gains: units × competitors, each unit's NSG (:func:`~xaimetrics.benchmark._gain.unit_normalised_gains`;
             NaN where the matched baseline was perfect). Empty without NoExplanation rows.
     """
 

@@ -7,7 +7,7 @@ gain of 0.05 over a baseline of 0.90 closes half the headroom; over 0.50, a tent
 
 **Unit of inference** (docs/benchmark.md, "Statistics"): the seed of a dataset, as for the raw difference. Per
 unit and competitor, ``D`` is the like-with-like difference with NoExplanation
-(:func:`~xaimetrics.benchmark.unit_differences`) and ``B`` the baseline's mean score over *the same matched
+(:func:`~xaimetrics.benchmark._analysis.unit_differences`) and ``B`` the baseline's mean score over *the same matched
 settings*; the unit's NSG is ``D / (1 − B)`` (a ratio of the unit's means, so one setting whose baseline is
 perfect does not make the unit undefined — only a unit whose matched baseline is perfect everywhere is).
 The reported NSG is the mean of the units' NSG with its Student-t interval (:func:`~xaimetrics.stats.

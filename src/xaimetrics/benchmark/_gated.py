@@ -4,16 +4,16 @@ A simulator is an instrument; a careful experimenter checks it before spending o
 grid, :func:`run_gated`
 
 1. **gates** it: runs only the baseline and the positive control, seed after seed, under the sequential rule
-   (:func:`~xaimetrics.benchmark.until_decided`, ``question="controls"``); the negative control is run on a
+   (:func:`~xaimetrics.benchmark._sequential.until_decided`, ``question="controls"``); the negative control is run on a
    look's seeds only while the positive control has not failed (a simulator that cannot read a faithful
    explanation is out whatever the negative control says, so its settings would be spent for nothing);
 2. **measures** the concept methods on fresh seeds (the gate's seeds are its own: a method tested on the seeds
    that made the gate pass would inherit the luck of their baseline) — only when the gate passed, or when
    ``force_methods`` asks for it (then labelled exploratory) — adding seeds until every method is decided
-   (:func:`~xaimetrics.benchmark.sequential_verdicts`, ``question="methods"``) or the budget is spent;
+   (:func:`~xaimetrics.benchmark._sequential.sequential_verdicts`, ``question="methods"``) or the budget is spent;
 3. when the grid lists ``randomized_twins`` and the gate passed, runs each method's **randomised twin** in the
    same looks, on the same seeds, and tests real against twin on the seeds the methods used
-   (:func:`~xaimetrics.benchmark.twin_comparison`, Holm over methods × twins). The twins never enter the
+   (:func:`~xaimetrics.benchmark._twin_comparison.twin_comparison`, Holm over methods × twins). The twins never enter the
    methods' sequential decision (no seed is added for them), and a simulator that did not pass its gate
    (exploratory methods) runs no twin: a comparison read by an instrument that ignores explanations says nothing.
 
@@ -109,15 +109,15 @@ class GatedResult:
 
     Attributes:
         simulator: the simulator's grid name.
-        gate: the controls' :class:`~xaimetrics.benchmark.SequentialResult`.
+        gate: the controls' :class:`~xaimetrics.benchmark._sequential.SequentialResult`.
         outcome: ``"valid"`` (both controls pass), ``"invalid"`` (a control fails) or ``"undecided"``.
-        methods: the methods' :class:`~xaimetrics.benchmark.SequentialResult`, or ``None`` when not run.
+        methods: the methods' :class:`~xaimetrics.benchmark._sequential.SequentialResult`, or ``None`` when not run.
         exploratory: the methods were measured although the gate did not pass.
         summaries: the :class:`~xaimetrics.benchmark.RunSummary` of every run made.
         forecast: the planner's forecast made before the methods ran (:func:`forecast_methods`), with the seeds
             they then used (``seeds_used``), or ``None`` when they did not run.
         twins: each method against its randomised twins on the methods' seeds
-            (:func:`~xaimetrics.benchmark.twin_comparison`), or ``None`` when no twin ran.
+            (:func:`~xaimetrics.benchmark._twin_comparison.twin_comparison`), or ``None`` when no twin ran.
     """
 
     simulator: str
@@ -409,7 +409,7 @@ def without_twins(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def twin_table(frame: pd.DataFrame, seeds: Sequence[int]) -> pd.DataFrame | None:
-    """:func:`~xaimetrics.benchmark.twin_comparison` of the rows of ``seeds`` (the methods' seeds), on the score
+    """:func:`~xaimetrics.benchmark._twin_comparison.twin_comparison` of the rows of ``seeds`` (the methods' seeds), on the score
     the rankings use (``"auto"``); ``None`` when they hold no twin."""
     from xaimetrics.benchmark._analysis import ranking_frame
     from xaimetrics.benchmark._twin_comparison import twin_comparison

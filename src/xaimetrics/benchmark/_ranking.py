@@ -15,7 +15,7 @@ counts as a win nor a loss.
   sign_flip_test`) and the Holm-adjusted p over all pairs. A constant difference over ``n`` rows gets the
   smallest p the test can give (``2/2ⁿ``), never 0: two seeds that agree are still only two seeds.
 
-The rows should be **independent units** (one per seed: :func:`~xaimetrics.benchmark.unit_scores`); the
+The rows should be **independent units** (one per seed: :func:`~xaimetrics.benchmark._analysis.unit_scores`); the
 report and :func:`~xaimetrics.benchmark.assess` pass unit tables. Rows that share their samples (prompt types,
 interpretations of one seed) are not independent, and a test over them is pseudo-replicated.
 """

@@ -142,7 +142,7 @@ def twin_sections(long: pd.DataFrame, ranking: pd.DataFrame | None = None) -> li
     """The report's randomised-twin section (none without twins), and ``ranking``'s ``beats_twins`` mark.
 
     Each concept method's gain over NoExplanation beside its gain over each randomised twin
-    (:func:`~xaimetrics.benchmark.twin_comparison`); a method that does not beat a twin (pre-stated one-sided
+    (:func:`~xaimetrics.benchmark._twin_comparison.twin_comparison`); a method that does not beat a twin (pre-stated one-sided
     sign-flip test over seeds, Holm-adjusted over methods × twins) is marked ``no`` in ``ranking`` (changed in
     place; index = methods).
 
@@ -180,7 +180,7 @@ def twin_sections(long: pd.DataFrame, ranking: pd.DataFrame | None = None) -> li
 
 
 def per_class_sections(results: pd.DataFrame) -> list[dict[str, str]]:
-    """The report's per-class sections: one table per method (:func:`~xaimetrics.benchmark.per_class_table`),
+    """The report's per-class sections: one table per method (:func:`~xaimetrics.benchmark._per_class.per_class_table`),
     none when the rows carry no per-class counts.
 
     Example:

@@ -628,7 +628,7 @@ def _roles_in(columns: Sequence[str]) -> dict[str, str]:
 
 def unit_difference_table(results: pd.DataFrame, metric: str = "auto") -> pd.DataFrame:
     """Units × competitors: each competitor's difference with NoExplanation, like with like within each unit
-    (:func:`~xaimetrics.benchmark.unit_differences`), indexed by the unit's keys (``seed`` among them), from a
+    (:func:`~xaimetrics.benchmark._analysis.unit_differences`), indexed by the unit's keys (``seed`` among them), from a
     results store's rows."""
     from xaimetrics.benchmark._analysis import choose_metric, ranking_frame, unit_differences
     from xaimetrics.benchmark._grid import BASELINE_METHOD

@@ -18,7 +18,7 @@ def twin_comparison(long: pd.DataFrame, *, confidence: float = 0.95, alpha: floa
 
     ``long`` is a :func:`~xaimetrics.benchmark.ranking_frame` table (axis ``"method"``). Both gains are matched
     like with like within each setting and averaged within each independent unit
-    (:func:`~xaimetrics.benchmark.unit_differences`); intervals are Student t over the units. ``p_twin`` is the
+    (:func:`~xaimetrics.benchmark._analysis.unit_differences`); intervals are Student t over the units. ``p_twin`` is the
     pre-stated one-sided sign-flip test (:func:`~xaimetrics.stats.sign_flip_test`, ``"greater"``) that the
     method beats its twin. The methods × twin kinds tested form one pre-stated family: ``p_twin_holm`` is Holm's
     adjustment over all of them and ``beats_twin`` is ``p_twin_holm < alpha``,

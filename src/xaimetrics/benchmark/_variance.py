@@ -215,7 +215,7 @@ def variance_components(
         seed and method, ``"residual"``): ``variance``, ``share``, ``share_low``, ``share_high``, ``df``.
 
     Example:
-        >>> from xaimetrics.benchmark import simulate_results
+        >>> from xaimetrics.benchmark._simulation import simulate_results
         >>> rows = simulate_results(n_seeds=6, methods=("NMF", "PCA"), controls=(), simulators=("a", "b"),
         ...                         effects={"NMF": 0.1}, seed_sd=0.1, method_sd=0.0, setting_sd=0.02)
         >>> table = variance_components(rows, n_boot=0)
@@ -301,7 +301,7 @@ def top_k_stability(
     """How often the top-``k`` set of methods (by mean over units) is the same across draws of the units.
 
     Args:
-        scores: units × methods (:func:`~xaimetrics.benchmark.unit_scores`; one row per seed).
+        scores: units × methods (:func:`~xaimetrics.benchmark._analysis.unit_scores`; one row per seed).
         k: the size of the top set (``< `` the number of methods).
         scheme: ``"split_half"`` — disjoint halves of the units (every split up to ``n_draws``, else
             ``n_draws`` random ones): ``same_top_k`` is the share of splits whose halves have the same top-k;
