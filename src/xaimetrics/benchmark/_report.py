@@ -92,7 +92,8 @@ def pipeline_sections(
     rows of those methods only (controls and randomised twins are checks, not levels of the method factor). A
     grid that cannot be decomposed (one seed, no residual) gets a sentence saying why instead of a table.
     """
-    from xaimetrics.benchmark._variance import top_k_stability, variance_components
+    from xaimetrics.benchmark._variance import variance_components
+    from xaimetrics.stats import top_k_stability
 
     if "method" in results.columns:
         results = results[results["method"].isin([str(m) for m in units.columns])]
@@ -130,10 +131,10 @@ def pipeline_sections(
         stability = top_k_stability(methods, k)
         sections.append(report_section(
             f"Is the top {k} stable across seeds?",
-            f"On {stability['n_draws']} splits of the {stability['n_units']} seeds into halves, both halves had "
-            f"the same top-{k} set of methods {stability['same_top_k']:.0%} of the time (top {k} on all seeds: "
-            f"{', '.join(stability['top_k'])}). top_k_share: how often each method was in a half's top {k}.",
-            stability["table"].round(4),
+            f"On {stability.n_draws} splits of the {stability.n_units} seeds into halves, both halves had "
+            f"the same top-{k} set of methods {stability.same_top_k:.0%} of the time (top {k} on all seeds: "
+            f"{', '.join(stability.top_k)}). top_k_share: how often each method was in a half's top {k}.",
+            stability.table.round(4),
         ))  # fmt: skip
     return sections
 
@@ -295,7 +296,7 @@ def write_report(
         if ranked is not None:
             axis_sections.append((axis, _Table(ranked[0]), _Table(ranked[1], index=False)))
     paths["baseline"] = figures.plot_baseline_comparison(assessment.comparison, output / "vs_baseline.png")
-    totals = analysis.totals(results)
+    totals: dict[str, object] = dict(analysis.totals(results))
     if run:
         totals.update({f"run_{k}": v for k, v in run.items() if not isinstance(v, dict | list)})
     totals_frame = pd.DataFrame({"value": [_format(v) for v in totals.values()]}, index=list(totals))

@@ -10,13 +10,64 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import pandas as pd
 
 from xaimetrics.stats import BestMethod, ControlVerdict, Plan, SplitHalfStability, minimum_pvalue
 from xaimetrics.stats._planning import Planning
 
-__all__ = ["conclusion", "controls_sentence", "p_phrase", "planning_sentence"]
+__all__ = [
+    "Forecast",
+    "conclusion",
+    "controls_sentence",
+    "forecast_sentence",
+    "p_phrase",
+    "planning_sentence",
+]
+
+
+@dataclass(frozen=True)
+class Forecast:
+    """The planner's forecast before a gated run's methods ran: the gate's unit SD, the target difference, the
+    fresh seeds it needs (``None`` above the planner's range or without a spread), over ``n_methods`` methods
+    within a ``budget`` of seeds; then the seeds the methods used and whether they were all decided."""
+
+    sd: float
+    target: float
+    seeds: int | None
+    n_methods: int
+    budget: int
+    seeds_used: int | None = None
+    decided: bool | None = None
+
+
+def forecast_sentence(forecast: Forecast) -> str:
+    """The forecast in one sentence, and what happened once the methods ran.
+
+    Example:
+        >>> print(forecast_sentence(Forecast(0.05, 0.05, 9, 6, 16, seeds_used=11, decided=True)))  # doctest: +NORMALIZE_WHITESPACE
+        Forecast before the methods ran (planner, exact test at Holm's first level over 6 methods, unit SD 0.050
+        from the gate's controls): a method that helps by 0.05 needs about 9 fresh seeds (budget 16). What
+        happened: every method was decided after 11 fresh seeds.
+    """
+    if forecast.seeds is None:
+        what = (
+            "more than the planner's range"
+            if math.isfinite(forecast.sd)
+            else "unknown (no spread measured in the gate)"
+        )
+    else:
+        what = f"about {forecast.seeds}"
+    sentence = (
+        f"Forecast before the methods ran (planner, exact test at Holm's first level over {forecast.n_methods} "
+        f"methods, unit SD {forecast.sd:.3f} from the gate's controls): a method that helps by {forecast.target:g} "
+        f"needs {what} fresh seeds (budget {forecast.budget})."
+    )
+    if forecast.seeds_used is None:
+        return sentence
+    outcome = "every method was decided" if forecast.decided else "the budget ran out"
+    return f"{sentence} What happened: {outcome} after {forecast.seeds_used} fresh seeds."
 
 
 def _plan_clause(name: str, p: Plan) -> str:

@@ -15,7 +15,10 @@ state them belong to the reports (``xaimetrics.benchmark``, ``xaimetrics.detecti
   against a baseline with Holm's correction, every pair, and a best column only when corrected tests say so;
 - :func:`control_verdict` (:class:`ControlVerdict`) — controls tested in their pre-stated directions;
 - :func:`plan` (:class:`Plan`), :func:`minimum_detectable_difference` — the power of the exact test itself;
-- :func:`split_half_stability` (:class:`SplitHalfStability`) — Kendall's τ between orders on halves of the units.
+- :func:`split_half_stability` (:class:`SplitHalfStability`) — Kendall's τ between orders on halves of the units,
+  and :func:`top_k_stability` (:class:`TopKStability`), how often the top-k set survives a draw of the units;
+- :func:`sequential_sign_test` (:class:`SequentialTest`), :func:`sequential_pvalue` — the exact group-sequential
+  sign-flip test, the type-I error controlled over several looks.
 
 Example:
     >>> from xaimetrics.stats import sign_flip_test
@@ -39,7 +42,13 @@ from xaimetrics.stats._exact import (
     t_interval,
 )
 from xaimetrics.stats._planning import Plan, minimum_detectable_difference, plan
-from xaimetrics.stats._stability import SplitHalfStability, split_half_stability
+from xaimetrics.stats._sequential import SequentialTest, sequential_pvalue, sequential_sign_test
+from xaimetrics.stats._stability import (
+    SplitHalfStability,
+    TopKStability,
+    split_half_stability,
+    top_k_stability,
+)
 
 __all__ = [
     "DEFAULT_MARGIN",
@@ -48,7 +57,9 @@ __all__ = [
     "BestMethod",
     "ControlVerdict",
     "Plan",
+    "SequentialTest",
     "SplitHalfStability",
+    "TopKStability",
     "baseline_comparison",
     "best_method",
     "control_verdict",
@@ -60,8 +71,11 @@ __all__ = [
     "pairwise_comparison",
     "plan",
     "robust_pvalue",
+    "sequential_pvalue",
+    "sequential_sign_test",
     "sign_flip_test",
     "skewness_corrected_pvalue",
     "split_half_stability",
     "t_interval",
+    "top_k_stability",
 ]
