@@ -201,7 +201,7 @@ def sequential_verdicts(
         for c, r in roles.items()
         if c in differences.columns and (r == "method") == (question == "methods")
     }
-    rows: dict[str, dict[str, Any]] = {}
+    rows: dict[str, dict[str, object]] = {}
     if question == "controls":
         for column, role in chosen.items():
             rows[column] = _control_row(order, column, role, seen, fractions, design.alpha, margin, pvalues)
@@ -236,7 +236,7 @@ def _unit_looks(frame: pd.DataFrame, seen: Sequence[int]) -> list[int]:
 def _control_row(
     order: pd.DataFrame, column: str, role: str, seen: Sequence[int], fractions: Sequence[float], alpha: float,
     margin: float, pvalues: bool,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, object]:  # fmt: skip
     data = order[[column, "_look_rank"]].dropna()
     values = data[column].to_numpy(dtype=float)
     unit_looks = _unit_looks(data, seen)
@@ -287,7 +287,7 @@ def _test_name(role: str, verdict: str, margin: float) -> str:
 def _method_rows(
     order: pd.DataFrame, methods: list[str], seen: Sequence[int], fractions: Sequence[float], alpha: float,
     margin: float, pvalues: bool,
-) -> dict[str, dict[str, Any]]:  # fmt: skip
+) -> dict[str, dict[str, object]]:  # fmt: skip
     data = order[[*methods, "_look_rank"]].dropna()  # complete blocks: every method on the same units
     unit_looks = _unit_looks(data, seen)
     helps = {m: _Hypothesis(m, 0.0, "greater") for m in methods}
