@@ -31,7 +31,8 @@ def _child(n_seeds: int) -> None:
     import resource
 
     sys.path.insert(0, str(ROOT / "src"))
-    from xaimetrics.benchmark import assess, simulate_results
+    from xaimetrics.benchmark import assess
+    from xaimetrics.benchmark._simulation import simulate_results
 
     frame = simulate_results(n_seeds=40, random_state=0)
     frame = frame[frame["seed"] < n_seeds]
@@ -40,7 +41,7 @@ def _child(n_seeds: int) -> None:
     result = assess(frame)
     seconds = time.perf_counter() - started
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # kilobytes on Linux
-    print(json.dumps({"seconds": seconds, "peak_mb": peak_kb / 1024, "splits": result.stability["n_splits"]}))
+    print(json.dumps({"seconds": seconds, "peak_mb": peak_kb / 1024, "splits": result.stability.n_splits}))
 
 
 def _side(n_seeds: int) -> dict[str, float]:

@@ -28,8 +28,9 @@ sys.path[:0] = [str(ROOT / "src"), str(ROOT / "benchmarks")]
 
 from _harness import environment  # noqa: E402
 
-from xaimetrics.benchmark import assess, plan  # noqa: E402
+from xaimetrics.benchmark import assess  # noqa: E402
 from xaimetrics.benchmark._simulation import simulate_results  # noqa: E402
+from xaimetrics.stats import plan  # noqa: E402
 
 #: the unit-difference SD of the simulation with one arm per competitor: √(2·0.03² + 2·0.04²)
 UNIT_SD = math.sqrt(2 * 0.03**2 + 2 * 0.04**2)
@@ -48,20 +49,20 @@ def null_grids(n_seeds: int, n_grids: int) -> dict[str, dict[str, float]]:
         misses += int(((c["ci_low"] > 0) | (c["ci_high"] < 0)).sum())
         intervals += len(c)
         fwer += bool(c.loc[c["role"] == "method", "significant"].any())
-        controls += bool(result.verdict["detects"])
+        controls += bool(result.verdict.detects)
     return {"interval_miss": _rate(misses, intervals), "family_wise": _rate(fwer, n_grids),
             "controls_pass": _rate(controls, n_grids)}  # fmt: skip
 
 
 def power(n_seeds: int, n_grids: int) -> dict[str, dict[str, float]]:
-    positive = plan(UNIT_SD, n_units=n_seeds, alternative="greater")["mdd"]
-    method = plan(UNIT_SD, n_units=n_seeds, n_comparisons=6)["mdd"]
+    positive = plan(UNIT_SD, n_units=n_seeds, alternative="greater").mdd
+    method = plan(UNIT_SD, n_units=n_seeds, n_comparisons=6).mdd
     hits_positive = hits_method = 0
     for g in range(n_grids):
         frame = simulate_results(n_seeds=n_seeds, effects={"SurrogateWords": positive, "NMF": method},
                                  random_state=2_000_000 + g)  # fmt: skip
         result = assess(frame)
-        hits_positive += result.verdict["positive"]["SurrogateWords"] == "pass"
+        hits_positive += result.verdict.positive["SurrogateWords"] == "pass"
         hits_method += bool(result.comparison.loc["NMF", "significant"])
     return {
         "positive_control": {**_rate(hits_positive, n_grids), "effect": positive, "planned": 0.8},

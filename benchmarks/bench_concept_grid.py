@@ -25,8 +25,11 @@ sys.path[:0] = [str(ROOT / "src"), str(ROOT / "benchmarks")]
 from _harness import environment  # noqa: E402
 
 from xaimetrics._demo import demo_providers  # noqa: E402
-from xaimetrics.benchmark import Grid, ResultsStore, legibility_summary, run_grid  # noqa: E402
-from xaimetrics.benchmark._concept_report import concept_frame  # noqa: E402
+from xaimetrics.benchmark import Grid, ResultsStore, run_grid  # noqa: E402
+from xaimetrics.benchmark._concept_report import (  # noqa: E402
+    concept_frame,
+    legibility_summary,
+)
 
 
 def main() -> None:

@@ -27,6 +27,7 @@ from _harness import environment  # noqa: E402
 
 from xaimetrics import cli  # noqa: E402
 from xaimetrics.benchmark import ResultsStore, assess  # noqa: E402
+from xaimetrics.benchmark._sentences import controls_sentence  # noqa: E402
 
 
 def _row(table, method: str, columns: list[str]) -> dict[str, object]:
@@ -62,21 +63,20 @@ def main() -> None:
                          for m in result.controls.index},
             "methods": {m: _row(methods, m, ["difference", "ci_low", "ci_high", "pvalue", "pvalue_adjusted",
                                              "significant"]) for m in methods.index},
-            "detects": result.verdict["detects"], "best": result.best.get("method"),
-            "best_established": result.best.get("established"), "summary": result.summary,
+            "detects": result.verdict.detects, "best": result.best.method,
+            "best_established": result.best.established, "summary": result.summary,
         }  # fmt: skip
-        print(f"{n} seeds: " + result.verdict["sentence"], flush=True)
+        print(f"{n} seeds: " + controls_sentence(result.verdict), flush=True)
     for n in (3, 5):
         verdicts = []
         for subset in itertools.combinations(range(10), n):
             verdict = assess(frame[frame["seed"].isin(subset)]).verdict
             verdicts.append(verdict)
         share = {
-            "positive_pass": sum(v["positive"].get("SurrogateWords") == "pass" for v in verdicts)
+            "positive_pass": sum(v.positive.get("SurrogateWords") == "pass" for v in verdicts)
             / len(verdicts),
-            "negative_pass": sum(v["negative"].get("RandomWords") == "pass" for v in verdicts)
-            / len(verdicts),
-            "detects": sum(bool(v["detects"]) for v in verdicts) / len(verdicts),
+            "negative_pass": sum(v.negative.get("RandomWords") == "pass" for v in verdicts) / len(verdicts),
+            "detects": sum(bool(v.detects) for v in verdicts) / len(verdicts),
             "subsets": len(verdicts),
         }
         out[f"subsets_{n}"] = share

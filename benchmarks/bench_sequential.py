@@ -37,9 +37,11 @@ sys.path[:0] = [str(ROOT / "src"), str(ROOT / "benchmarks")]
 
 from _harness import environment  # noqa: E402
 
-from xaimetrics.benchmark import SequentialDesign, assess, plan, until_decided  # noqa: E402
+from xaimetrics.benchmark import SequentialDesign, assess  # noqa: E402
 from xaimetrics.benchmark._gated import GatedDesign  # noqa: E402
+from xaimetrics.benchmark._sequential import until_decided  # noqa: E402
 from xaimetrics.benchmark._simulation import simulate_results  # noqa: E402
+from xaimetrics.stats import plan  # noqa: E402
 
 #: the demo's designs: gate 5…8 seeds, methods 8…16 fresh seeds, α = 0.05, ρ = 0.5
 DESIGN = GatedDesign.default()
@@ -94,12 +96,12 @@ def methods(n_grids: int, effects: Mapping[str, float], **options: Any) -> dict[
 
 
 def planner(n_grids: int, n_seeds: int = 10) -> dict[str, Any]:
-    mdd = plan(UNIT_SD, n_units=n_seeds, alternative="greater")["mdd"]
+    mdd = plan(UNIT_SD, n_units=n_seeds, alternative="greater").mdd
     hits = 0
     for g in range(n_grids):
         frame = simulate_results(n_seeds=n_seeds, methods=("NMF",), effects={"SurrogateWords": mdd},
                                  random_state=9_000_000 + g)  # fmt: skip
-        hits += assess(frame).verdict["positive"]["SurrogateWords"] == "pass"
+        hits += assess(frame).verdict.positive["SurrogateWords"] == "pass"
     return {"mdd": round(mdd, 4), "planned_power": 0.8, "realised": _rate(hits, n_grids)}
 
 

@@ -13,7 +13,8 @@ import pytest
 from benchmark.toy_grid import PROVIDER_KWARGS, ToyTopicModel, toy_dataset, toy_grid
 from xaimetrics import cli
 from xaimetrics._arguments import add_registry_argument
-from xaimetrics.benchmark import Providers, ResultsStore, ranking_frame, ranking_prompt, run_grid
+from xaimetrics.benchmark import Providers, ResultsStore, ranking_frame, run_grid
+from xaimetrics.benchmark._grid import ranking_prompt
 from xaimetrics.concepts import EXTRACTORS, ConceptExtractor, ExtractorKind, make_extractor
 from xaimetrics.consim import (
     BALANCES,
@@ -281,7 +282,7 @@ def test_each_name_has_one_spelling_across_the_grid_and_the_command_line() -> No
 
 def test_a_registered_interpretation_scoring_and_balance_mode_run_their_own_functions() -> None:
     """The callers ask the entry what to do: no name is compared anywhere on the way."""
-    from xaimetrics.benchmark import estimate_tokens
+    from xaimetrics.benchmark._budget import estimate_tokens
     from xaimetrics.consim import interpret_concepts, select_examples
     from xaimetrics.consim._scoring import answer_schema
     from xaimetrics.simulators import AnswerSchema

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from xaimetrics.benchmark import prompt_type_comparison, ranking_frame, rankings_by, spearman_with_metrics
-from xaimetrics.benchmark._analysis import parse_statistics
+from xaimetrics.benchmark import ranking_frame, rankings_by
+from xaimetrics.benchmark._analysis import parse_statistics, prompt_type_comparison, spearman_with_metrics
 from xaimetrics.exceptions import InvalidParameterError
 
 
@@ -159,8 +159,9 @@ def _by_hand(scores: dict, baseline: dict, values: list[str]) -> pd.DataFrame:
     column=st.sampled_from(["interpretation", "importance"]),
 )
 def test_property_any_axis_ranks_like_the_manual_pivot(data, methods, prompts, seeds, column) -> None:
-    from xaimetrics.benchmark import rank_methods, win_matrix
+    from xaimetrics.benchmark import rank_methods
     from xaimetrics.benchmark._analysis import overall_statistics
+    from xaimetrics.benchmark._ranking import win_matrix
 
     values = ["top_words", "llm_labels"] if column == "interpretation" else ["grad_x_input", "occlusion"]
     score = st.integers(0, 20).map(lambda k: k / 20)
@@ -205,7 +206,7 @@ def test_unknown_axis_is_a_clear_error(axis: str) -> None:
 
 # -- like with like, and the unit is the draw (issue #34) -----------------------------------------------------
 def test_unit_differences_match_within_each_setting_then_average_in_the_unit():
-    from xaimetrics.benchmark import UNIT_KEYS, complete_blocks, unit_differences
+    from xaimetrics.benchmark._analysis import UNIT_KEYS, complete_blocks, unit_differences
     from xaimetrics.benchmark._simulation import simulate_results
 
     frame = simulate_results(

@@ -14,13 +14,9 @@ from toy_grid import PROVIDER_KWARGS
 from xaimetrics.benchmark import Grid, Providers, ResultsStore, run_grid, write_report
 from xaimetrics.benchmark._assessment import assess
 from xaimetrics.benchmark._store import setting_key
-from xaimetrics.benchmark._uncertainty import (
-    baseline_comparison,
-    minimum_detectable_difference,
-    split_half_stability,
-)
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.simulators import SimulatorResponse
+from xaimetrics.stats import baseline_comparison, minimum_detectable_difference, split_half_stability
 
 
 class ProbabilityOracle:
@@ -85,7 +81,7 @@ def test_grid_with_controls_and_probabilities(tmp_path) -> None:
     assert frame["expected_accuracy"].notna().all() and set(frame["scoring"]) == {"probability"}
     result = assess(frame)
     assert result.metric == "expected_accuracy"
-    assert result.verdict["detects"] is True
+    assert result.verdict.detects is True
     assert result.controls.loc["SurrogateWords", "verdict"] == "pass"
     assert result.controls.loc["RandomWords", "verdict"] == "pass"  # shown within ±0.05 of the baseline
     assert "The controls pass" in result.summary and "NMF" in result.summary
@@ -111,7 +107,7 @@ def test_a_failing_positive_control_is_said_in_words(tmp_path) -> None:
     run_grid(_grid(), tmp_path / "r.sqlite", providers=_providers(UselessOracle), progress=False)
     with ResultsStore(tmp_path / "r.sqlite") as store:
         result = assess(store.to_frame())
-    assert result.verdict["detects"] is False
+    assert result.verdict.detects is False
     assert "did not detect an informative explanation" in result.summary
 
 
@@ -136,7 +132,7 @@ def test_grid_validation_of_the_new_options() -> None:
 def test_minimum_detectable_difference_is_the_exact_tests_and_above_the_t_tests() -> None:
     from statsmodels.stats.power import TTestPower
 
-    from xaimetrics.benchmark._power import solve_effect
+    from xaimetrics.stats._power import solve_effect
 
     d = np.array([0.12, -0.03, 0.05, 0.08, 0.01, 0.02, -0.01])
     t_based = TTestPower().solve_power(nobs=7, alpha=0.05, power=0.8) * d.std(ddof=1)
@@ -149,7 +145,7 @@ def test_minimum_detectable_difference_is_the_exact_tests_and_above_the_t_tests(
 def test_baseline_comparison_keeps_constant_wins_at_their_exact_p() -> None:
     scores = pd.DataFrame({"NoExplanation": [0.5, 0.6, 0.55, 0.4, 0.52], "A": [0.6, 0.7, 0.6, 0.45, 0.5],
                            "B": [0.55, 0.65, 0.6, 0.45, 0.57]})  # fmt: skip
-    table = baseline_comparison(scores)
+    table = baseline_comparison(scores, "NoExplanation")
     assert table.loc["B", "difference"] == pytest.approx(0.05)
     assert table.loc["B", "pvalue"] == pytest.approx(0.0625)  # 5 equal wins: the smallest p there is, not 0
     assert not table.loc["B", "significant"]
@@ -162,11 +158,11 @@ def test_split_half_stability_detects_unstable_orders() -> None:
         flip = seed % 2  # the order of A and B alternates with the seed: unstable across halves
         rows.append({"A": 0.6 + 0.1 * flip, "B": 0.7 - 0.1 * flip, "C": 0.1})
     result = split_half_stability(pd.DataFrame(rows))
-    assert result["n_seeds"] == 6 and result["n_splits"] == 10
-    assert result["tau_mean"] == pytest.approx(1 / 3)  # A and B swap in every split, C stays last
+    assert result.n_seeds == 6 and result.n_splits == 10
+    assert result.tau_mean == pytest.approx(1 / 3)  # A and B swap in every split, C stays last
     stable = pd.DataFrame(rows).assign(A=lambda f: f["A"] + 1.0)
-    assert split_half_stability(stable)["tau_min"] == 1.0
-    assert math.isnan(split_half_stability(pd.DataFrame(rows[:1]))["tau_mean"])
+    assert split_half_stability(stable).tau_min == 1.0
+    assert math.isnan(split_half_stability(pd.DataFrame(rows[:1])).tau_mean)
 
 
 def test_degenerate_settings_are_kept_flagged_and_counted() -> None:
@@ -219,10 +215,10 @@ def test_the_gate_grid_of_baseline_and_controls_gives_control_verdicts() -> None
 
     frame = simulate_results(n_seeds=8, methods=(), effects={"SurrogateWords": 0.2}, random_state=4)
     result = assess(frame)
-    assert result.verdict["positive"] == {"SurrogateWords": "pass"}
+    assert result.verdict.positive == {"SurrogateWords": "pass"}
     assert set(result.comparison["role"]) == {"positive control", "negative control"}
-    assert result.ranking.empty and result.best["method"] is None
-    assert result.planning["methods"] is None and result.planning["positive"]["n_units"] == 8
+    assert result.ranking.empty and result.best.method is None
+    assert result.planning.methods is None and result.planning.positive.n_units == 8
     assert "8 independent units" in result.summary and "Ranking stability" not in result.summary
     assert "a method against NoExplanation" not in result.summary
 
@@ -236,7 +232,7 @@ def test_methods_without_a_baseline_are_ranked_and_say_that_nothing_is_compared_
     assert result.ranking.index[0] == "NMF" and "SurrogateWords" not in result.ranking.index
     assert result.summary.startswith("The results hold no NoExplanation rows")
     assert "The controls cannot be tested" in result.summary
-    assert result.verdict["detects"] is None
+    assert result.verdict.detects is None
 
 
 def test_controls_without_a_baseline_or_methods_are_a_clear_error() -> None:
@@ -260,10 +256,10 @@ def test_one_seed_gives_undecided_verdicts_and_no_intervals() -> None:
     from xaimetrics.benchmark._simulation import simulate_results
 
     result = assess(simulate_results(n_seeds=1, random_state=2))
-    assert set(result.controls["verdict"]) == {"undecided"} and result.verdict["decided"] is False
+    assert set(result.controls["verdict"]) == {"undecided"} and result.verdict.decided is False
     assert result.comparison["ci_low"].isna().all() and (result.comparison["n_units"] == 1).all()
     assert (
-        math.isnan(result.stability["tau_mean"])
+        math.isnan(result.stability.tau_mean)
         and "Ranking stability needs two or more seeds (1 here)" in result.summary
     )
 
@@ -273,8 +269,8 @@ def test_one_method_and_the_baseline_without_controls() -> None:
 
     result = assess(simulate_results(n_seeds=6, methods=("NMF",), controls=(), effects={"NMF": 0.3}))
     assert list(result.comparison.index) == ["NMF"] and result.comparison.loc["NMF", "pvalue"] == 2 / 2**6
-    assert list(result.ranking.index) == ["NMF", "NoExplanation"] and result.best["method"] is None
-    assert result.verdict["detects"] is None and "No positive control was run" in result.summary
+    assert list(result.ranking.index) == ["NMF", "NoExplanation"] and result.best.method is None
+    assert result.verdict.detects is None and "No positive control was run" in result.summary
     assert (
         "Ranking stability needs two or more concept methods (1 here)" in result.summary
     )  # nothing to order
@@ -285,22 +281,22 @@ def test_methods_and_baseline_without_controls() -> None:
 
     result = assess(simulate_results(n_seeds=6, controls=(), random_state=8))
     assert set(result.comparison["role"]) == {"method"} and len(result.ranking) == 7
-    assert result.controls.empty and result.verdict["ran"] is False
+    assert result.controls.empty and result.verdict.ran is False
 
 
 # -- split-half stability draws its splits, never lists them (issue #34) --------------------------------------
 @pytest.mark.timeout(120)  # a hang guard, not a timed assertion: listing C(60, 30) splits never ends
 def test_split_half_stability_on_60_units_draws_max_splits_distinct_balanced_splits() -> None:
-    from xaimetrics.benchmark._uncertainty import _half_splits
+    from xaimetrics.stats._stability import half_splits
 
     rng = np.random.default_rng(0)
     scores = pd.DataFrame(rng.normal(size=(60, 4)) + np.arange(4) / 2, columns=list("ABCD"))
     result = split_half_stability(scores, max_splits=40)
-    assert result["n_splits"] == 40 and result["n_seeds"] == 60 and result["tau_mean"] > 0.5
-    splits = _half_splits(60, 40, seed=0)
+    assert result.n_splits == 40 and result.n_seeds == 60 and result.tau_mean > 0.5
+    splits = half_splits(60, 40, seed=0)
     assert len(set(splits)) == 40 and all(len(s) == 30 and 0 in s for s in splits)
-    assert splits == _half_splits(60, 40, seed=0) != _half_splits(60, 40, seed=1)  # seeded
-    assert len(_half_splits(7, 50, seed=0)) == 35  # C(7, 3) = 35 ≤ 50: every split, listed
+    assert splits == half_splits(60, 40, seed=0) != half_splits(60, 40, seed=1)  # seeded
+    assert len(half_splits(7, 50, seed=0)) == 35  # C(7, 3) = 35 ≤ 50: every split, listed
 
 
 @pytest.mark.timeout(300)
@@ -308,4 +304,4 @@ def test_assess_on_40_seeds_generates_at_most_max_splits() -> None:
     from xaimetrics.benchmark._simulation import simulate_results
 
     result = assess(simulate_results(n_seeds=40, random_state=6))
-    assert result.stability["n_seeds"] == 40 and result.stability["n_splits"] == 50
+    assert result.stability.n_seeds == 40 and result.stability.n_splits == 50

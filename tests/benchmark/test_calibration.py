@@ -10,8 +10,9 @@ import math
 import numpy as np
 import pytest
 
-from xaimetrics.benchmark import assess, plan
+from xaimetrics.benchmark import assess
 from xaimetrics.benchmark._simulation import simulate_results
+from xaimetrics.stats import plan
 
 #: the simulation's unit-difference SD with one arm per method: √(2·0.03² + 2·0.04²)
 UNIT_SD = math.sqrt(2 * 0.03**2 + 2 * 0.04**2)
@@ -25,7 +26,7 @@ def _null_grids(n_grids: int, n_seeds: int) -> dict[str, float]:
         misses += int(((comparison["ci_low"] > 0) | (comparison["ci_high"] < 0)).sum())
         intervals += len(comparison)
         any_significant += bool(comparison.loc[comparison["role"] == "method", "significant"].any())
-        controls_pass += bool(result.verdict["detects"])
+        controls_pass += bool(result.verdict.detects)
     return {
         "miss": misses / intervals,
         "fwer": any_significant / n_grids,
@@ -50,14 +51,14 @@ def test_power_of_the_positive_control_matches_the_planner() -> None:
     """An effect of exactly the planner's minimum detectable difference (10 seeds, one-sided α = 0.05, power 0.8)
     is detected in about 80 % of grids: 120 grids give a Monte-Carlo SD of 0.037; the sign-flip test is a
     little less powerful than the t-test the planner solves, so the band is 0.8 − 0.15 … 0.8 + 0.1."""
-    mdd = plan(UNIT_SD, n_units=10, alternative="greater")["mdd"]
+    mdd = plan(UNIT_SD, n_units=10, alternative="greater").mdd
     detected = 0
     n_grids = 120
     for g in range(n_grids):
         frame = simulate_results(
             n_seeds=10, methods=("NMF",), effects={"SurrogateWords": mdd}, random_state=g
         )
-        detected += assess(frame).verdict["positive"]["SurrogateWords"] == "pass"
+        detected += assess(frame).verdict.positive["SurrogateWords"] == "pass"
     assert 0.65 <= detected / n_grids <= 0.9, detected / n_grids
 
 
@@ -143,7 +144,8 @@ def test_sequential_design_spends_exactly_alpha_and_names_its_errors() -> None:
 
 
 def test_sequential_design_stops_on_the_token_budget_and_says_so() -> None:
-    from xaimetrics.benchmark import SequentialDesign, until_decided
+    from xaimetrics.benchmark import SequentialDesign
+    from xaimetrics.benchmark._sequential import until_decided
 
     # six null methods with a spread that no look can settle at 6–7 seeds: only the token budget stops the run
     frame = simulate_results(n_seeds=12, controls=(), random_state=3).assign(prompt_tokens=100)
@@ -157,7 +159,8 @@ def test_sequential_design_stops_on_the_token_budget_and_says_so() -> None:
 @pytest.mark.slow
 def test_sequential_looks_keep_the_false_pass_rate_under_alpha() -> None:
     """Under the null, "controls pass" at any of the looks (6…16 seeds) stays ≤ 0.08 over 100 sequences."""
-    from xaimetrics.benchmark import SequentialDesign, until_decided
+    from xaimetrics.benchmark import SequentialDesign
+    from xaimetrics.benchmark._sequential import until_decided
 
     design = SequentialDesign(max_seeds=16, start=6, step=2)
     passed = 0
@@ -174,7 +177,9 @@ def _twin_null_grids(n_grids: int, first: int) -> dict[str, float]:
     """Null grids of 8 seeds where each of NMF, PCA and SVD scores like its two randomised twins (real = twin):
     the share of grids where :func:`twin_comparison` says some method beats some twin (Holm over the 6
     comparisons, the family-wise error) and where some unadjusted ``p_twin`` is below 0.05."""
-    from xaimetrics.benchmark import ranking_frame, twin_comparison, twin_method
+    from xaimetrics.benchmark import ranking_frame
+    from xaimetrics.benchmark._twin_comparison import twin_comparison
+    from xaimetrics.benchmark._twins import twin_method
 
     methods = ("NMF", "PCA", "SVD")
     competitors = (*methods, *(twin_method(m, kind) for m in methods for kind in ("all", "top")))

@@ -285,7 +285,8 @@ def _answer(printed):
 def test_a_sequential_run_answers_first_as_run_gated_does_and_a_rerun_makes_no_call(tmp_path, capsys):
     from toy_grid import PROVIDERS
 
-    from xaimetrics.benchmark import ResultsStore, headline, load_design, load_grid, run_gated
+    from xaimetrics.benchmark import ResultsStore, headline, load_grid, run_gated
+    from xaimetrics.benchmark._design_file import load_design
 
     path = tmp_path / "grid.toml"
     path.write_text(SEQUENTIAL_GRID)
@@ -356,7 +357,8 @@ def test_sequential_table_errors_name_the_key(tmp_path, capsys, table, message):
 def test_other_unknown_keys_are_still_refused_and_a_plain_grid_loads_with_its_table(tmp_path):
     from toy_grid import PROVIDERS
 
-    from xaimetrics.benchmark import load_design, load_grid
+    from xaimetrics.benchmark import load_grid
+    from xaimetrics.benchmark._design_file import load_design
     from xaimetrics.exceptions import InvalidParameterError
 
     path = tmp_path / "grid.toml"

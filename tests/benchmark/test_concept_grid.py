@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 from planted_grid import planted_grid, planted_providers
 
-from xaimetrics.benchmark import ConceptRow, Grid, ResultsStore, legibility_summary, run_grid
-from xaimetrics.benchmark._concept_report import concept_frame, concept_sections
+from xaimetrics.benchmark import ConceptRow, Grid, ResultsStore, run_grid
+from xaimetrics.benchmark._concept_report import concept_frame, concept_sections, legibility_summary
 from xaimetrics.detection import legibility_table
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.simulators import SimulatorResponse

@@ -9,7 +9,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from xaimetrics.benchmark import assess, normalised_gain, simulate_results, unit_normalised_gains
+from xaimetrics.benchmark import assess
+from xaimetrics.benchmark._gain import normalised_gain, unit_normalised_gains
+from xaimetrics.benchmark._simulation import simulate_results
 from xaimetrics.exceptions import InvalidParameterError
 
 

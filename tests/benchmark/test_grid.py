@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from xaimetrics.benchmark import BASELINE_METHOD, Grid, Setting, load_grid, ranking_prompt
+from xaimetrics.benchmark import BASELINE_METHOD, Grid, load_grid
+from xaimetrics.benchmark._grid import Setting, ranking_prompt
 from xaimetrics.consim import PromptSetting
 from xaimetrics.exceptions import InvalidParameterError
 

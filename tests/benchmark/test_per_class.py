@@ -8,7 +8,8 @@ import math
 import pytest
 from toy_grid import PROVIDER_KWARGS, TOPICS, MethodOracle, toy_grid
 
-from xaimetrics.benchmark import Grid, Providers, ResultsStore, per_class_table, run_grid, write_report
+from xaimetrics.benchmark import Grid, Providers, ResultsStore, run_grid, write_report
+from xaimetrics.benchmark._per_class import per_class_table
 from xaimetrics.exceptions import InvalidParameterError
 
 NAMES = list(TOPICS)  # the class names, class id order

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xaimetrics.benchmark import copeland_ranks, pairwise_differences, pivot_scores, rank_methods, win_matrix
+from xaimetrics.benchmark import rank_methods
+from xaimetrics.benchmark._ranking import copeland_ranks, pairwise_differences, pivot_scores, win_matrix
 from xaimetrics.exceptions import InvalidParameterError
 
 

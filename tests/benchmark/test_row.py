@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from xaimetrics.benchmark import ResultRow, ResultsStore, Setting
+from xaimetrics.benchmark import ResultRow, ResultsStore
+from xaimetrics.benchmark._grid import Setting
 from xaimetrics.benchmark._group import setting_row
 from xaimetrics.benchmark._row import summed
 from xaimetrics.consim import PromptSetting, render_prompt, score_response

@@ -9,8 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xaimetrics.benchmark import assess, control_verdict
+from xaimetrics.benchmark import assess
+from xaimetrics.benchmark._sentences import controls_sentence
 from xaimetrics.benchmark._simulation import simulate_results
+from xaimetrics.stats import control_verdict
 
 
 def _summary(n_seeds: int, methods: tuple[str, ...], controls: bool, sd: float, seed: int = 0):
@@ -82,7 +84,11 @@ def test_the_size_sentence_says_what_would_reach_significance() -> None:
 def test_a_failing_negative_control_shows_the_test_that_failed_it() -> None:
     base = np.linspace(0.5, 0.6, 8)
     units = pd.DataFrame({"NoExplanation": base, "SurrogateWords": base + 0.2, "RandomWords": base + 0.15})
-    verdict = control_verdict(units, {"SurrogateWords": "positive", "RandomWords": "negative"})
-    row = verdict["table"].loc["RandomWords"]
+    verdict = control_verdict(
+        units, {"SurrogateWords": "positive", "RandomWords": "negative"}, baseline="NoExplanation"
+    )
+    row = verdict.table.loc["RandomWords"]
     assert row["verdict"] == "fail" and row["decided_by"] == "above +0.05"
-    assert "fails: +0.150, all 8 seeds gave the same difference, above +0.05 p = 0.004" in verdict["sentence"]
+    assert "fails: +0.150, all 8 seeds gave the same difference, above +0.05 p = 0.004" in controls_sentence(
+        verdict
+    )

@@ -12,12 +12,10 @@ import pytest
 from xaimetrics.benchmark import SequentialDesign
 from xaimetrics.benchmark._sequential import (
     gate_outcome,
-    sequential_pvalue,
-    sequential_sign_test,
     sequential_verdicts,
 )
 from xaimetrics.exceptions import InvalidParameterError
-from xaimetrics.stats import sign_flip_test
+from xaimetrics.stats import sequential_pvalue, sequential_sign_test, sign_flip_test
 
 
 #: Monte-Carlo allowance: three standard errors of a rate of 0.05 over the number of simulated sequences
@@ -40,7 +38,7 @@ def test_one_look_is_the_fixed_exact_sign_flip_test() -> None:
 def test_looks_beyond_the_data_have_not_happened() -> None:
     d = [0.1, 0.2, 0.05, 0.3, 0.1]
     out = sequential_sign_test(d, looks=[5, 6, 7], fractions=[0.7, 0.85, 1.0])
-    assert out["rejected"] and out["n_units"] == 5 and out["look"] == 0
+    assert out.rejected and out.n_units == 5 and out.look == 0
 
 
 def test_bad_inputs_name_the_argument() -> None:
@@ -59,7 +57,7 @@ def test_false_rejections_over_all_looks_stay_below_alpha() -> None:
     n = 600
     for draw in (lambda: rng.normal(0, 1, 10), lambda: rng.standard_t(2, 10)):
         rejected = sum(
-            sequential_sign_test(draw(), looks=design.looks(), fractions=_fractions(design))["rejected"]
+            sequential_sign_test(draw(), looks=design.looks(), fractions=_fractions(design)).rejected
             for _ in range(n)
         )
         assert rejected / n <= _allowance(n), rejected / n
@@ -73,7 +71,7 @@ def test_more_powerful_than_the_union_bound() -> None:
     exact = union = 0
     for _ in range(300):
         d = rng.normal(0.6, 1.0, 10)
-        exact += sequential_sign_test(d, looks=design.looks(), fractions=_fractions(design))["rejected"]
+        exact += sequential_sign_test(d, looks=design.looks(), fractions=_fractions(design)).rejected
         union += any(sign_flip_test(d[:n], alternative="greater") <= design.level(n) for n in design.looks())
     assert exact > union * 1.1, (exact, union)
 

@@ -15,13 +15,18 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.power import TTestPower
 
-from xaimetrics.benchmark import assess, baseline_comparison, control_verdict, plan, unit_scores
+from xaimetrics.benchmark import assess
+from xaimetrics.benchmark._analysis import unit_scores
+from xaimetrics.benchmark._sentences import controls_sentence
 from xaimetrics.benchmark._simulation import simulate_results
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.stats import (
+    baseline_comparison,
+    control_verdict,
     equivalence_test,
     holm,
     minimum_pvalue,
+    plan,
     robust_pvalue,
     sign_flip_test,
     skewness_corrected_pvalue,
@@ -85,7 +90,7 @@ def test_duplicating_rows_across_interpretations_and_prompt_types_leaves_p_uncha
     duplicated = assess(pd.concat(copies, ignore_index=True))
     columns = ["difference", "ci_low", "ci_high", "pvalue", "pvalue_adjusted", "n_units"]
     pd.testing.assert_frame_equal(once.comparison[columns], duplicated.comparison[columns])
-    assert once.verdict["detects"] == duplicated.verdict["detects"]
+    assert once.verdict.detects == duplicated.verdict.detects
     assert (once.comparison["n_units"] == 6).all()
 
 
@@ -101,7 +106,7 @@ def test_property_two_seeds_never_give_p_below_005(effect: float, noise: list[fl
     rows["expected_accuracy"] = rows["score"]
     result = assess(rows)
     assert (result.comparison["pvalue"] >= 0.05).all() and not result.comparison["significant"].any()
-    assert (result.controls["pvalue"] >= 0.05).all() and result.verdict["detects"] is not True
+    assert (result.controls["pvalue"] >= 0.05).all() and result.verdict.detects is not True
 
 
 def test_a_method_that_collapses_the_simulator_is_not_significant_in_the_primary_analysis() -> None:
@@ -133,19 +138,23 @@ def test_detects_only_when_the_positive_control_passes_and_the_negative_control_
         (False, "fail"): _units(NoExplanation=base, SurrogateWords=helpful, RandomWords=harmful),
     }
     for (detects, negative), units in cases.items():
-        verdict = control_verdict(units, ROLES)
-        assert verdict["detects"] is detects and verdict["negative"]["RandomWords"] == negative
-        assert verdict["positive"]["SurrogateWords"] == "pass"
+        verdict = control_verdict(units, ROLES, baseline="NoExplanation")
+        assert verdict.detects is detects and verdict.negative["RandomWords"] == negative
+        assert verdict.positive["SurrogateWords"] == "pass"
     useless = control_verdict(
-        _units(NoExplanation=base, SurrogateWords=equivalent, RandomWords=equivalent), ROLES
+        _units(NoExplanation=base, SurrogateWords=equivalent, RandomWords=equivalent),
+        ROLES,
+        baseline="NoExplanation",
     )
-    assert useless["positive"]["SurrogateWords"] == "fail" and useless["detects"] is False
-    assert "The controls fail" in useless["sentence"]
+    assert useless.positive["SurrogateWords"] == "fail" and useless.detects is False
+    assert "The controls fail" in controls_sentence(useless)
     few = control_verdict(
-        _units(NoExplanation=base[:3], SurrogateWords=helpful[:3], RandomWords=equivalent[:3]), ROLES
+        _units(NoExplanation=base[:3], SurrogateWords=helpful[:3], RandomWords=equivalent[:3]),
+        ROLES,
+        baseline="NoExplanation",
     )
-    assert few["positive"]["SurrogateWords"] == "undecided" and not few["decided"]
-    assert "smallest possible one-sided p is 0.125" in few["sentence"]
+    assert few.positive["SurrogateWords"] == "undecided" and not few.decided
+    assert "smallest possible one-sided p is 0.125" in controls_sentence(few)
 
 
 def test_equivalence_test_against_the_margin() -> None:
@@ -173,19 +182,19 @@ def test_comparison_columns_holm_and_significance_from_the_adjusted_p() -> None:
 def test_best_method_needs_corrected_pairwise_wins() -> None:
     close = simulate_results(n_seeds=6, effects={"NMF": 0.03, "SAE": 0.02}, random_state=5)
     result = assess(close)
-    assert not result.best["established"] and "No method is established as the best" in result.summary
+    assert not result.best.established and "No method is established as the best" in result.summary
     clear = simulate_results(n_seeds=12, methods=("NMF", "PCA"), effects={"NMF": 0.4}, random_state=5)
     result = assess(clear)
-    assert result.best["method"] == "NMF" and result.best["established"]
+    assert result.best.method == "NMF" and result.best.established
     assert "NMF beats every other concept method in Holm-corrected pairwise tests" in result.summary
 
 
 def test_the_summary_says_when_the_grid_cannot_reach_significance() -> None:
     result = assess(simulate_results(n_seeds=3, effects={"SurrogateWords": 0.3}))
     assert "With 3 seed(s) the smallest possible two-sided p is 0.250" in result.summary
-    assert result.verdict["positive"]["SurrogateWords"] == "undecided"
+    assert result.verdict.positive["SurrogateWords"] == "undecided"
     assert "p = < " not in result.summary
-    assert result.planning["min_pvalue_one_sided"] == 0.125
+    assert result.planning.min_pvalue_one_sided == 0.125
 
 
 def _realised_power(effect: float, n: int, level: float, alternative: str, grids: int, seed: int) -> float:
@@ -198,14 +207,14 @@ def _realised_power(effect: float, n: int, level: float, alternative: str, grids
 def test_plan_gives_the_power_of_the_exact_test_it_plans_for() -> None:
     """Issue #34, item 3: at the t planner's mdd the exact test realised power 0.75 at 10 seeds (planned 0.80)."""
     p = plan(1.0, n_units=10, alpha=0.05, power=0.8)
-    assert p["mdd"] > TTestPower().solve_power(nobs=10, alpha=0.05, power=0.8)  # the exact test is coarser
-    realised = _realised_power(p["mdd"], 10, 0.05, "two-sided", grids=400, seed=11)
+    assert p.mdd > TTestPower().solve_power(nobs=10, alpha=0.05, power=0.8)  # the exact test is coarser
+    realised = _realised_power(p.mdd, 10, 0.05, "two-sided", grids=400, seed=11)
     assert abs(realised - 0.8) <= 0.05, realised  # 400 grids: MC SE 0.02
-    n = plan(1.0, target=p["mdd"], alpha=0.05, power=0.8)["units_needed"]
-    assert n == 10 or plan(1.0, n_units=n - 1)["mdd"] > p["mdd"] >= plan(1.0, n_units=n)["mdd"]
-    assert plan(0.08, n_units=5)["mdd"] == math.inf  # 2/2⁵ > 0.05: unreachable at any effect
-    assert plan(0.0001, target=0.05, n_comparisons=6)["units_needed"] == 8  # 2/2⁸ ≤ 0.05/6 < 2/2⁷
-    assert plan(0.05, n_units=6, target=0.05)["mdd"] == pytest.approx(0.05 * plan(1.0, n_units=6)["mdd"])
+    n = plan(1.0, target=p.mdd, alpha=0.05, power=0.8).units_needed
+    assert n == 10 or plan(1.0, n_units=n - 1).mdd > p.mdd >= plan(1.0, n_units=n).mdd
+    assert plan(0.08, n_units=5).mdd == math.inf  # 2/2⁵ > 0.05: unreachable at any effect
+    assert plan(0.0001, target=0.05, n_comparisons=6).units_needed == 8  # 2/2⁸ ≤ 0.05/6 < 2/2⁷
+    assert plan(0.05, n_units=6, target=0.05).mdd == pytest.approx(0.05 * plan(1.0, n_units=6).mdd)
 
 
 @pytest.mark.slow
@@ -215,20 +224,20 @@ def test_realised_power_at_the_planned_mdd_is_the_planned_power(
     n: int, alternative: str, comparisons: int
 ) -> None:
     p = plan(1.0, n_units=n, alpha=0.05, power=0.8, alternative=alternative, n_comparisons=comparisons)  # type: ignore[arg-type]
-    realised = _realised_power(p["mdd"], n, p["level"], alternative, grids=600, seed=n)
+    realised = _realised_power(p.mdd, n, p.level, alternative, grids=600, seed=n)
     assert abs(realised - 0.8) <= 0.05, realised  # 600 grids: MC SE 0.016
 
 
 def test_plan_for_the_negative_control_equivalence() -> None:
     """The seeds the TOST needs to show a true difference of 0 within ±margin, and the power they give."""
     p = plan(0.05, target=0.0, test="equivalence", margin=0.05, power=0.8)
-    n = p["units_needed"]
-    assert p["test"] == "equivalence" and p["margin"] == 0.05 and 6 <= n <= 30
+    n = p.units_needed
+    assert p.test == "equivalence" and p.margin == 0.05 and 6 <= n <= 30
     rng = np.random.default_rng(5)
     shown = np.mean([equivalence_test(rng.normal(0.0, 0.05, n), 0.05) < 0.05 for _ in range(400)])
     assert abs(shown - 0.8) <= 0.06, shown  # MC SE 0.02 + the planner's 0.009
-    assert plan(0.12, target=0.0, test="equivalence")["units_needed"] > 40  # accuracy-scored grids need many
-    assert plan(0.05, n_units=3, test="equivalence")["mdd"] == math.inf  # 1/2³ > 0.05
+    assert plan(0.12, target=0.0, test="equivalence").units_needed > 40  # accuracy-scored grids need many
+    assert plan(0.05, n_units=3, test="equivalence").mdd == math.inf  # 1/2³ > 0.05
 
 
 def test_bad_levels_are_clear_errors() -> None:
@@ -241,7 +250,7 @@ def test_bad_levels_are_clear_errors() -> None:
 
 def test_baseline_comparison_on_units_by_hand() -> None:
     units = _units(NoExplanation=[0.5, 0.6, 0.55, 0.4, 0.52, 0.5], A=[0.6, 0.7, 0.6, 0.45, 0.5, 0.62])
-    row = baseline_comparison(units).loc["A"]
+    row = baseline_comparison(units, "NoExplanation").loc["A"]
     d = np.array(units["A"] - units["NoExplanation"])
     assert row["difference"] == pytest.approx(d.mean())
     assert row["pvalue"] == pytest.approx(max(_by_enumeration(d, "two-sided"), skewness_corrected_pvalue(d)))
@@ -251,8 +260,8 @@ def test_baseline_comparison_on_units_by_hand() -> None:
 
 def _negative_control_fails(d: np.ndarray) -> tuple[str, pd.Series]:
     units = _units(NoExplanation=[0.5] * d.size, RandomWords=list(0.5 + d))
-    verdict = control_verdict(units, {"RandomWords": "negative"})
-    return verdict["negative"]["RandomWords"], verdict["table"].loc["RandomWords"]
+    verdict = control_verdict(units, {"RandomWords": "negative"}, baseline="NoExplanation")
+    return verdict.negative["RandomWords"], verdict.table.loc["RandomWords"]
 
 
 @pytest.mark.parametrize("n", [10, 20])
@@ -292,7 +301,10 @@ def test_skewed_null_differences_do_not_pass_the_positive_control_too_often() ->
     for d in _skewed(rng, (grids, 20)):
         units = _units(NoExplanation=[0.5] * 20, SurrogateWords=list(0.5 + d))
         passes += (
-            control_verdict(units, {"SurrogateWords": "positive"})["positive"]["SurrogateWords"] == "pass"
+            control_verdict(units, {"SurrogateWords": "positive"}, baseline="NoExplanation").positive[
+                "SurrogateWords"
+            ]
+            == "pass"
         )
     assert passes / grids <= 0.05 + 0.02  # 400 grids: MC SE 0.011
     symmetric = rng.normal(0.0, 0.05, (grids, 10))
@@ -309,5 +321,5 @@ def test_robust_pvalue_is_never_below_the_sign_flip_p_and_is_used_by_baseline_co
         sign_flip_test(skewed, alternative="greater") < 0.05 <= robust_pvalue(skewed, alternative="greater")
     )
     units = _units(NoExplanation=[0.5] * 10, A=list(0.5 + skewed))
-    row = baseline_comparison(units, alternative="greater").loc["A"]
+    row = baseline_comparison(units, "NoExplanation", alternative="greater").loc["A"]
     assert row["pvalue"] == pytest.approx(robust_pvalue(skewed, alternative="greater"))

@@ -22,13 +22,12 @@ from xaimetrics.benchmark import (
     headline,
     ranking_frame,
     run_grid,
-    twin_comparison,
-    twin_method,
-    unit_differences,
     write_report,
 )
+from xaimetrics.benchmark._analysis import unit_differences
 from xaimetrics.benchmark._group import build_group_prompts
-from xaimetrics.benchmark._twins import parse_twin, split_twin
+from xaimetrics.benchmark._twin_comparison import twin_comparison
+from xaimetrics.benchmark._twins import parse_twin, split_twin, twin_method
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.simulators import SimulatorResponse
 from xaimetrics.stats import sign_flip_test
@@ -282,7 +281,7 @@ def test_twin_seed_draws_one_twin_for_the_grid_and_enters_only_the_twins_keys(
 def _gated_rows() -> pd.DataFrame:
     """16 seeds: the positive control helps (the gate passes), NMF and PCA help by 0.2; NMF's twin as much as
     NMF (its score is the pipeline's), PCA's twin not at all."""
-    from xaimetrics.benchmark import simulate_results
+    from xaimetrics.benchmark._simulation import simulate_results
 
     methods = ("NMF", "PCA", "NMF@random-all", "PCA@random-all")
     effects = {"SurrogateWords": 0.3, "NMF": 0.2, "PCA": 0.2, "NMF@random-all": 0.2}

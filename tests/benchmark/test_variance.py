@@ -8,8 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xaimetrics.benchmark import simulate_results, top_k_stability, variance_components
+from xaimetrics.benchmark._simulation import simulate_results
+from xaimetrics.benchmark._variance import variance_components
 from xaimetrics.exceptions import InvalidParameterError
+from xaimetrics.stats import top_k_stability
 
 EFFECTS = {"NMF": 0.08, "SAE": 0.04, "PCA": -0.02, "ICA": 0.0}
 PROMPTS = {"E2": 0.03, "E3": -0.03}
@@ -107,16 +109,14 @@ def test_top_k_stability_by_hand() -> None:
     # C's .6, so the top-2 sets are {A,B}|{A,B}, {A,B}|{A,C}, {A,B}|{A,B}
     s = pd.DataFrame({"A": [0.9, 0.9, 0.9, 0.9], "B": [0.8, 0.5, 0.8, 0.5], "C": [0.6, 0.6, 0.6, 0.6]})
     out = top_k_stability(s, k=2)
-    assert out["n_draws"] == 3 and out["same_top_k"] == pytest.approx(2 / 3)
-    assert out["top_k"] == ["A", "B"]
-    assert out["table"]["top_k_share"].tolist() == pytest.approx([1.0, 5 / 6, 1 / 6])
-    assert out["table"]["mean"].tolist() == pytest.approx([0.9, 0.65, 0.6])
+    assert out.n_draws == 3 and out.same_top_k == pytest.approx(2 / 3)
+    assert out.top_k == ["A", "B"]
+    assert out.table["top_k_share"].tolist() == pytest.approx([1.0, 5 / 6, 1 / 6])
+    assert out.table["mean"].tolist() == pytest.approx([0.9, 0.65, 0.6])
     # bootstrap: B stays above C when at least two of the four resampled units are its 0.8 ones: 11/16
     boot = top_k_stability(s, k=2, scheme="bootstrap", n_draws=400, seed=0)
-    assert abs(boot["same_top_k"] - 11 / 16) < 0.08
-    assert (
-        boot["same_top_k"] == top_k_stability(s, k=2, scheme="bootstrap", n_draws=400, seed=0)["same_top_k"]
-    )
+    assert abs(boot.same_top_k - 11 / 16) < 0.08
+    assert boot.same_top_k == top_k_stability(s, k=2, scheme="bootstrap", n_draws=400, seed=0).same_top_k
 
 
 def test_top_k_is_stable_for_separated_methods_and_not_for_equal_ones() -> None:
@@ -125,8 +125,8 @@ def test_top_k_is_stable_for_separated_methods_and_not_for_equal_ones() -> None:
         {m: mu + rng.normal(0, 0.02, 20) for m, mu in zip("ABCDE", (0.9, 0.8, 0.6, 0.5, 0.4), strict=True)}
     )
     equal = pd.DataFrame({m: 0.6 + rng.normal(0, 0.05, 20) for m in "ABCDE"})
-    assert top_k_stability(separated, k=2)["same_top_k"] == 1.0
-    assert top_k_stability(equal, k=2)["same_top_k"] < 0.5
+    assert top_k_stability(separated, k=2).same_top_k == 1.0
+    assert top_k_stability(equal, k=2).same_top_k < 0.5
     with pytest.raises(InvalidParameterError, match="'k' parameter of top_k_stability"):
         top_k_stability(equal, k=5)
     with pytest.raises(InvalidParameterError, match="'scheme' parameter of top_k_stability"):

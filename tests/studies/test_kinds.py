@@ -114,8 +114,8 @@ def test_a_new_kind_is_one_registration_seen_by_the_bundle_the_store_and_the_res
     from typing import ClassVar
 
     from xaimetrics.studies import load_study, save_study
-    from xaimetrics.studies._results import answers_frame
     from xaimetrics.studies._kind_registry import STUDY_KINDS, KindEntry
+    from xaimetrics.studies._results import answers_frame
 
     @dataclass(frozen=True)
     class Ranking(LikertStudy):

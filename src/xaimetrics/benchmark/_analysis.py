@@ -30,7 +30,6 @@ Rankings use the complete blocks (:func:`complete_blocks`): the settings every c
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -450,7 +449,7 @@ def spearman_with_metrics(
     """
     from scipy import stats
 
-    from xaimetrics.benchmark._uncertainty import holm
+    from xaimetrics.stats import holm
 
     table = pd.DataFrame(metrics) if isinstance(metrics, Mapping) else metrics
     if isinstance(metrics, Mapping):
@@ -484,7 +483,7 @@ def parse_statistics(results: pd.DataFrame) -> pd.DataFrame:
     return table.reset_index()
 
 
-def totals(results: pd.DataFrame) -> dict[str, Any]:
+def totals(results: pd.DataFrame) -> dict[str, int | float]:
     """Calls, cached calls, tokens, cost and summed simulator latency over the stored settings."""
     if results.empty:
         return {"settings": 0, "calls": 0, "cached_calls": 0, "prompt_tokens": 0, "completion_tokens": 0,

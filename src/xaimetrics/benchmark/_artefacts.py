@@ -70,7 +70,7 @@ class ConceptFit:
     """What one fitted concept extractor (or control) depends on: the key of the concept artefacts.
 
     Example:
-        >>> from xaimetrics.benchmark import Setting
+        >>> from xaimetrics.benchmark._grid import Setting
         >>> from xaimetrics.consim import PromptSetting
         >>> ConceptFit.of(Setting("rotten_tomatoes", "minilm+", "NMF", 20, "top_words", PromptSetting.parse("E2-a"), 3, "local"))
         ConceptFit(dataset='rotten_tomatoes', model='minilm+', method='NMF', n_concepts=20, seed=3)

@@ -3,7 +3,7 @@
 It picks the score (expected accuracy when every setting has class probabilities, else eq. 5's accuracy) and
 uses it for every number; compares each method and control with NoExplanation like with like (within the
 same setting, then averaged within each independent unit — a seed of a dataset, whatever model or simulator
-read it: :func:`~xaimetrics.benchmark.unit_differences`) and ranks on the complete blocks; tests the
+read it: :func:`~xaimetrics.benchmark._analysis.unit_differences`) and ranks on the complete blocks; tests the
 controls alone in their pre-stated directions (positive: one-sided superiority; negative: equivalence within a
 margin) and the methods against NoExplanation with Holm's correction; names a best method only after corrected pairwise tests; keeps every
 setting in the primary analysis (degenerate ones are flagged, and dropping their seeds for every method is a
@@ -13,9 +13,9 @@ benchmark.plan`). docs/benchmark.md, "Statistics", gives the rules and the calib
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import Any
 
 import pandas as pd
 
@@ -32,21 +32,23 @@ from xaimetrics.benchmark._analysis import (
 from xaimetrics.benchmark._gain import NSG_COLUMNS, gain_table, unit_normalised_gains
 from xaimetrics.benchmark._grid import BASELINE_METHOD
 from xaimetrics.benchmark._ranking import rank_methods
-from xaimetrics.benchmark._sentences import planning_sentence
-from xaimetrics.benchmark._uncertainty import (
-    _COMPARISON_COLUMNS,
+from xaimetrics.benchmark._sentences import conclusion, controls_sentence, p_phrase, planning_sentence
+from xaimetrics.consim import PROMPT_TYPES
+from xaimetrics.stats import (
     DEFAULT_MARGIN,
+    BestMethod,
+    ControlVerdict,
+    SplitHalfStability,
     baseline_comparison,
     best_method,
-    conclusion,
     control_verdict,
     minimum_pvalue,
-    p_phrase,
     plan,
     split_half_stability,
     t_interval,
 )
-from xaimetrics.consim import PROMPT_TYPES
+from xaimetrics.stats._comparison import COMPARISON_COLUMNS
+from xaimetrics.stats._planning import Planning
 
 __all__ = ["Assessment", "assess"]
 
@@ -58,16 +60,16 @@ class Assessment:
     Attributes:
         metric: the score every number uses (``"expected_accuracy"`` or ``"score"``).
         units: independent units × competitors, the mean score of each competitor over its settings within each
-            unit (:func:`~xaimetrics.benchmark.unit_scores`; descriptive: the tests use ``differences``).
+            unit (:func:`~xaimetrics.benchmark._analysis.unit_scores`; descriptive: the tests use ``differences``).
         differences: independent units × competitors, each one's difference with NoExplanation like with like
-            (:func:`~xaimetrics.benchmark.unit_differences`); every comparison with the baseline, the controls'
+            (:func:`~xaimetrics.benchmark._analysis.unit_differences`); every comparison with the baseline, the controls'
             tests, the planning and the sensitivity analysis use it. Empty without NoExplanation rows.
         unmatched: per competitor, its settings, those without a baseline setting to match
             (``without_baseline``, left out of the comparisons with NoExplanation) and those outside the
             ranking's complete blocks (``outside_blocks``); the summary says when either is not zero.
         ranking: Copeland ranking (over units) of the concept methods and the baseline (controls left out) on
             the complete blocks (the settings every ranked competitor has,
-            :func:`~xaimetrics.benchmark.complete_blocks`), with the mean score, its 95 % t-interval over units,
+            :func:`~xaimetrics.benchmark._analysis.complete_blocks`), with the mean score, its 95 % t-interval over units,
             the difference with NoExplanation, its unadjusted and Holm-adjusted p-values.
         controls: each control's pre-stated test, its difference, interval, p-value and verdict
             (``"pass"``, ``"fail"`` or ``"undecided"``).
@@ -75,12 +77,12 @@ class Assessment:
             baseline_comparison`; Holm over the concept methods, the controls keep their own two-sided p),
             with the normalised simulatability gain beside the raw difference (``nsg``, its t-interval over
             units ``nsg_low``/``nsg_high``, and ``nsg_units``, the units where it is defined;
-            :func:`~xaimetrics.benchmark.normalised_gain`).
-        verdict: :func:`~xaimetrics.benchmark.control_verdict`; ``verdict["detects"]`` is true only when the
+            :func:`~xaimetrics.benchmark._gain.normalised_gain`).
+        verdict: :func:`~xaimetrics.stats.control_verdict`; ``verdict.detects`` is true only when the
             positive control beats the baseline and the negative control is shown equivalent to it.
-        best: :func:`~xaimetrics.benchmark.best_method` over the concept methods.
-        stability: split-half Kendall's τ over units (methods only).
-        planning: what this size can detect (:func:`~xaimetrics.benchmark.plan` from this grid's spread): the
+        best: :func:`~xaimetrics.stats.best_method` over the concept methods.
+        stability: split-half Kendall's τ over units (methods only, :func:`~xaimetrics.stats.split_half_stability`).
+        planning: what this size can detect (:func:`~xaimetrics.stats.plan` from this grid's spread): the
             minimum p, the minimum detectable difference of the methods (Holm level) and of the positive
             control, and the seeds needed for a difference of ``margin``.
         degenerate: per simulator × method, settings and degenerate settings (flagged, kept).
@@ -90,7 +92,7 @@ class Assessment:
         ceiling: the U1 upper bound (mean and t-interval over units) when U1 was run, else ``None``.
         summary: the conclusion in plain sentences.
         long: the ranking frame the numbers were computed on (:func:`ranking_frame`, controls included).
-        gains: units × competitors, each unit's NSG (:func:`~xaimetrics.benchmark.unit_normalised_gains`;
+        gains: units × competitors, each unit's NSG (:func:`~xaimetrics.benchmark._gain.unit_normalised_gains`;
             NaN where the matched baseline was perfect). Empty without NoExplanation rows.
     """
 
@@ -101,10 +103,10 @@ class Assessment:
     ranking: pd.DataFrame
     controls: pd.DataFrame
     comparison: pd.DataFrame
-    verdict: dict[str, Any]
-    best: dict[str, Any]
-    stability: dict[str, Any]
-    planning: dict[str, Any]
+    verdict: ControlVerdict
+    best: BestMethod
+    stability: SplitHalfStability
+    planning: Planning
     degenerate: pd.DataFrame
     sensitivity: pd.DataFrame | None
     empty: pd.DataFrame
@@ -167,34 +169,32 @@ def _planning(
     alpha: float,
     power: float,
     margin: float,
-) -> dict[str, Any]:
+) -> Planning:
     """What this grid's size can detect, from the spread of its own unit differences (a pilot of itself)."""
     n = len(units)
-    out: dict[str, Any] = {
-        "n_units": n, "alpha": alpha, "power": power, "target": margin,
-        "min_pvalue_two_sided": minimum_pvalue(n), "min_pvalue_one_sided": minimum_pvalue(n, "greater"),
-        "sd": math.nan, "methods": None, "positive": None,
-    }  # fmt: skip
+    floors = Planning(
+        n_units=n, alpha=alpha, power=power, target=margin, min_pvalue_two_sided=minimum_pvalue(n),
+        min_pvalue_one_sided=minimum_pvalue(n, "greater"),
+    )  # fmt: skip
     if BASELINE_METHOD not in units.columns or n < 2:
-        return out
+        return floors
     competitors = [m for m in units.columns if m != BASELINE_METHOD]
     differences = units[competitors].sub(units[BASELINE_METHOD], axis=0)
     variances = differences.var(ddof=1).dropna()
     if variances.empty:
-        return out
+        return floors
     sd = float(math.sqrt(variances.mean()))  # pooled over the competitors
-    out["sd"] = sd
-    if methods:
-        out["methods"] = plan(
-            sd, n_units=n, target=margin, alpha=alpha, power=power, n_comparisons=len(methods)
-        )
-    if any(r == "positive" for r in roles.values()):
-        out["positive"] = plan(sd, n_units=n, target=margin, alpha=alpha, power=power, alternative="greater")
-    return out
-
-
-def _planning_sentence(planning: dict[str, Any]) -> str:
-    return planning_sentence(planning)  # benchmark._sentences: each clause states only its own numbers
+    methods_plan = (
+        plan(sd, n_units=n, target=margin, alpha=alpha, power=power, n_comparisons=len(methods))
+        if methods
+        else None
+    )
+    positive = (
+        plan(sd, n_units=n, target=margin, alpha=alpha, power=power, alternative="greater")
+        if any(r == "positive" for r in roles.values())
+        else None
+    )
+    return dataclasses.replace(floors, sd=sd, methods=methods_plan, positive=positive)
 
 
 def assess(
@@ -257,14 +257,14 @@ def assess(
         # the tests take units × scores and compare each column with the baseline's: a zero baseline beside
         # the like-with-like differences makes their ``method − baseline`` the matched difference
         paired = differences.assign(**{BASELINE_METHOD: 0.0})
-        comparison = baseline_comparison(paired, alpha=alpha, power=power, family=methods)
+        comparison = baseline_comparison(paired, BASELINE_METHOD, alpha=alpha, power=power, family=methods)
         gains = unit_normalised_gains(long, axis="method")
         comparison = comparison.join(gain_table(gains))
     else:
         differences = pd.DataFrame(index=units.index, columns=pd.Index([], name="method"), dtype=float)
         paired = differences
         gains = differences
-        comparison = pd.DataFrame(columns=[*_COMPARISON_COLUMNS, *NSG_COLUMNS]).rename_axis("method")
+        comparison = pd.DataFrame(columns=[*COMPARISON_COLUMNS, *NSG_COLUMNS]).rename_axis("method")
     comparison.insert(
         0, "role", ["method" if m in methods else f"{roles[m]} control" for m in comparison.index]
     )
@@ -282,27 +282,20 @@ def assess(
                 columns={"difference": "vs_baseline"}
             )
         )
-    verdict = control_verdict(paired, roles, alpha=alpha, margin=margin)
-    if roles and not has_baseline:
-        verdict["sentence"] = (
-            "The controls cannot be tested: the results hold no NoExplanation rows, and each control is "
-            "compared with them. Run the baseline's settings before reading the ranking as a finding."
-        )
+    verdict = control_verdict(paired, roles, baseline=BASELINE_METHOD, alpha=alpha, margin=margin)
     scored = block_units[methods] if len(methods) >= 2 and len(block_units) else units[[]]
-    best = (
-        best_method(scored, alpha=alpha) if scored.shape[1] >= 2 else {"method": None, "established": False}
-    )
+    best = best_method(scored, alpha=alpha)
     stability = split_half_stability(scored)
     planning = _planning(paired, methods, roles, alpha=alpha, power=power, margin=margin)
     if has_baseline:
         summary = conclusion(
-            comparison, verdict, stability, metric=metric, roles=roles, best=best, alpha=alpha,
+            comparison, controls_sentence(verdict), stability, metric=metric, roles=roles, best=best, alpha=alpha,
         )  # fmt: skip
     else:
         summary = _no_baseline_summary(
-            verdict, ranking, best, metric=metric, n_units=len(block_units), controls=bool(roles)
+            ranking, best, metric=metric, n_units=len(block_units), controls=bool(roles)
         )
-    summary += " " + _planning_sentence(planning)
+    summary += " " + planning_sentence(planning)  # each clause states only its own numbers
     degenerate = _degenerate_table(results)
     sensitivity = None
     flagged = _degenerate_units(results)
@@ -333,7 +326,7 @@ def assess(
             f" Some explanations showed no concept at all ({names}): their prompts only differ in wording."
         )
     return Assessment(
-        metric=metric, units=units, differences=differences, unmatched=unmatched, ranking=ranking, controls=verdict["table"], comparison=comparison,
+        metric=metric, units=units, differences=differences, unmatched=unmatched, ranking=ranking, controls=verdict.table, comparison=comparison,
         verdict=verdict, best=best, stability=stability, planning=planning, degenerate=degenerate,
         sensitivity=sensitivity, empty=empty, ceiling=_ceiling(results, metric), summary=summary, long=long,
         gains=gains,
@@ -354,9 +347,8 @@ def _nsg_sentence(comparison: pd.DataFrame) -> str:
 
 
 def _no_baseline_summary(
-    verdict: dict[str, Any],
     ranking: pd.DataFrame,
-    best: dict[str, Any],
+    best: BestMethod,
     *,
     metric: str,
     n_units: int,
@@ -369,17 +361,22 @@ def _no_baseline_summary(
             "The results hold no NoExplanation rows: no method is compared with the baseline, so nothing here "
             "says whether an explanation helps."
         ),
-        verdict["sentence"] if controls else "",
+        (
+            "The controls cannot be tested: the results hold no NoExplanation rows, and each control is "
+            "compared with them. Run the baseline's settings before reading the ranking as a finding."
+        )
+        if controls
+        else "",
         (
             f"Score: {metric}, averaged within each seed ({n_units} independent units). Copeland ranking of "
             f"the methods: {order}."
         ),
     ]
-    if best.get("method") is not None:
+    if best.method is not None:
         parts.append(
-            f"{best['method']} beats every other method in Holm-corrected pairwise tests."
-            if best.get("established")
-            else f"No method is established as the best ({best['method']} has the highest mean, but does not "
+            f"{best.method} beats every other method in Holm-corrected pairwise tests."
+            if best.established
+            else f"No method is established as the best ({best.method} has the highest mean, but does not "
             "beat every other one in Holm-corrected pairwise tests)."
         )
     return " ".join(p for p in parts if p)
@@ -412,7 +409,7 @@ def _sensitivity(
     keep = [i for i in units.index if (i if isinstance(i, tuple) else (i,)) not in flagged]
     if len(keep) < 2 or BASELINE_METHOD not in units.columns or not methods:
         return None
-    table = baseline_comparison(units.loc[keep], alpha=alpha, power=power, family=methods)
+    table = baseline_comparison(units.loc[keep], BASELINE_METHOD, alpha=alpha, power=power, family=methods)
     return table.loc[[m for m in methods if m in table.index]]
 
 

@@ -7,7 +7,7 @@
 
 ``--rank-by AXIS`` (``run`` and ``report``, repeatable) adds a ranking of that grid axis to the report.
 
-``run --sequential`` (or a ``[sequential]`` table in the grid file, :func:`~xaimetrics.benchmark.load_design`) gates
+``run --sequential`` (or a ``[sequential]`` table in the grid file, :func:`~xaimetrics.benchmark._design_file.load_design`) gates
 each simulator on its controls, then measures the concept methods on fresh seeds until decided
 (:func:`~xaimetrics.benchmark.run_gated`); the answer comes first, in the terminal and the report, and ``report``
 rebuilds it from the stored rows. ``run --dry-run`` prints the plan and its worst-case budget without a call.
@@ -202,7 +202,7 @@ def _open_results(output: str) -> ResultsStore:
 
 def _design(args: argparse.Namespace, grid: Grid) -> GatedDesign | None:
     """The gated design the grid file and the flags ask for, or ``None`` for a plain run."""
-    from xaimetrics.benchmark import design_from_table
+    from xaimetrics.benchmark._design_file import design_from_table
     from xaimetrics.benchmark._grid import SEQUENTIAL_TABLE, read_grid_file
 
     flags = {flag.lstrip("-").replace("-", "_"): getattr(args, flag.lstrip("-").replace("-", "_"))
@@ -223,8 +223,12 @@ def _design(args: argparse.Namespace, grid: Grid) -> GatedDesign | None:
 
 def _dry_run(grid: Grid, design: GatedDesign | None, args: argparse.Namespace) -> int:
     """Print the plan and its worst-case budget; nothing is built, called or written."""
-    from xaimetrics.benchmark import budget_table
-    from xaimetrics.benchmark._budget import ASSUMED_CLASSES, CHARS_PER_TOKEN, DEFAULT_TEXT_CHARS
+    from xaimetrics.benchmark._budget import (
+        ASSUMED_CLASSES,
+        CHARS_PER_TOKEN,
+        DEFAULT_TEXT_CHARS,
+        budget_table,
+    )
     from xaimetrics.benchmark._report import markdown_table
 
     table = budget_table(grid, design, price=args.price_per_1k_tokens)

@@ -7,11 +7,11 @@ gain of 0.05 over a baseline of 0.90 closes half the headroom; over 0.50, a tent
 
 **Unit of inference** (docs/benchmark.md, "Statistics"): the seed of a dataset, as for the raw difference. Per
 unit and competitor, ``D`` is the like-with-like difference with NoExplanation
-(:func:`~xaimetrics.benchmark.unit_differences`) and ``B`` the baseline's mean score over *the same matched
+(:func:`~xaimetrics.benchmark._analysis.unit_differences`) and ``B`` the baseline's mean score over *the same matched
 settings*; the unit's NSG is ``D / (1 − B)`` (a ratio of the unit's means, so one setting whose baseline is
 perfect does not make the unit undefined — only a unit whose matched baseline is perfect everywhere is).
-The reported NSG is the mean of the units' NSG with its Student-t interval (:func:`~xaimetrics.benchmark.
-_uncertainty.t_interval`) over the units where it is defined; ``nsg_units`` says how many those are, and the
+The reported NSG is the mean of the units' NSG with its Student-t interval (:func:`~xaimetrics.stats.
+t_interval`) over the units where it is defined; ``nsg_units`` says how many those are, and the
 report says when it is fewer than the units of the raw difference.
 """
 
@@ -26,7 +26,7 @@ import pandas as pd
 from xaimetrics._validation import invalid
 from xaimetrics.benchmark._analysis import _axis_of, _settings_wide, _unit_keys
 from xaimetrics.benchmark._grid import BASELINE_METHOD
-from xaimetrics.benchmark._uncertainty import t_interval
+from xaimetrics.stats import t_interval
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike

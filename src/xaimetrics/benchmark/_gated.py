@@ -4,16 +4,16 @@ A simulator is an instrument; a careful experimenter checks it before spending o
 grid, :func:`run_gated`
 
 1. **gates** it: runs only the baseline and the positive control, seed after seed, under the sequential rule
-   (:func:`~xaimetrics.benchmark.until_decided`, ``question="controls"``); the negative control is run on a
+   (:func:`~xaimetrics.benchmark._sequential.until_decided`, ``question="controls"``); the negative control is run on a
    look's seeds only while the positive control has not failed (a simulator that cannot read a faithful
    explanation is out whatever the negative control says, so its settings would be spent for nothing);
 2. **measures** the concept methods on fresh seeds (the gate's seeds are its own: a method tested on the seeds
    that made the gate pass would inherit the luck of their baseline) — only when the gate passed, or when
    ``force_methods`` asks for it (then labelled exploratory) — adding seeds until every method is decided
-   (:func:`~xaimetrics.benchmark.sequential_verdicts`, ``question="methods"``) or the budget is spent;
+   (:func:`~xaimetrics.benchmark._sequential.sequential_verdicts`, ``question="methods"``) or the budget is spent;
 3. when the grid lists ``randomized_twins`` and the gate passed, runs each method's **randomised twin** in the
    same looks, on the same seeds, and tests real against twin on the seeds the methods used
-   (:func:`~xaimetrics.benchmark.twin_comparison`, Holm over methods × twins). The twins never enter the
+   (:func:`~xaimetrics.benchmark._twin_comparison.twin_comparison`, Holm over methods × twins). The twins never enter the
    methods' sequential decision (no seed is added for them), and a simulator that did not pass its gate
    (exploratory methods) runs no twin: a comparison read by an instrument that ignores explanations says nothing.
 
@@ -32,6 +32,7 @@ import pandas as pd
 
 from xaimetrics._validation import invalid
 from xaimetrics.benchmark._grid import BASELINE_METHOD, Grid
+from xaimetrics.benchmark._sentences import Forecast, forecast_sentence
 from xaimetrics.benchmark._sequential import (
     SequentialDesign,
     SequentialResult,
@@ -78,7 +79,7 @@ class GatedDesign:
         )
         return dataclasses.replace(base, **changes)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """The design as plain data (what a results store keeps to rebuild the verdicts)."""
         return dataclasses.asdict(self)
 
@@ -109,15 +110,15 @@ class GatedResult:
 
     Attributes:
         simulator: the simulator's grid name.
-        gate: the controls' :class:`~xaimetrics.benchmark.SequentialResult`.
+        gate: the controls' :class:`~xaimetrics.benchmark._sequential.SequentialResult`.
         outcome: ``"valid"`` (both controls pass), ``"invalid"`` (a control fails) or ``"undecided"``.
-        methods: the methods' :class:`~xaimetrics.benchmark.SequentialResult`, or ``None`` when not run.
+        methods: the methods' :class:`~xaimetrics.benchmark._sequential.SequentialResult`, or ``None`` when not run.
         exploratory: the methods were measured although the gate did not pass.
         summaries: the :class:`~xaimetrics.benchmark.RunSummary` of every run made.
-        forecast: the planner's forecast made before the methods ran (:func:`forecast_methods`), with the seeds
-            they then used (``seeds_used``), or ``None`` when they did not run.
+        forecast: the planner's :class:`Forecast` made before the methods ran (:func:`forecast_methods`), with
+            the seeds they then used (``seeds_used``), or ``None`` when they did not run.
         twins: each method against its randomised twins on the methods' seeds
-            (:func:`~xaimetrics.benchmark.twin_comparison`), or ``None`` when no twin ran.
+            (:func:`~xaimetrics.benchmark._twin_comparison.twin_comparison`), or ``None`` when no twin ran.
     """
 
     simulator: str
@@ -126,7 +127,7 @@ class GatedResult:
     methods: SequentialResult | None = None
     exploratory: bool = False
     summaries: tuple[RunSummary, ...] = ()
-    forecast: dict[str, Any] | None = None
+    forecast: Forecast | None = None
     twins: pd.DataFrame | None = None
 
     @property
@@ -173,7 +174,11 @@ def restricted(
     counts = grid.n_concepts
     if isinstance(counts, Mapping):
         counts = {m: c for m, c in counts.items() if m in kept}
-    changes: dict[str, Any] = {"methods": tuple(methods), "extractor_options": options, "n_concepts": counts}
+    changes: dict[str, object] = {
+        "methods": tuple(methods),
+        "extractor_options": options,
+        "n_concepts": counts,
+    }
     if not twins or not any(m in grid.concept_methods for m in kept):
         changes["randomized_twins"] = ()  # a twin re-runs a concept method: none without one
     if seeds is not None:
@@ -308,7 +313,7 @@ def _gate_and_measure(
         if n_methods:
             result.forecast = forecast_methods(gate, n_methods, design)
             if say is not None:
-                say(result.forecast["sentence"])
+                say(forecast_sentence(result.forecast))
         last: list[pd.DataFrame] = []
 
         def look(seeds: Sequence[int]) -> pd.DataFrame:
@@ -324,20 +329,18 @@ def _gate_and_measure(
         if result.forecast is None and not result.methods.verdicts.empty:
             result.forecast = forecast_methods(gate, len(result.methods.verdicts), design)
         if result.forecast is not None:
-            result.forecast["seeds_used"] = len(result.methods.seeds)
-            result.forecast["decided"] = result.methods.decided
+            result.forecast = dataclasses.replace(
+                result.forecast, seeds_used=len(result.methods.seeds), decided=result.methods.decided
+            )
     return result
 
 
-def forecast_methods(gate: SequentialResult, n_methods: int, design: GatedDesign) -> dict[str, Any]:
+def forecast_methods(gate: SequentialResult, n_methods: int, design: GatedDesign) -> Forecast:
     """Before the methods run: the fresh seeds a method differing from NoExplanation by ``margin`` needs, planned
-    with the exact test at Holm's first level from the gate's own unit SD (the controls' differences, pooled).
-
-    Returns ``{"sd", "target", "seeds", "sentence"}`` (``seeds`` ``None`` above the planner's range).
-    """
+    with the exact test at Holm's first level from the gate's own unit SD (the controls' differences, pooled)."""
     import math
 
-    from xaimetrics.benchmark._uncertainty import plan
+    from xaimetrics.stats import plan
 
     sd = math.nan
     if gate.results is not None and len(gate.results):
@@ -353,21 +356,8 @@ def forecast_methods(gate: SequentialResult, n_methods: int, design: GatedDesign
             alpha=design.methods.alpha,
             n_comparisons=max(1, n_methods),
             alternative="greater",
-        )["units_needed"]
-    if seeds is None:
-        what = (
-            "more than the planner's range"
-            if math.isfinite(sd)
-            else "unknown (no spread measured in the gate)"
-        )
-    else:
-        what = f"about {seeds}"
-    sentence = (
-        f"Forecast before the methods ran (planner, exact test at Holm's first level over {n_methods} methods, unit "
-        f"SD {sd:.3f} from the gate's controls): a method that helps by {target:g} needs {what} fresh seeds "
-        f"(budget {design.methods.max_seeds})."
-    )
-    return {"sd": sd, "target": target, "seeds": seeds, "sentence": sentence}
+        ).units_needed
+    return Forecast(sd=sd, target=target, seeds=seeds, n_methods=n_methods, budget=design.methods.max_seeds)
 
 
 def replay_gated(
@@ -409,7 +399,7 @@ def without_twins(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def twin_table(frame: pd.DataFrame, seeds: Sequence[int]) -> pd.DataFrame | None:
-    """:func:`~xaimetrics.benchmark.twin_comparison` of the rows of ``seeds`` (the methods' seeds), on the score
+    """:func:`~xaimetrics.benchmark._twin_comparison.twin_comparison` of the rows of ``seeds`` (the methods' seeds), on the score
     the rankings use (``"auto"``); ``None`` when they hold no twin."""
     from xaimetrics.benchmark._analysis import ranking_frame
     from xaimetrics.benchmark._twin_comparison import twin_comparison

@@ -47,19 +47,14 @@ def forecast_text(result: GatedResult) -> str:
 
     Example:
         >>> from types import SimpleNamespace
-        >>> result = SimpleNamespace(forecast={"sentence": "Forecast: about 9 fresh seeds.", "seeds": 9,
-        ...                                    "seeds_used": 11, "decided": True})
-        >>> forecast_text(result)
-        'Forecast: about 9 fresh seeds. What happened: every method was decided after 11 fresh seeds.'
+        >>> from xaimetrics.benchmark._sentences import Forecast
+        >>> text = forecast_text(SimpleNamespace(forecast=Forecast(0.05, 0.05, 9, 6, 16, seeds_used=11, decided=True)))
+        >>> text.endswith("What happened: every method was decided after 11 fresh seeds.")
+        True
     """
-    forecast = result.forecast
-    if not forecast:
-        return ""
-    used = forecast.get("seeds_used")
-    if used is None:
-        return str(forecast["sentence"])
-    outcome = "every method was decided" if forecast.get("decided") else "the budget ran out"
-    return f"{forecast['sentence']} What happened: {outcome} after {used} fresh seeds."
+    from xaimetrics.benchmark._sentences import forecast_sentence
+
+    return forecast_sentence(result.forecast) if result.forecast is not None else ""
 
 
 def print_gated(

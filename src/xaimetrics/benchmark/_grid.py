@@ -230,7 +230,7 @@ class Grid:
         randomized_twins: the model-randomisation control (:mod:`xaimetrics.benchmark._twins`): for each
             entry (``"all"``, ``"top"``, ``"top<N>"``) every concept method also runs as ``<method>@random-<entry>``
             on a copy of the classifier with re-drawn weights (seeded by the setting's seed), while the simulator
-            predicts the trained classifier; :func:`~xaimetrics.benchmark.twin_comparison` tests real vs twin.
+            predicts the trained classifier; :func:`~xaimetrics.benchmark._twin_comparison.twin_comparison` tests real vs twin.
         twin_seed: ``None`` (default): each seed draws its own twin (the random draw is part of the replicate);
             an integer: one twin per entry for the whole grid, drawn with it (one forward per twin instead of
             one per seed; the intervals are then conditional on that draw).
@@ -854,7 +854,7 @@ def read_grid_file(path: str | Path) -> dict[str, Any]:
 def grid_from_dict(data: Mapping[str, Any], **extra: Any) -> Grid:
     """Build a :class:`Grid` from plain data; unknown keys are an error naming the valid ones.
 
-    The ``[sequential]`` table (:data:`SEQUENTIAL_TABLE`, read by :func:`~xaimetrics.benchmark.load_design`) is not
+    The ``[sequential]`` table (:data:`SEQUENTIAL_TABLE`, read by :func:`~xaimetrics.benchmark._design_file.load_design`) is not
     a grid key: it is skipped here.
     """
     check_depth(data, "grid", "load_grid")

@@ -178,7 +178,7 @@ def _fit_errors_line(messages: Sequence[str]) -> str:
 
 def _cost_to_decide(table: pd.DataFrame, undecided: pd.DataFrame, margin: float) -> str:
     """The planner's seeds for the undecided methods' distance to the nearer boundary (0 or +margin)."""
-    from xaimetrics.benchmark._uncertainty import plan
+    from xaimetrics.stats import plan
 
     widths = (undecided["ci_high"] - undecided["ci_low"]).to_numpy(dtype=float)
     n = int(undecided["n_units"].max())
@@ -191,9 +191,7 @@ def _cost_to_decide(table: pd.DataFrame, undecided: pd.DataFrame, margin: float)
         dtype=float
     )
     target = max(float(np.nanmax(gaps)), margin / 4)
-    needed = plan(sd, target=target, alpha=0.05, n_comparisons=len(table), alternative="greater")[
-        "units_needed"
-    ]
+    needed = plan(sd, target=target, alpha=0.05, n_comparisons=len(table), alternative="greater").units_needed
     if needed is None:
         return f"a difference of {target:.3f} at this spread would need more than 1000 seeds."
     return f"about {needed} seeds (planner, unit SD {sd:.3f}) would decide a difference of {target:.3f}."

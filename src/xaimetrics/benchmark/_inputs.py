@@ -3,7 +3,7 @@
 A stored row may be reused only if it was computed from exactly the inputs the current run would use. The
 setting's fields (dataset and model names, method, number of concepts, prompt, seed, simulator, phase, scoring)
 are its key already; everything else that can change the row goes into :func:`setting_inputs`, whose digest
-(:func:`input_fingerprint`) is part of the store key (:attr:`Setting.inputs <xaimetrics.benchmark.Setting>`):
+(:func:`input_fingerprint`) is part of the store key (:attr:`Setting.inputs <xaimetrics.benchmark._grid.Setting>`):
 
 - the data: the content of the concept-fit texts and of the LP/EP pool as loaded (texts, labels, class names),
   so the file's content, its columns, encoding and reading options, ``n_fit`` and ``pool_size`` all count, and
@@ -92,7 +92,8 @@ def setting_inputs(
         simulator: the simulator's ``cache_identity()`` (no credentials).
 
     Example:
-        >>> from xaimetrics.benchmark import Grid, Setting
+        >>> from xaimetrics.benchmark import Grid
+        >>> from xaimetrics.benchmark._grid import Setting
         >>> from xaimetrics.consim import PromptSetting
         >>> grid = Grid(methods=("PCA", "NoExplanation"), simulators=("perfect",))
         >>> s = Setting("rotten_tomatoes", "minilm+", "NoExplanation", 0, "", PromptSetting.parse("NE1"), 0, "perfect")

@@ -5,8 +5,8 @@ Each stored row keeps its per-class counts (``class_counts``, :mod:`xaimetrics.c
 pooled **recall** ``Σ hits / Σ n`` and **precision** ``Σ hits / Σ answered`` over a method's rows are exact. The
 interval and the gain follow the grid's statistics rules (docs/benchmark.md, "Statistics"): a row's recall of
 class ``c`` becomes its score, the rows go through :func:`~xaimetrics.benchmark.ranking_frame` (baselines spread
-over the prompt types they are compared in), and :func:`~xaimetrics.benchmark.unit_scores` /
-:func:`~xaimetrics.benchmark.unit_differences` average within each seed — the gain is the like-with-like
+over the prompt types they are compared in), and :func:`~xaimetrics.benchmark._analysis.unit_scores` /
+:func:`~xaimetrics.benchmark._analysis.unit_differences` average within each seed — the gain is the like-with-like
 difference with NoExplanation in the same seed and prompt setting. Intervals are Student-t over those seeds,
 clipped to the range of the quantity (``[0, 1]`` for the recall, ``[−1, 1]`` for the gain).
 
@@ -27,7 +27,7 @@ from xaimetrics._class_counts import ClassCounts, add_class_counts, read_class_c
 from xaimetrics._validation import check_positive_int, invalid
 from xaimetrics.benchmark._analysis import ranking_frame, unit_differences, unit_scores
 from xaimetrics.benchmark._grid import BASELINE_METHOD
-from xaimetrics.benchmark._uncertainty import t_interval
+from xaimetrics.stats import t_interval
 
 __all__ = ["MIN_CLASS_SAMPLES", "PER_CLASS_COLUMNS", "per_class_table"]
 

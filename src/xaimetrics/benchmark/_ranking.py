@@ -11,11 +11,11 @@ counts as a win nor a loss.
 - Copeland rank (eq. 7): ``rank(i) = |M| + 1 − #{j ∈ M : P[i, j] ≥ 50}`` with ``j`` running over all
   methods *including* ``i``: a method that beats or ties every other one is ranked 1. Equal counts share a rank.
 - Difference matrix (eq. 8): ``Diff[i, j] = mean_s(acc_i − acc_j)``, with the standard deviation, the
-  two-sided **sign-flip permutation** p-value (exact up to 13 rows; :func:`~xaimetrics.benchmark._uncertainty.
+  two-sided **sign-flip permutation** p-value (exact up to 13 rows; :func:`~xaimetrics.stats.
   sign_flip_test`) and the Holm-adjusted p over all pairs. A constant difference over ``n`` rows gets the
   smallest p the test can give (``2/2ⁿ``), never 0: two seeds that agree are still only two seeds.
 
-The rows should be **independent units** (one per seed: :func:`~xaimetrics.benchmark.unit_scores`); the
+The rows should be **independent units** (one per seed: :func:`~xaimetrics.benchmark._analysis.unit_scores`); the
 report and :func:`~xaimetrics.benchmark.assess` pass unit tables. Rows that share their samples (prompt types,
 interpretations of one seed) are not independent, and a test over them is pseudo-replicated.
 """
@@ -165,7 +165,7 @@ def paired_pvalue(differences: np.ndarray) -> float:
         >>> paired_pvalue(np.array([0.05, 0.05, 0.05])), paired_pvalue(np.array([0.0, 0.0]))
         (0.25, 1.0)
     """
-    from xaimetrics.benchmark._uncertainty import sign_flip_test
+    from xaimetrics.stats import sign_flip_test
 
     return sign_flip_test(differences)
 
@@ -183,7 +183,7 @@ def pairwise_differences(scores: pd.DataFrame, *, alpha: float = 0.05) -> Pairwi
         >>> float(constant.pvalue.loc["A", "B"]), bool(constant.significant.loc["A", "B"])
         (0.25, False)
     """
-    from xaimetrics.benchmark._uncertainty import holm
+    from xaimetrics.stats import holm
 
     values = _check_wide(scores, "pairwise_differences")
     alpha = check_in_range(alpha, "alpha", "pairwise_differences", 0.0, 1.0)

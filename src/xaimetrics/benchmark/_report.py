@@ -19,6 +19,7 @@ from xaimetrics.benchmark import _figures as figures
 if TYPE_CHECKING:
     from xaimetrics.benchmark._assessment import Assessment
     from xaimetrics.benchmark._ranking import PairwiseDifferences
+    from xaimetrics.stats import BestMethod, SplitHalfStability
 
 __all__ = ["html_table", "markdown_table", "report_section", "write_report"]
 
@@ -45,7 +46,8 @@ def pipeline_sections(
     rows of those methods only (controls and randomised twins are checks, not levels of the method factor). A
     grid that cannot be decomposed (one seed, no residual) gets a sentence saying why instead of a table.
     """
-    from xaimetrics.benchmark._variance import top_k_stability, variance_components
+    from xaimetrics.benchmark._variance import variance_components
+    from xaimetrics.stats import top_k_stability
 
     if "method" in results.columns:
         results = results[results["method"].isin([str(m) for m in units.columns])]
@@ -83,10 +85,10 @@ def pipeline_sections(
         stability = top_k_stability(methods, k)
         sections.append(report_section(
             f"Is the top {k} stable across seeds?",
-            f"On {stability['n_draws']} splits of the {stability['n_units']} seeds into halves, both halves had "
-            f"the same top-{k} set of methods {stability['same_top_k']:.0%} of the time (top {k} on all seeds: "
-            f"{', '.join(stability['top_k'])}). top_k_share: how often each method was in a half's top {k}.",
-            stability["table"].round(4),
+            f"On {stability.n_draws} splits of the {stability.n_units} seeds into halves, both halves had "
+            f"the same top-{k} set of methods {stability.same_top_k:.0%} of the time (top {k} on all seeds: "
+            f"{', '.join(stability.top_k)}). top_k_share: how often each method was in a half's top {k}.",
+            stability.table.round(4),
         ))  # fmt: skip
     return sections
 
@@ -95,7 +97,7 @@ def twin_sections(long: pd.DataFrame, ranking: pd.DataFrame | None = None) -> li
     """The report's randomised-twin section (none without twins), and ``ranking``'s ``beats_twins`` mark.
 
     Each concept method's gain over NoExplanation beside its gain over each randomised twin
-    (:func:`~xaimetrics.benchmark.twin_comparison`); a method that does not beat a twin (pre-stated one-sided
+    (:func:`~xaimetrics.benchmark._twin_comparison.twin_comparison`); a method that does not beat a twin (pre-stated one-sided
     sign-flip test over seeds, Holm-adjusted over methods × twins) is marked ``no`` in ``ranking`` (changed in
     place; index = methods).
 
@@ -133,7 +135,7 @@ def twin_sections(long: pd.DataFrame, ranking: pd.DataFrame | None = None) -> li
 
 
 def per_class_sections(results: pd.DataFrame) -> list[dict[str, str]]:
-    """The report's per-class sections: one table per method (:func:`~xaimetrics.benchmark.per_class_table`),
+    """The report's per-class sections: one table per method (:func:`~xaimetrics.benchmark._per_class.per_class_table`),
     none when the rows carry no per-class counts.
 
     Example:
@@ -248,7 +250,7 @@ def write_report(
         if ranked is not None:
             axis_sections.append((axis, _Table(ranked[0]), _Table(ranked[1], index=False)))
     paths["baseline"] = figures.plot_baseline_comparison(assessment.comparison, output / "vs_baseline.png")
-    totals = analysis.totals(results)
+    totals: dict[str, object] = dict(analysis.totals(results))
     if run:
         totals.update({f"run_{k}": v for k, v in run.items() if not isinstance(v, dict | list)})
     totals_frame = pd.DataFrame({"value": [_format(v) for v in totals.values()]}, index=list(totals))
@@ -284,7 +286,7 @@ def write_report(
         "metric": assessment.metric,
         "metric_note": _METRIC_NOTES[assessment.metric],
         "statistics_note": _STATISTICS_NOTE + _varies_note(grid),
-        "margin": f"{assessment.verdict.get('margin', 0.05):g}",
+        "margin": f"{assessment.verdict.margin:g}",
         "planning": _planning_text(assessment),
         "best": _best_text(assessment.best),
         "stability": _stability_text(assessment.stability),
@@ -392,35 +394,33 @@ _METRIC_NOTES = {
 
 
 def _planning_text(assessment: Assessment) -> str:
-    from xaimetrics.benchmark._assessment import _planning_sentence
+    from xaimetrics.benchmark._sentences import planning_sentence
 
-    return _planning_sentence(assessment.planning)
+    return planning_sentence(assessment.planning)
 
 
-def _best_text(best: Mapping[str, object]) -> str:
-    if not best or best.get("method") is None:
+def _best_text(best: BestMethod) -> str:
+    if best.method is None:
         return "fewer than two concept methods: no best method to name."
-    if best.get("established"):
+    if best.established:
         return (
-            f"{best['method']} beats every other concept method in Holm-corrected pairwise sign-flip tests (whether "
+            f"{best.method} beats every other concept method in Holm-corrected pairwise sign-flip tests (whether "
             "it beats NoExplanation is the comparison above)."
         )
     return (
-        f"{best['method']} has the highest mean, but no method beats every other one in Holm-corrected pairwise "
+        f"{best.method} has the highest mean, but no method beats every other one in Holm-corrected pairwise "
         "tests: the order is not evidence of a best method."
     )
 
 
-def _stability_text(stability: Mapping[str, object]) -> str:
-    tau = stability.get("tau_mean", math.nan)
-    if not isinstance(tau, float) or math.isnan(tau):
-        return (
-            f"Not measurable: {stability.get('n_seeds', 0)} seed(s); split-half stability needs at least two."
-        )
+def _stability_text(stability: SplitHalfStability) -> str:
+    tau = stability.tau_mean
+    if math.isnan(tau):
+        return f"Not measurable: {stability.n_seeds} seed(s); split-half stability needs at least two."
     return (
-        f"Kendall's τ between the method orders on disjoint halves of the {stability['n_seeds']} seeds: "
-        f"{tau:.2f} on average (min {stability['tau_min']:.2f}, max {stability['tau_max']:.2f}, "
-        f"{stability['n_splits']} splits). 1 means the same order on both halves; around 0, unrelated orders."
+        f"Kendall's τ between the method orders on disjoint halves of the {stability.n_seeds} seeds: "
+        f"{tau:.2f} on average (min {stability.tau_min:.2f}, max {stability.tau_max:.2f}, "
+        f"{stability.n_splits} splits). 1 means the same order on both halves; around 0, unrelated orders."
     )
 
 

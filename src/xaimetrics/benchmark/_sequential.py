@@ -6,14 +6,14 @@ false-positive rate (a random walk crosses any fixed line eventually). This modu
 - :class:`SequentialDesign` fixes the looks (``start``, ``start + step``, … ``max_seeds`` seeds) and the α spent
   by each: ``α(t) = α · t^ρ`` with ``t = seeds / max_seeds`` (Lan & DeMets 1983; ``ρ = 0.5`` spends early, like
   Pocock's boundary, ``ρ = 3`` resembles O'Brien–Fleming).
-- :func:`sequential_sign_test` is the **exact group-sequential sign-flip test**. Under the null the signs of the
+- :func:`~xaimetrics.stats.sequential_sign_test` (:mod:`xaimetrics.stats`) is the **exact group-sequential sign-flip test**. Under the null the signs of the
   seed-level differences are independent fair coins whatever their sizes (the exact test's assumption), so,
   given the sizes seen so far, every sign pattern is equally likely and the probability of any rejection region
   is a count. At each look the region is the most extreme patterns not rejected at an earlier look, as many as
   keep the probability of *rejecting at any look so far* within ``α(t)``. The joint probability is counted, not
   bounded: α that an earlier look could not use (the exact tests are discrete) and the overlap between looks (a
   pattern extreme at 9 seeds is usually extreme at 8) carry over to later looks — far more power than the union
-  bound, with the error still ≤ α over all looks, exactly. Up to :data:`EXACT_SEQUENTIAL_UNITS` units every
+  bound, with the error still ≤ α over all looks, exactly. Up to :data:`~xaimetrics.stats._sequential.EXACT_SEQUENTIAL_UNITS` units every
   pattern is enumerated; beyond, a fixed seeded set of random patterns plus the observed one (a Monte-Carlo
   permutation test, still exactly valid: the observed pattern is exchangeable with the random ones under the null).
 - :func:`sequential_verdicts` asks the grid's questions with it: the **positive control** passes when it beats the
@@ -25,7 +25,7 @@ false-positive rate (a random walk crosses any fixed line eventually). This modu
   applied to the group-sequential tests as Maurer & Bretz (2013) show for graphical procedures: family-wise
   error ≤ α over every method and every look. A claim of benefit (a control passing, a method helping) must
   also be confirmed by the skewness-corrected t-test at its look, as the fixed-size tests do
-  (:func:`~xaimetrics.benchmark.robust_pvalue`): rare large losses with small gains fool a sign-flip test.
+  (:func:`~xaimetrics.stats.robust_pvalue`): rare large losses with small gains fool a sign-flip test.
 - :func:`until_decided` grows a grid look by look until its question is decided or a budget (seeds, tokens,
   dollars) is spent, and says which.
 
@@ -35,7 +35,6 @@ spent); ``benchmarks/bench_sequential.py`` measures them with more grids.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -45,22 +44,16 @@ import numpy as np
 import pandas as pd
 
 from xaimetrics._validation import check_in_range, check_positive_int, invalid
+from xaimetrics.stats._sequential import _Hypothesis, _oriented, _prepare, _Prepared, _superiority
 
 __all__ = [
-    "EXACT_SEQUENTIAL_UNITS",
     "METHOD_VERDICTS",
     "SequentialDesign",
     "SequentialResult",
-    "sequential_pvalue",
-    "sequential_sign_test",
     "sequential_verdicts",
     "until_decided",
 ]
 
-#: up to this many units every sign pattern is enumerated (2¹⁶ = 65,536); beyond, random patterns
-EXACT_SEQUENTIAL_UNITS = 16
-#: random sign patterns beyond :data:`EXACT_SEQUENTIAL_UNITS` (plus the observed one)
-_RANDOM_PATTERNS = 2**15 - 1
 #: what a concept method's two hypotheses can conclude, in plain words
 METHOD_VERDICTS: dict[str, str] = {
     "helps": "helps (beats NoExplanation)",
@@ -69,7 +62,6 @@ METHOD_VERDICTS: dict[str, str] = {
     "undecided": "undecided",
 }
 
-Alternative = Literal["greater", "less"]
 Question = Literal["controls", "methods"]
 
 
@@ -147,243 +139,6 @@ class SequentialDesign:
         return None
 
 
-# --------------------------------------------------------------------------------------------------- the test
-
-
-@functools.lru_cache(maxsize=8)
-def _exact_patterns(n: int) -> np.ndarray:
-    """All 2ⁿ sign patterns as a ``(2ⁿ, n)`` int8 matrix of ±1."""
-    bits = (np.arange(2**n, dtype=np.int64)[:, None] >> np.arange(n, dtype=np.int64)[None, :]) & 1
-    return (1 - 2 * bits).astype(np.int8)
-
-
-def _random_patterns(n: int, seed: int) -> np.ndarray:
-    """:data:`_RANDOM_PATTERNS` seeded sign patterns of length ``n``, column by column, so that the patterns of a
-    longer run extend those of a shorter one (the looks of one sequence see one reference set)."""
-    columns = [
-        np.random.default_rng([seed, j]).integers(0, 2, size=_RANDOM_PATTERNS, dtype=np.int8)
-        for j in range(n)
-    ]
-    return (1 - 2 * np.stack(columns, axis=1)).astype(np.int8)
-
-
-def _statistics(
-    values: np.ndarray, looks: Sequence[int], *, exact: bool, seed: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(T, observed)``: the sum of the first ``looks[k]`` values under every reference sign pattern
-    (``(P, K)``), and the observed sums (``(K,)``)."""
-    n = int(looks[-1])
-    magnitudes = np.abs(values[:n])
-    if exact:
-        patterns = _exact_patterns(n)
-    else:
-        observed = np.where(values[:n] < 0, -1, 1).astype(np.int8)[None, :]
-        patterns = np.concatenate([_random_patterns(n, seed), observed])
-    cumulative = np.cumsum(patterns * magnitudes[None, :], axis=1)
-    index = np.asarray(looks, dtype=np.int64) - 1
-    return cumulative[:, index], np.cumsum(values[:n])[index]
-
-
-def _first_rejection(T: np.ndarray, observed: np.ndarray, allowed: np.ndarray) -> int | None:
-    """The index of the first look whose region holds the observed sums, or ``None``.
-
-    ``allowed[k]`` is how many patterns may be rejected at looks ``0…k`` together; each look's region is the
-    largest set of the most extreme patterns not yet rejected that keeps within it (ties are kept together).
-    """
-    P, K = T.shape
-    done = np.zeros(P, dtype=bool)
-    scale = float(np.max(np.abs(T))) if T.size else 0.0
-    tol = 1e-9 * max(scale, 1e-12)
-    for k in range(K):
-        budget = int(allowed[k]) - int(done.sum())
-        if budget <= 0:
-            continue
-        free = np.flatnonzero(~done)
-        values = T[free, k]
-        if budget >= values.size:
-            cut = -math.inf
-        else:
-            cut = float(np.partition(values, values.size - budget - 1)[values.size - budget - 1]) + tol
-        if observed[k] > cut:
-            return k
-        done[free[values > cut]] = True
-    return None
-
-
-@dataclass(frozen=True)
-class _Hypothesis:
-    """One directional hypothesis on a column of unit differences: reject when the mean of ``d − shift`` is
-    shown ``> 0`` (``"greater"``) or ``< 0`` (``"less"``)."""
-
-    column: str
-    shift: float
-    alternative: Alternative
-
-
-class _Prepared:
-    """A hypothesis's sums under the reference patterns, computed once and tested at any level.
-
-    With ``skew_check`` a rejection must also be confirmed, at the look where it is made, by the
-    skewness-corrected t-test at that look's spent level (:func:`~xaimetrics.benchmark._uncertainty.
-    skewness_corrected_pvalue`): the exact test assumes symmetric differences, and small gains with rare large
-    losses fool it (the fixed-size tests do the same, :func:`~xaimetrics.benchmark.robust_pvalue`). Requiring
-    both can only reject less often, so the exact guarantee under symmetry holds: the look of a rejection is
-    at or after the exact test's first one, whose region keeps the error over all looks within α.
-    """
-
-    def __init__(
-        self,
-        values: np.ndarray,
-        unit_looks: Sequence[int],
-        *,
-        exact: bool,
-        seed: int,
-        skew_check: bool = False,
-    ) -> None:
-        self.unit_looks = list(unit_looks)
-        self.n_patterns = 0
-        self.skew: list[float] = []
-        if skew_check:
-            from xaimetrics.benchmark._uncertainty import skewness_corrected_pvalue
-
-            self.skew = [
-                skewness_corrected_pvalue(values[:n], alternative="greater") for n in self.unit_looks
-            ]
-        if not self.unit_looks:
-            self.T, self.observed = np.zeros((0, 0)), np.zeros(0)
-            return
-        self.T, self.observed = _statistics(values, self.unit_looks, exact=exact, seed=seed)
-        self.n_patterns = self.T.shape[0]
-
-    def first_rejection(self, fractions: Sequence[float], alpha: float) -> int | None:
-        """The index of the look at which the test at level ``alpha`` rejects, or ``None``."""
-        if not self.n_patterns:
-            return None
-        allowed = np.floor(np.asarray(fractions) * alpha * self.n_patterns * (1 + 1e-9)).astype(np.int64)
-        first = _first_rejection(self.T, self.observed, allowed)
-        if first is None or not self.skew:
-            return first
-        confirmed = (
-            k for k in range(first, len(self.unit_looks))
-            if math.isnan(self.skew[k]) or self.skew[k] <= fractions[k] * alpha * (1 + 1e-9)
-        )  # fmt: skip
-        return next(confirmed, None)
-
-    def pvalue(self, fractions: Sequence[float]) -> float:
-        """The smallest level at which the sequential test rejects by the last look (bisection); with the skew
-        check, at least the skewness-corrected p of the last look."""
-        if not self.n_patterns or self.first_rejection(fractions, 1.0) is None:
-            return 1.0
-        floor = (
-            0.0 if not self.skew or math.isnan(self.skew[-1]) else self.skew[-1] / max(fractions[-1], 1e-12)
-        )
-        low, high = 0.0, 1.0
-        while high - low > 1e-5 * max(high, 1e-3):  # three significant digits are printed
-            middle = (low + high) / 2
-            if self.first_rejection(fractions, middle) is None:
-                low = middle
-            else:
-                high = middle
-        return min(1.0, max(high, floor))
-
-
-def _prepare(
-    values: np.ndarray,
-    unit_looks: Sequence[int],
-    *,
-    exact: bool | None = None,
-    seed: int = 0,
-    skew_check: bool = False,
-) -> _Prepared:
-    usable = [n for n in unit_looks if 0 < n <= values.size]
-    if exact is None:
-        exact = bool(usable) and usable[-1] <= EXACT_SEQUENTIAL_UNITS
-    return _Prepared(values, usable, exact=exact, seed=seed, skew_check=skew_check)
-
-
-def _superiority(hypothesis: _Hypothesis) -> bool:
-    """A claim of benefit (a positive control passing, a method helping): the tests get the skew check."""
-    return hypothesis.alternative == "greater" and hypothesis.shift == 0.0
-
-
-def _oriented(differences: np.ndarray, hypothesis: _Hypothesis) -> np.ndarray:
-    shifted = differences - hypothesis.shift
-    return shifted if hypothesis.alternative == "greater" else -shifted
-
-
-def sequential_sign_test(
-    differences: Sequence[float] | np.ndarray,
-    *,
-    looks: Sequence[int],
-    fractions: Sequence[float],
-    alpha: float = 0.05,
-    alternative: Alternative = "greater",
-    seed: int = 0,
-) -> dict[str, Any]:
-    """The exact group-sequential sign-flip test of the mean of ``differences`` (in the order the units came).
-
-    Args:
-        differences: one value per independent unit, in arrival order (NaN not allowed: pass complete units).
-        looks: the numbers of units at which the test was (or is) made, increasing; looks beyond the data are
-            ignored (they have not happened yet).
-        fractions: the share of ``alpha`` spent by each look (cumulative, non-decreasing, the last ≤ 1).
-        alpha: the type-I error over all looks.
-        alternative: ``"greater"`` (the mean is shown > 0) or ``"less"``.
-        seed: the seed of the random reference patterns beyond :data:`EXACT_SEQUENTIAL_UNITS` units.
-
-    Returns:
-        ``{"rejected", "look", "n_units", "pvalue"}``: ``look`` the index (in ``looks``) of the first rejection and
-        ``n_units`` its units (``None`` when not rejected), ``pvalue`` the smallest α at which the test rejects by
-        the last look made.
-
-    Example:
-        >>> d = [0.1, 0.2, 0.05, 0.3, 0.1, 0.2]
-        >>> out = sequential_sign_test(d, looks=[5, 6], fractions=[0.8, 1.0])
-        >>> out["rejected"], out["n_units"], round(out["pvalue"], 4)
-        (True, 5, 0.0156)
-    """
-    values = np.asarray(differences, dtype=float).ravel()
-    if not np.all(np.isfinite(values)):
-        raise invalid(
-            "differences", "sequential_sign_test", "finite values, one per complete unit",
-            "NaN or infinite values", "Drop incomplete units before testing.",
-        )  # fmt: skip
-    if len(fractions) != len(looks):
-        raise invalid(
-            "fractions", "sequential_sign_test", f"one value per look ({len(looks)})", len(fractions)
-        )
-    if alternative not in ("greater", "less"):
-        raise invalid("alternative", "sequential_sign_test", "'greater' or 'less'", alternative)
-    made = [i for i, n in enumerate(looks) if 0 < n <= values.size]
-    prepared = _prepare(values if alternative == "greater" else -values, [looks[i] for i in made], seed=seed)
-    spent = [fractions[i] for i in made]
-    first = prepared.first_rejection(spent, alpha)
-    return {
-        "rejected": first is not None,
-        "look": None if first is None else made[first],
-        "n_units": None if first is None else prepared.unit_looks[first],
-        "pvalue": prepared.pvalue(spent),
-    }
-
-
-def sequential_pvalue(
-    differences: Sequence[float] | np.ndarray,
-    *,
-    looks: Sequence[int],
-    fractions: Sequence[float],
-    alternative: Alternative = "greater",
-) -> float:
-    """The smallest α at which :func:`sequential_sign_test` rejects by the last look made (1 when it never does).
-
-    Example:
-        >>> sequential_pvalue([0.1, 0.2, 0.05, 0.3, 0.1], looks=[5], fractions=[1.0])
-        0.03125
-    """
-    return float(
-        sequential_sign_test(differences, looks=looks, fractions=fractions, alternative=alternative)["pvalue"]
-    )
-
-
 # ---------------------------------------------------------------------------------------- the grid's questions
 
 
@@ -446,7 +201,7 @@ def sequential_verdicts(
         for c, r in roles.items()
         if c in differences.columns and (r == "method") == (question == "methods")
     }
-    rows: dict[str, dict[str, Any]] = {}
+    rows: dict[str, dict[str, object]] = {}
     if question == "controls":
         for column, role in chosen.items():
             rows[column] = _control_row(order, column, role, seen, fractions, design.alpha, margin, pvalues)
@@ -481,7 +236,7 @@ def _unit_looks(frame: pd.DataFrame, seen: Sequence[int]) -> list[int]:
 def _control_row(
     order: pd.DataFrame, column: str, role: str, seen: Sequence[int], fractions: Sequence[float], alpha: float,
     margin: float, pvalues: bool,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, object]:  # fmt: skip
     data = order[[column, "_look_rank"]].dropna()
     values = data[column].to_numpy(dtype=float)
     unit_looks = _unit_looks(data, seen)
@@ -514,7 +269,7 @@ def _control_row(
 def _interval(values: np.ndarray) -> dict[str, float]:
     """The 95 % t-interval of the mean difference over the units the verdict was tested on (at the last look: not
     widened for the looks, the verdicts are the tests)."""
-    from xaimetrics.benchmark._uncertainty import t_interval
+    from xaimetrics.stats import t_interval
 
     _, low, high = t_interval(values)
     return {"ci_low": low, "ci_high": high}
@@ -532,7 +287,7 @@ def _test_name(role: str, verdict: str, margin: float) -> str:
 def _method_rows(
     order: pd.DataFrame, methods: list[str], seen: Sequence[int], fractions: Sequence[float], alpha: float,
     margin: float, pvalues: bool,
-) -> dict[str, dict[str, Any]]:  # fmt: skip
+) -> dict[str, dict[str, object]]:  # fmt: skip
     data = order[[*methods, "_look_rank"]].dropna()  # complete blocks: every method on the same units
     unit_looks = _unit_looks(data, seen)
     helps = {m: _Hypothesis(m, 0.0, "greater") for m in methods}
@@ -628,7 +383,7 @@ def _roles_in(columns: Sequence[str]) -> dict[str, str]:
 
 def unit_difference_table(results: pd.DataFrame, metric: str = "auto") -> pd.DataFrame:
     """Units × competitors: each competitor's difference with NoExplanation, like with like within each unit
-    (:func:`~xaimetrics.benchmark.unit_differences`), indexed by the unit's keys (``seed`` among them), from a
+    (:func:`~xaimetrics.benchmark._analysis.unit_differences`), indexed by the unit's keys (``seed`` among them), from a
     results store's rows."""
     from xaimetrics.benchmark._analysis import choose_metric, ranking_frame, unit_differences
     from xaimetrics.benchmark._grid import BASELINE_METHOD
@@ -674,7 +429,7 @@ def until_decided(
         >>> result.stopped, [look["n_seeds"] for look in result.looks], result.looks[-1]["verdicts"]
         ('decided', [6], {'RandomWords': 'pass', 'SurrogateWords': 'pass'})
     """
-    from xaimetrics.benchmark._uncertainty import DEFAULT_MARGIN
+    from xaimetrics.stats import DEFAULT_MARGIN
 
     if question not in ("controls", "methods"):
         raise invalid("question", "until_decided", "'controls' or 'methods'", question)

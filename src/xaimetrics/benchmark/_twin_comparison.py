@@ -18,8 +18,8 @@ def twin_comparison(long: pd.DataFrame, *, confidence: float = 0.95, alpha: floa
 
     ``long`` is a :func:`~xaimetrics.benchmark.ranking_frame` table (axis ``"method"``). Both gains are matched
     like with like within each setting and averaged within each independent unit
-    (:func:`~xaimetrics.benchmark.unit_differences`); intervals are Student t over the units. ``p_twin`` is the
-    pre-stated one-sided sign-flip test (:func:`~xaimetrics.benchmark.sign_flip_test`, ``"greater"``) that the
+    (:func:`~xaimetrics.benchmark._analysis.unit_differences`); intervals are Student t over the units. ``p_twin`` is the
+    pre-stated one-sided sign-flip test (:func:`~xaimetrics.stats.sign_flip_test`, ``"greater"``) that the
     method beats its twin. The methods × twin kinds tested form one pre-stated family: ``p_twin_holm`` is Holm's
     adjustment over all of them and ``beats_twin`` is ``p_twin_holm < alpha``,
     so the chance that any method is said to beat a twin it does not beat stays at most ``alpha``. With ``n``
@@ -47,7 +47,7 @@ def twin_comparison(long: pd.DataFrame, *, confidence: float = 0.95, alpha: floa
 
     from xaimetrics.benchmark._analysis import unit_differences
     from xaimetrics.benchmark._grid import BASELINE_METHOD
-    from xaimetrics.benchmark._uncertainty import holm, sign_flip_test, t_interval
+    from xaimetrics.stats import holm, sign_flip_test, t_interval
 
     methods = [str(m) for m in long["method"].unique()]
     # one row per method and twin, in a fixed order whatever the order of the rows (store order is not an order)

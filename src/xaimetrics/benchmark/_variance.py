@@ -31,17 +31,17 @@ simulate_results` grids within Monte-Carlo error. statsmodels' ``MixedLM`` fits 
 through one all-encompassing group (slow, and it often fails to converge on grids this small); the moment
 estimator is closed-form, unbiased on balanced grids and fast enough to bootstrap.
 
-**Top-k stability** (:func:`top_k_stability`): over split halves of the seeds (or bootstrap resamples), how often
+**Top-k stability** (:func:`xaimetrics.stats.top_k_stability`): over split halves of the seeds (or bootstrap resamples), how often
 the top-k *set* of methods by mean score is the same (on both halves; or as on all seeds), and how often each
 method is in it, next to its mean score.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
 from collections.abc import Sequence
-from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -50,7 +50,7 @@ from xaimetrics._validation import check_in_range, check_positive_int, check_see
 from xaimetrics.benchmark._analysis import choose_metric, prompt_labels
 from xaimetrics.benchmark._grid import BASELINE_METHOD
 
-__all__ = ["FACTORS", "top_k_stability", "variance_components"]
+__all__ = ["FACTORS", "variance_components"]
 
 #: the factors a grid may vary, in the order of the table
 FACTORS: tuple[str, ...] = ("seed", "interpretation", "prompt_type", "simulator", "method")
@@ -215,7 +215,7 @@ def variance_components(
         seed and method, ``"residual"``): ``variance``, ``share``, ``share_low``, ``share_high``, ``df``.
 
     Example:
-        >>> from xaimetrics.benchmark import simulate_results
+        >>> from xaimetrics.benchmark._simulation import simulate_results
         >>> rows = simulate_results(n_seeds=6, methods=("NMF", "PCA"), controls=(), simulators=("a", "b"),
         ...                         effects={"NMF": 0.1}, seed_sd=0.1, method_sd=0.0, setting_sd=0.02)
         >>> table = variance_components(rows, n_boot=0)
@@ -232,15 +232,14 @@ def variance_components(
         return _table(y, codes, units, n_boot, confidence, check_seed(seed, "seed", owner))
 
 
-def _one_thread() -> Any:
+def _one_thread() -> contextlib.AbstractContextManager[object]:
     """Small dense algebra in one BLAS thread: threads only oversubscribe shared cores at these sizes."""
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:  # pragma: no cover - scikit-learn installs it
-        import contextlib
-
         return contextlib.nullcontext()
-    return threadpool_limits(1)
+    limits: contextlib.AbstractContextManager[object] = threadpool_limits(1)
+    return limits
 
 
 def _table(
@@ -288,96 +287,3 @@ def _table(
     table.index.name = "component"
     table["df"] = table["df"].astype(int)
     return table[["variance", "share", "share_low", "share_high", "df"]]
-
-
-def top_k_stability(
-    scores: pd.DataFrame,
-    k: int = 3,
-    *,
-    scheme: Literal["split_half", "bootstrap"] = "split_half",
-    n_draws: int = 200,
-    seed: int = 0,
-) -> dict[str, Any]:
-    """How often the top-``k`` set of methods (by mean over units) is the same across draws of the units.
-
-    Args:
-        scores: units × methods (:func:`~xaimetrics.benchmark.unit_scores`; one row per seed).
-        k: the size of the top set (``< `` the number of methods).
-        scheme: ``"split_half"`` — disjoint halves of the units (every split up to ``n_draws``, else
-            ``n_draws`` random ones): ``same_top_k`` is the share of splits whose halves have the same top-k;
-            ``"bootstrap"`` — units resampled with replacement: the share of resamples whose top-k is that of
-            all units.
-        n_draws: splits or resamples.
-        seed: seeds the draws.
-
-    Returns:
-        ``{"k", "scheme", "same_top_k", "n_draws", "n_units", "top_k", "table"}``; ``table`` has per method
-        its ``mean``, ``rank`` (all units), ``in_top_k`` and ``top_k_share`` (the share of the draws' top sets
-        — each half of a split counts — that hold it).
-
-    Example:
-        >>> s = pd.DataFrame({"A": [0.9, 0.8, 0.85, 0.9], "B": [0.7, 0.75, 0.6, 0.8], "C": [0.5, 0.75, 0.55, 0.6]})
-        >>> out = top_k_stability(s, k=1)
-        >>> out["same_top_k"], out["top_k"], out["table"]["top_k_share"].tolist()
-        (1.0, ['A'], [1.0, 0.0, 0.0])
-    """
-    from xaimetrics.benchmark._uncertainty import _half_splits
-
-    owner = "top_k_stability"
-    if not isinstance(scores, pd.DataFrame) or scores.shape[1] < 2:
-        raise invalid(
-            "scores",
-            owner,
-            "a units × methods DataFrame with two or more methods",
-            getattr(scores, "shape", scores),
-        )
-    k = check_positive_int(k, "k", owner)
-    if k >= scores.shape[1]:
-        raise invalid("k", owner, f"smaller than the number of methods ({scores.shape[1]})", k)
-    if scheme not in ("split_half", "bootstrap"):
-        raise invalid("scheme", owner, "'split_half' or 'bootstrap'", scheme)
-    n_draws = check_positive_int(n_draws, "n_draws", owner)
-    values = scores.to_numpy(dtype=np.float64)
-    names = [str(c) for c in scores.columns]
-    n = len(values)
-    if n < 2:
-        raise invalid("scores", owner, "two or more units (rows)", n)
-
-    def top(rows: np.ndarray) -> frozenset[str]:
-        with np.errstate(all="ignore"):
-            means = np.nanmean(values[rows], axis=0)
-        order = sorted(range(len(names)), key=lambda j: (-np.nan_to_num(means[j], nan=-np.inf), names[j]))
-        return frozenset(names[j] for j in order[:k])
-
-    everything = top(np.arange(n))
-    counts = dict.fromkeys(names, 0)
-    same = 0
-    sets = 0
-    if scheme == "split_half":
-        splits = _half_splits(n, n_draws, check_seed(seed, "seed", owner))
-        for first in splits:
-            mask = np.isin(np.arange(n), first)
-            a, b = top(np.flatnonzero(mask)), top(np.flatnonzero(~mask))
-            same += a == b
-            for chosen in (a, b):
-                sets += 1
-                for name in chosen:
-                    counts[name] += 1
-        draws = len(splits)
-    else:
-        rng = np.random.default_rng(check_seed(seed, "seed", owner))
-        for _ in range(n_draws):
-            chosen = top(rng.integers(n, size=n))
-            same += chosen == everything
-            sets += 1
-            for name in chosen:
-                counts[name] += 1
-        draws = n_draws
-    with np.errstate(all="ignore"):
-        means = np.nanmean(values, axis=0)
-    table = pd.DataFrame({"mean": means}, index=pd.Index(names, name=scores.columns.name or "method"))
-    table["rank"] = table["mean"].rank(ascending=False, method="min").astype(int)
-    table["in_top_k"] = [name in everything for name in names]
-    table["top_k_share"] = [counts[name] / sets for name in names]
-    return {"k": k, "scheme": scheme, "same_top_k": same / draws, "n_draws": draws, "n_units": n,
-            "top_k": sorted(everything), "table": table}  # fmt: skip

@@ -1,17 +1,33 @@
 """Statistics on independent units, shared by every family that compares scores over seeds.
 
+Every function takes **one value per independent unit** (a seed of a grid: its settings share the seed's
+samples and are averaged first) and returns numbers: floats, tables, or frozen dataclasses. The sentences that
+state them belong to the reports (``xaimetrics.benchmark``, ``xaimetrics.detection``).
+
 - :func:`sign_flip_test` — the exact sign-flip permutation test of a mean difference, and
   :func:`minimum_pvalue`, the floor it cannot go below with ``n`` units;
 - :func:`skewness_corrected_pvalue` and :func:`robust_pvalue` — the superiority test that also holds for skewed
   differences;
 - :func:`t_interval` — Student-t intervals over the units;
 - :func:`holm` — Holm's step-down adjustment over a family of tests;
-- :func:`equivalence_test` — two one-sided tests against ``±margin`` (:data:`DEFAULT_MARGIN`).
+- :func:`equivalence_test` — two one-sided tests against ``±margin`` (:data:`DEFAULT_MARGIN`);
+- :func:`baseline_comparison`, :func:`pairwise_comparison`, :func:`best_method` (:class:`BestMethod`) — columns
+  against a baseline with Holm's correction, every pair, and a best column only when corrected tests say so;
+- :func:`control_verdict` (:class:`ControlVerdict`) — controls tested in their pre-stated directions;
+- :func:`plan` (:class:`Plan`), :func:`minimum_detectable_difference` — the power of the exact test itself;
+- :func:`split_half_stability` (:class:`SplitHalfStability`) — Kendall's τ between orders on halves of the units,
+  and :func:`top_k_stability` (:class:`TopKStability`), how often the top-k set survives a draw of the units;
+- :func:`sequential_sign_test` (:class:`SequentialTest`), :func:`sequential_pvalue` — the exact group-sequential
+  sign-flip test, the type-I error controlled over several looks.
 
-The benchmark's assessments (controls, method comparisons, plans) are built on these
-(:mod:`xaimetrics.benchmark`), and so are detection's legibility tables (:mod:`xaimetrics.detection`).
+Example:
+    >>> from xaimetrics.stats import sign_flip_test
+    >>> sign_flip_test([0.1, 0.2, 0.05, 0.3, 0.1], alternative="greater")
+    0.03125
 """
 
+from xaimetrics.stats._comparison import BestMethod, baseline_comparison, best_method, pairwise_comparison
+from xaimetrics.stats._controls import ControlVerdict, control_verdict
 from xaimetrics.stats._exact import (
     DEFAULT_MARGIN,
     EXACT_UNITS,
@@ -25,17 +41,41 @@ from xaimetrics.stats._exact import (
     skewness_corrected_pvalue,
     t_interval,
 )
+from xaimetrics.stats._planning import Plan, minimum_detectable_difference, plan
+from xaimetrics.stats._sequential import SequentialTest, sequential_pvalue, sequential_sign_test
+from xaimetrics.stats._stability import (
+    SplitHalfStability,
+    TopKStability,
+    split_half_stability,
+    top_k_stability,
+)
 
 __all__ = [
     "DEFAULT_MARGIN",
     "EXACT_UNITS",
     "Alternative",
+    "BestMethod",
+    "ControlVerdict",
+    "Plan",
+    "SequentialTest",
+    "SplitHalfStability",
+    "TopKStability",
+    "baseline_comparison",
+    "best_method",
+    "control_verdict",
     "equivalence_test",
     "finite_values",
     "holm",
+    "minimum_detectable_difference",
     "minimum_pvalue",
+    "pairwise_comparison",
+    "plan",
     "robust_pvalue",
+    "sequential_pvalue",
+    "sequential_sign_test",
     "sign_flip_test",
     "skewness_corrected_pvalue",
+    "split_half_stability",
     "t_interval",
+    "top_k_stability",
 ]

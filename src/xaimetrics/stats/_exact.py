@@ -20,20 +20,7 @@ from xaimetrics._validation import invalid
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = [
-    "DEFAULT_MARGIN",
-    "EXACT_UNITS",
-    "Alternative",
-    "equivalence_test",
-    "finite_values",
-    "holm",
-    "minimum_pvalue",
-    "robust_pvalue",
-    "sign_flip_test",
-    "skewness_corrected_pvalue",
-    "t_interval",
-]
-
+#: the direction of a test
 Alternative = Literal["two-sided", "greater", "less"]
 
 #: the negative control's equivalence margin: within ±0.05 of the baseline (5 points of accuracy or of expected
@@ -52,7 +39,8 @@ def finite_values(values: ArrayLike) -> np.ndarray:
         [0.1, 0.3]
     """
     array = np.asarray(values, dtype=float).ravel()
-    return array[np.isfinite(array)]
+    finite: np.ndarray = array[np.isfinite(array)]
+    return finite
 
 
 def minimum_pvalue(n_units: int, alternative: Alternative = "two-sided") -> float:

@@ -26,9 +26,10 @@ import functools
 import itertools
 import math
 from collections.abc import Callable
-from typing import Literal
 
 import numpy as np
+
+from xaimetrics.stats._exact import Alternative
 
 __all__ = [
     "N_SIMULATIONS",
@@ -38,8 +39,6 @@ __all__ = [
     "solve_effect",
     "solve_margin",
 ]
-
-Alternative = Literal["two-sided", "greater", "less"]
 
 #: simulated samples per size (Monte-Carlo SE of a power of 0.8: 0.009)
 N_SIMULATIONS = 2000
