@@ -354,7 +354,7 @@ def _run_gated(
           f"methods: fresh seeds {methods[0]}–{methods[-1]}) and both controls run in the gate; results in {store}",
           file=sys.stderr)  # fmt: skip
     results = run_gated(
-        grid, store, design, providers=providers, artefacts=Artefacts(grid, providers, output / "artefacts"),
+        grid, store, design, providers=providers, artefacts=Artefacts(grid.artefact_config(), providers, output / "artefacts"),
         response_cache=response_cache(args), progress=not args.no_progress, say=_say,
         batch=args.batch, batch_poll_s=args.batch_poll_s,
     )  # fmt: skip

@@ -269,7 +269,7 @@ def run_detection(args: argparse.Namespace, providers: Providers | None = None) 
         _say(f"Note: {note}")
     done = {key_of(r) for r in records if r["status"] == "ok"}
     output.mkdir(parents=True, exist_ok=True)
-    artefacts = Artefacts(grid, providers, output / "artefacts")
+    artefacts = Artefacts(grid.artefact_config(), providers, output / "artefacts")
     dataset, model_name = grid.datasets[0], grid.models[0]
     if args.no_progress:
         with _quiet_import():
