@@ -31,7 +31,7 @@ import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, cast
 
 import numpy as np
 
@@ -137,6 +137,35 @@ class Providers:
         self.datasets = dict(datasets or {})
         self.models = dict(models or {})
         self.simulators = dict(simulators or {})
+
+    @classmethod
+    def load(cls, spec: str | None, *, owner: str, progress: bool = False) -> Providers:
+        """The :class:`Providers` object a command line names (``--providers module:attribute``; the attribute
+        defaults to ``PROVIDERS``), or the built-in names alone when ``spec`` is ``None``.
+
+        Example:
+            >>> Providers.load(None, owner="xaimetrics benchmark run").datasets
+            {}
+            >>> Providers.load("xaimetrics:nothing", owner="xaimetrics benchmark run")
+            Traceback (most recent call last):
+            ...
+            xaimetrics.exceptions.InvalidParameterError: The '--providers' parameter of xaimetrics benchmark run must be 'module:attribute' of an importable Providers object. Got xaimetrics:nothing. It could not be loaded (module 'xaimetrics' has no attribute 'nothing').
+        """
+        import importlib
+
+        if spec is None:
+            return cls(progress=progress)
+        module, _, attribute = spec.partition(":")
+        try:
+            value = getattr(importlib.import_module(module), attribute or "PROVIDERS")
+        except (ImportError, AttributeError) as error:
+            raise invalid(
+                "--providers", owner, "'module:attribute' of an importable Providers object", spec,
+                f"It could not be loaded ({error}).",
+            ) from error  # fmt: skip
+        if not isinstance(value, Providers):
+            raise invalid("--providers", owner, "a Providers object", type(value).__name__)
+        return value
 
     def grid_extras(self) -> dict[str, tuple[str, ...]]:
         """The ``extra_*`` arguments of :class:`~xaimetrics.benchmark.Grid` for the registered names."""
@@ -448,32 +477,26 @@ class Artefacts:
 
     def fit_activations(self, fit: ConceptFit) -> np.ndarray:
         """The concept-fit activations of :meth:`classifier` (a twin's are computed once, in memory)."""
-        from xaimetrics.benchmark._twins import split_twin
-
-        twin = split_twin(fit.method)[1]
-        if twin is None:
-            return self.activations(fit.dataset, fit.model)["fit"]
-
-        def compute() -> np.ndarray:
-            texts, _ = self.data(fit.dataset)
-            return _numpy(self.classifier(fit).activations(list(texts.texts)))
-
-        return self._once(("twin_activations", fit.dataset, fit.model, twin, self._twin_seed(fit)), compute)
+        return self._texts_activations(fit, "fit")
 
     def pool_activations(self, fit: ConceptFit) -> np.ndarray:
         """The LP/EP pool's activations under :meth:`classifier` (the texts per-concept scorers draw from; a
         twin's are computed once, in memory)."""
+        return self._texts_activations(fit, "pool")
+
+    def _texts_activations(self, fit: ConceptFit, part: Literal["fit", "pool"]) -> np.ndarray:
         from xaimetrics.benchmark._twins import split_twin
 
         twin = split_twin(fit.method)[1]
         if twin is None:
-            return self.activations(fit.dataset, fit.model)["pool"]
+            return self.activations(fit.dataset, fit.model)[part]
 
         def compute() -> np.ndarray:
-            _, pool = self.data(fit.dataset)
-            return _numpy(self.classifier(fit).activations(list(pool.texts)))
+            texts = self.data(fit.dataset)[0 if part == "fit" else 1]
+            return _numpy(self.classifier(fit).activations(list(texts.texts)))
 
-        return self._once(("twin_pool", fit.dataset, fit.model, twin, self._twin_seed(fit)), compute)
+        kind = "twin_activations" if part == "fit" else "twin_pool"
+        return self._once((kind, fit.dataset, fit.model, twin, self._twin_seed(fit)), compute)
 
     def importance_inputs(self, fit: ConceptFit) -> np.ndarray | list[str]:
         """What ``Φ`` is averaged over: the concept-fit activations, or the concept-fit texts when the classifier

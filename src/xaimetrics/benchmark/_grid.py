@@ -167,40 +167,6 @@ def _tuple_of(name: str, value: object, kind: type[_T], allow_empty: bool = Fals
 
 
 @dataclass(frozen=True)
-class ArtefactConfig:
-    """What the artefact cache and the runner read of a grid (:meth:`Grid.artefact_config`), and nothing else:
-    how the data are drawn, how models are read and concepts fitted, how samples are selected and prompts cut,
-    and how the simulators are built. The fields have the meaning of :class:`Grid`'s of the same name.
-
-    Example:
-        >>> config = Grid(simulators=("perfect",), n_fit=50, extractor_options={"NMF": {"max_iter": 9}}).artefact_config()
-        >>> config.n_fit, config.options("NMF"), config.options("PCA")
-        (50, {'max_iter': 9}, {})
-    """
-
-    n_fit: int
-    pool_size: int | None
-    dataset_options: Mapping[str, object]
-    layers: Mapping[str, int]
-    extractor_options: Mapping[str, Mapping[str, object]]
-    fit_draw: str
-    twin_seed: int | None
-    n_lp: int
-    n_ep: int
-    balance: str
-    max_sample_chars: int | None
-    prompt_layout: PromptLayout
-    base_url: str | None
-    concurrency: int
-    call_timeout: float | None
-    scoring: str
-
-    def options(self, method: str) -> dict[str, object]:
-        """Extra keyword arguments of ``method``'s extractor (a twin's are its method's)."""
-        return dict(self.extractor_options.get(split_twin(method)[0], {}))
-
-
-@dataclass(frozen=True)
 class Grid:
     """A ConSim benchmark grid (paper §5.1): the product of every listed choice.
 
@@ -741,6 +707,44 @@ class Grid:
     def replace(self, **changes: Any) -> Grid:
         """A copy with ``changes`` (checked again)."""
         return dataclasses.replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class ArtefactConfig:
+    """What the artefact cache and the runner read of a grid (:meth:`Grid.artefact_config`), and nothing else:
+    how the data are drawn, how models are read and concepts fitted, how samples are selected and prompts cut,
+    and how the simulators are built. The fields have the meaning and the defaults of :class:`Grid`'s of the same
+    name (``dataset_options``: :meth:`Grid.dataset_options`); a job that reads one dataset and one model (the
+    ``detection`` command) builds one directly, without a grid.
+
+    Example:
+        >>> config = Grid(simulators=("perfect",), n_fit=50, extractor_options={"NMF": {"max_iter": 9}}).artefact_config()
+        >>> config.n_fit, config.options("NMF"), config.options("PCA")
+        (50, {'max_iter': 9}, {})
+        >>> ArtefactConfig(n_fit=50) == Grid(simulators=("perfect",), n_fit=50).artefact_config()
+        True
+    """
+
+    n_fit: int = Grid.n_fit
+    pool_size: int | None = Grid.pool_size
+    dataset_options: Mapping[str, object] = field(default_factory=dict)
+    layers: Mapping[str, int] = field(default_factory=dict)
+    extractor_options: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+    fit_draw: str = Grid.fit_draw
+    twin_seed: int | None = Grid.twin_seed
+    n_lp: int = Grid.n_lp
+    n_ep: int = Grid.n_ep
+    balance: str = Grid.balance
+    max_sample_chars: int | None = Grid.max_sample_chars
+    prompt_layout: PromptLayout = Grid.prompt_layout
+    base_url: str | None = Grid.base_url
+    concurrency: int = Grid.concurrency
+    call_timeout: float | None = Grid.call_timeout
+    scoring: str = Grid.scoring
+
+    def options(self, method: str) -> dict[str, object]:
+        """Extra keyword arguments of ``method``'s extractor (a twin's are its method's)."""
+        return dict(self.extractor_options.get(split_twin(method)[0], {}))
 
 
 #: seeds must fit numpy's and scikit-learn's ``random_state`` (a uint32)

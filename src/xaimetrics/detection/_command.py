@@ -17,7 +17,7 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from xaimetrics._validation import invalid
 
@@ -54,12 +54,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--output", default="xaimetrics-detection", help="results folder (default: %(default)s)"
     )
-    parser.add_argument(
-        "--dataset", default="bbc_news",
-        help="an offline dataset or a data file (.csv, .tsv, .jsonl, .json, .parquet; any column names with "
-        "--text-column/--label-column) (default: %(default)s)",
-    )  # fmt: skip
-    add_data_arguments(parser)
+    add_data_arguments(parser, dataset="bbc_news")
     parser.add_argument(
         "--model", default="demo",
         help="'demo' (MiniLM fine-tuned once on the dataset with a ReLU at the split, and cached) or a saved "
@@ -186,22 +181,17 @@ def _check_args(args: argparse.Namespace) -> list[str]:
     return readers
 
 
-def _providers(args: argparse.Namespace) -> Providers:
-    import importlib
+def _check_data(args: argparse.Namespace, providers: Providers) -> None:
+    """Refuse an unknown ``--method`` and a data file that cannot be read, before anything loads or is written."""
+    from xaimetrics.concepts import EXTRACTORS
+    from xaimetrics.data import check_dataset
 
-    from xaimetrics.benchmark import Providers
-
-    if args.providers is None:
-        return Providers(progress=not args.no_progress)
-    module, _, attribute = str(args.providers).partition(":")
-    try:
-        value = getattr(importlib.import_module(module), attribute or "PROVIDERS")
-    except (ImportError, AttributeError) as error:
-        raise invalid("--providers", _OWNER, "'module:attribute' of an importable Providers object",
-                      args.providers, f"It could not be loaded ({error}).") from error  # fmt: skip
-    if not isinstance(value, Providers):
-        raise invalid("--providers", _OWNER, "a Providers object", type(value).__name__)
-    return value
+    EXTRACTORS.canonical(args.method, owner=_OWNER, argument="--method")
+    if args.dataset not in providers.datasets:
+        check_dataset(
+            args.dataset, owner=_OWNER, argument="--dataset", text_column=args.text_column,
+            label_column=args.label_column, encoding=args.encoding or "utf-8", drop_empty_rows=args.drop_empty_rows,
+        )  # fmt: skip
 
 
 def _reader(spec: str, args: argparse.Namespace, folder: DetectionFolder) -> Simulator:
@@ -250,16 +240,16 @@ def run_detection(args: argparse.Namespace, providers: Providers | None = None) 
     import pandas as pd
 
     from xaimetrics._arguments import data_options
-    from xaimetrics.benchmark import Artefacts, ConceptFit, Grid
+    from xaimetrics.benchmark import Artefacts, ConceptFit, Providers
+    from xaimetrics.benchmark._grid import ArtefactConfig
     from xaimetrics.detection._results import DetectionFolder, key_of, split_records
 
     readers = _check_args(args)
     seeds = _ints(args.seeds, "--seeds") or [0]
-    providers = providers or _providers(args)
-    extras: dict[str, Any] = providers.grid_extras()  # Grid keyword arguments (datasets, models)
-    grid = Grid(datasets=(args.dataset,), models=(_model_name(args),), methods=(args.method,),
-                n_concepts=args.n_concepts, seeds=tuple(seeds), simulators=(LEXICAL,), prompt_types=("E2-a",),
-                pool_size=None, n_fit=args.n_fit, **cast("dict[str, Any]", data_options(args)), **extras)  # fmt: skip
+    providers = providers or Providers.load(args.providers, owner=_OWNER, progress=not args.no_progress)
+    _check_data(args, providers)
+    # what the artefact cache reads: the concept-fit draw and how the data file is read (the grid's defaults else)
+    config = ArtefactConfig(n_fit=args.n_fit, dataset_options=data_options(args))
     output = Path(args.output)
     if output.exists() and not output.is_dir():
         raise invalid("--output", _OWNER, "a folder", str(output), "Name a folder (created if needed).")
@@ -269,8 +259,8 @@ def run_detection(args: argparse.Namespace, providers: Providers | None = None) 
         _say(f"Note: {note}")
     done = {key_of(r) for r in records if r["status"] == "ok"}
     output.mkdir(parents=True, exist_ok=True)
-    artefacts = Artefacts(grid.artefact_config(), providers, output / "artefacts")
-    dataset, model_name = grid.datasets[0], grid.models[0]
+    artefacts = Artefacts(config, providers, output / "artefacts")
+    dataset, model_name = args.dataset, _model_name(args)
     if args.no_progress:
         with _quiet_import():
             from transformers.utils import logging as transformers_logging
