@@ -22,9 +22,14 @@ from typing import TYPE_CHECKING, Any
 from xaimetrics._validation import invalid
 
 if TYPE_CHECKING:
-    from xaimetrics.benchmark import Providers
-    from xaimetrics.concepts import ConceptInterpretation
+    import numpy as np
+    import pandas as pd
+
+    from xaimetrics.benchmark import Artefacts, Providers
+    from xaimetrics.concepts import ConceptExtractor, ConceptInterpretation
+    from xaimetrics.data import TextDataset
     from xaimetrics.detection._results import DetectionFolder
+    from xaimetrics.detection._sampling import DetectionSample
     from xaimetrics.simulators import Simulator
 
 __all__ = ["register", "run", "run_detection"]
@@ -323,7 +328,7 @@ def _wanted(args: argparse.Namespace, interpretations: dict[int, ConceptInterpre
     return wanted
 
 
-def _word_scores(artefacts: Any, dataset: str, model_name: str, extractor: Any, fit: Any,
+def _word_scores(artefacts: Artefacts, dataset: str, model_name: str, extractor: ConceptExtractor, fit: TextDataset,
                  wanted: list[int]) -> dict[int, dict[str, float]]:  # fmt: skip
     from xaimetrics.concepts import TopWords
 
@@ -332,7 +337,7 @@ def _word_scores(artefacts: Any, dataset: str, model_name: str, extractor: Any, 
     return {c: dict(zip(top.vocabulary_, top.scores_[:, c], strict=True)) for c in wanted}
 
 
-def _export_csv(frame: Any, path: Path) -> None:
+def _export_csv(frame: pd.DataFrame, path: Path) -> None:
     temporary = path.with_suffix(".csv.tmp")
     frame.to_csv(temporary, index=False)
     os.replace(temporary, path)
@@ -342,7 +347,7 @@ class _Job:
     """One seed's scoring: each concept's rows (or its failure) stored as soon as it is scored."""
 
     def __init__(self, args: argparse.Namespace, folder: DetectionFolder, base: dict[str, object],
-                 interpretations: dict[int, ConceptInterpretation], U: Any, texts: list[str], embeddings: Any,
+                 interpretations: dict[int, ConceptInterpretation], U: np.ndarray, texts: list[str], embeddings: np.ndarray,
                  done: set[tuple[str, ...]], failed: dict[tuple[str, ...], str]) -> None:  # fmt: skip
         self.args, self.folder, self.base, self.interpretations = args, folder, base, interpretations
         self.U, self.texts, self.embeddings, self.done, self.failed = U, texts, embeddings, done, failed
@@ -378,7 +383,7 @@ class _Job:
         self.failed[key_of(setting)] = reason
         _say(f"  FAILED: concept {concept}, {task}, reader {reader!r}: {reason}")
 
-    def sample(self, concept: int, **counts: int) -> Any:
+    def sample(self, concept: int, **counts: int) -> DetectionSample:
         from xaimetrics.detection._sampling import sample_texts
 
         args = self.args
