@@ -138,7 +138,9 @@ def main() -> None:
 
         # ---------------- resumed: artefacts and prompts on disk, fresh store and response cache
         started = time.perf_counter()
-        prompts = build_all_prompts(Artefacts(toy, providers, folder / "toy-artefacts"), toy.settings())
+        prompts = build_all_prompts(
+            Artefacts(toy.artefact_config(), providers, folder / "toy-artefacts"), toy.settings()
+        )
         print(
             f"toy artefacts and prompts built in {time.perf_counter() - started:.1f} s (untimed)", flush=True
         )
@@ -210,7 +212,10 @@ def main() -> None:
             )  # fmt: skip
 
         def artefacts_alone() -> None:
-            build_all_prompts(Artefacts(real, providers, folder / f"alone-{next(counter)}"), real.settings())
+            build_all_prompts(
+                Artefacts(real.artefact_config(), providers, folder / f"alone-{next(counter)}"),
+                real.settings(),
+            )
 
         started = time.perf_counter()
         fresh()

@@ -61,7 +61,7 @@ def main() -> None:
     register(demo_parser.add_subparsers())
     args = demo_parser.parse_args(["demo", "--output", options.output])
     grid = demo_grid(args)
-    artefacts = Artefacts(grid, Providers(), Path(options.output) / "artefacts")
+    artefacts = Artefacts(grid.artefact_config(), Providers(), Path(options.output) / "artefacts")
     prompts = []
     for group in _groups(grid.settings()):
         prompts.extend(prompt for _, prompt in build_group_prompts(artefacts, group, {}))
@@ -140,7 +140,7 @@ def layouts(options: argparse.Namespace) -> None:
     base = dataclasses.replace(demo, **changes)
     wide = ("NE1-a", "E1-a", "NE2-a", "E2-a", "E3-a")
     grid = dataclasses.replace(base, prompt_types=tuple(dict.fromkeys((*base.prompt_types, *wide))))
-    artefacts = Artefacts(grid, demo_providers(args), Path(options.output) / "artefacts")
+    artefacts = Artefacts(grid.artefact_config(), demo_providers(args), Path(options.output) / "artefacts")
     reader = LexicalSimulator()
     sent: dict[str, list[tuple[str, ConSimPrompt]]] = {
         "paper": [],

@@ -72,7 +72,7 @@ def main() -> None:
     with ResultsStore(output / "results.sqlite", read_only=True) as store:
         results = store.to_frame()
     table = twin_comparison(ranking_frame(results, metric="expected_accuracy"))
-    artefacts = Artefacts(grid, providers, output / "artefacts")
+    artefacts = Artefacts(grid.artefact_config(), providers, output / "artefacts")
     concepts: dict[str, list[list[str]]] = {}
     for method in ("NMF", "PCA"):
         for name in (method, *(f"{method}@random-{t}" for t in grid.randomized_twins)):

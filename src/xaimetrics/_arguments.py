@@ -43,16 +43,27 @@ __all__ = [
 DATA_OPTIONS: tuple[str, ...] = ("text_column", "label_column", "encoding", "drop_empty_rows")
 
 
-def add_data_arguments(parser: Arguments) -> None:
+#: what ``--dataset`` reads, wherever a command takes one
+DATASET_HELP = (
+    "an offline dataset, a recipe, a data file (.csv, .tsv, .jsonl, .json, .parquet; any column names with "
+    "--text-column/--label-column) or a hub id (default: %(default)s)"
+)
+
+
+def add_data_arguments(parser: Arguments, *, dataset: str | None = None, help: str = DATASET_HELP) -> None:
     """Add ``--text-column``, ``--label-column``, ``--encoding`` and ``--drop-empty-rows``: how a dataset file is
-    read, with the names of :func:`xaimetrics.data.load_dataset`'s keywords and of the grid file's keys.
+    read, with the names of :func:`xaimetrics.data.load_dataset`'s keywords and of the grid file's keys; with a
+    default ``dataset``, ``--dataset`` first (described by ``help``).
 
     Example:
         >>> parser = argparse.ArgumentParser()
-        >>> add_data_arguments(parser)
-        >>> data_options(parser.parse_args(["--text-column", "Content", "--label-column", "Author"]))
-        {'text_column': 'Content', 'label_column': 'Author'}
+        >>> add_data_arguments(parser, dataset="bbc_news")
+        >>> args = parser.parse_args(["--text-column", "Content", "--label-column", "Author"])
+        >>> args.dataset, data_options(args)
+        ('bbc_news', {'text_column': 'Content', 'label_column': 'Author'})
     """
+    if dataset is not None:
+        parser.add_argument("--dataset", default=dataset, help=help)
     parser.add_argument(
         "--text-column", default=None, help="the column of a data file holding the texts (default: text, ...)"
     )

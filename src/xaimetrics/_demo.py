@@ -362,7 +362,7 @@ def _run(args: argparse.Namespace) -> int:
     output.mkdir(parents=True, exist_ok=True)
     providers = demo_providers(args)
     grid = grid.replace(**providers.grid_extras())
-    artefacts = Artefacts(grid, providers, output / "artefacts")
+    artefacts = Artefacts(grid.artefact_config(), providers, output / "artefacts")
     dataset, model_name = grid.datasets[0], grid.models[0]
 
     if args.no_progress:  # transformers' own weight-loading bar too

@@ -243,7 +243,7 @@ ALTERNATIVES: dict[str, object] = {
 
 
 def _keys(grid: Grid) -> set[str]:
-    artefacts = Artefacts(grid, _providers(), None)
+    artefacts = Artefacts(grid.artefact_config(), _providers(), None)
     settings = [*grid.settings(phase="validation"), *grid.settings(phase="evaluation")]
     concepts = fingerprint_concepts(
         artefacts, grid.concept_settings()
@@ -292,7 +292,7 @@ def test_a_grid_reads_a_model_at_the_chosen_layer_and_checks_the_range(tmp_path:
     grid = _grid(
         data, models=(tiny,), methods=("PCA", "NoExplanation"), layers={tiny: 0}, simulators=("perfect",)
     )
-    artefacts = Artefacts(grid, _providers(), None)
+    artefacts = Artefacts(grid.artefact_config(), _providers(), None)
     model = artefacts.model(str(data), tiny)
     assert model.split == "bert.encoder.layer.0" and model.needs_inputs
     summary = run_grid(
@@ -305,13 +305,13 @@ def test_a_grid_reads_a_model_at_the_chosen_layer_and_checks_the_range(tmp_path:
     with pytest.raises(
         InvalidParameterError, match=r"'layers\..*' parameter of Grid must be an integer from 0 to 0"
     ):
-        Artefacts(too_deep, _providers(), None).model(str(data), tiny)
+        Artefacts(too_deep.artefact_config(), _providers(), None).model(str(data), tiny)
     for layers, message in (({"other": 0}, "keys among the listed models"), ({tiny: -1}, "an integer ≥ 0")):
         with pytest.raises(InvalidParameterError, match=message):
             _grid(data, models=(tiny,), layers=layers)
     toy = _grid(data, layers={"toy": 0})
     with pytest.raises(InvalidParameterError, match="has no transformer layers"):
-        Artefacts(toy, _providers(), None).model(str(data), "toy")
+        Artefacts(toy.artefact_config(), _providers(), None).model(str(data), "toy")
 
 
 # -- classes matched by name ----------------------------------------------------------------------------------
@@ -325,7 +325,7 @@ def test_a_model_with_the_data_classes_in_another_order_is_mapped_by_name(tmp_pa
     """world, sports, tech (model) vs sports, tech, world (data): every EP sample is shown under the class the
     model predicts, by name."""
     grid, _ = _tiny_grid(tmp_path, {0: "world", 1: "sports", 2: "tech"})
-    artefacts = Artefacts(grid, _providers(), None)
+    artefacts = Artefacts(grid.artefact_config(), _providers(), None)
     summary = run_grid(
         grid, tmp_path / "r.sqlite", providers=_providers(), artefacts=artefacts, progress=False
     )
@@ -418,7 +418,7 @@ def test_each_seed_fits_its_own_bootstrap_draw_unless_the_fit_is_fixed(tmp_path:
 
     def components(draw: str) -> list[np.ndarray]:
         grid = _grid(data, seeds=(0, 1, 2), fit_draw=draw)
-        artefacts = Artefacts(grid, _providers(), None)
+        artefacts = Artefacts(grid.artefact_config(), _providers(), None)
         fits = [ConceptFit(str(data), "toy", "PCA", 3, seed) for seed in grid.seeds]
         return [np.asarray(artefacts.extractor(fit).components_) for fit in fits]
 

@@ -140,14 +140,17 @@ def test_the_grid_and_the_command_line_set_the_deadline(monkeypatch) -> None:
     from xaimetrics.exceptions import InvalidParameterError
 
     monkeypatch.delenv(CALL_TIMEOUT_ENV, raising=False)
-    local = grid_simulator("local", Grid(simulators=("local",), call_timeout=7), Providers(), None)
+    config = Grid(simulators=("local",)).artefact_config()
+    local = grid_simulator(
+        "local", Grid(simulators=("local",), call_timeout=7).artefact_config(), Providers(), None
+    )
     assert local.call_timeout == 7.0  # type: ignore[attr-defined]
-    assert grid_simulator("local", Grid(simulators=("local",)), Providers(), None).call_timeout == 120.0  # type: ignore[attr-defined]
+    assert grid_simulator("local", config, Providers(), None).call_timeout == 120.0  # type: ignore[attr-defined]
     with pytest.raises(InvalidParameterError, match="'call_timeout' parameter of Grid must be a number"):
         Grid(simulators=("local",), call_timeout=0)
     args = cli.build_parser().parse_args(["consim", "--llm-call-timeout", "30"])
     apply_portable_argument(args)
-    assert grid_simulator("local", Grid(simulators=("local",)), Providers(), None).call_timeout == 30.0  # type: ignore[attr-defined]
+    assert grid_simulator("local", config, Providers(), None).call_timeout == 30.0  # type: ignore[attr-defined]
     monkeypatch.delenv(CALL_TIMEOUT_ENV)
     with pytest.raises(SystemExit):
         cli.build_parser().parse_args(["benchmark", "run", "g.toml", "--llm-call-timeout", "-1"])

@@ -192,7 +192,7 @@ def test_a_retrained_model_never_reads_stale_artefacts(tmp_path):
     names = []
     for created in ("monday", "tuesday", "monday"):
         providers = Providers(datasets=PROVIDER_KWARGS["datasets"], models={"toy": trained(created)})
-        artefacts = Artefacts(grid, providers, tmp_path)
+        artefacts = Artefacts(grid.artefact_config(), providers, tmp_path)
         artefacts.extractor(ConceptFit("toy", "toy", "PCA", 3, 0))
         names.append(sorted(p.name for p in tmp_path.iterdir()))
     assert len(names[1]) == 2 * len(names[0])  # new activations and fit files for the retrained model
@@ -234,10 +234,10 @@ def test_a_groups_stored_prompts_are_the_built_ones(tmp_path):
     from xaimetrics.benchmark._group import build_group_prompts
 
     grid = toy_grid(seeds=(0,), methods=("PCA",), prompt_types=("E2",))
-    artefacts = Artefacts(grid, PROVIDERS, tmp_path)
+    artefacts = Artefacts(grid.artefact_config(), PROVIDERS, tmp_path)
     settings = grid.settings()
     built = build_group_prompts(artefacts, settings, {})
-    again = Artefacts(grid, PROVIDERS, tmp_path).stored_prompts(settings)
+    again = Artefacts(grid.artefact_config(), PROVIDERS, tmp_path).stored_prompts(settings)
     assert again is not None and [p.text for _, p in again] == [p.text for _, p in built]
 
 

@@ -201,7 +201,7 @@ def test_a_twin_explains_its_randomised_copy_while_the_samples_and_references_st
 ) -> None:
     data, model = tiny
     grid = _grid(data, model, seeds=(0,))
-    artefacts = Artefacts(grid, _providers(), None)
+    artefacts = Artefacts(grid.artefact_config(), _providers(), None)
     settings = grid.settings()
     trained = artefacts.model(str(data), str(model))
     before = {k: v.clone() for k, v in trained.model.state_dict().items()}
@@ -257,9 +257,9 @@ def test_twin_seed_draws_one_twin_for_the_grid_and_enters_only_the_twins_keys(
     tiny: tuple[Path, Path],
 ) -> None:
     data, model = tiny
-    per_seed = Artefacts(_grid(data, model), _providers(), None)
+    per_seed = Artefacts(_grid(data, model).artefact_config(), _providers(), None)
     fixed_grid = _grid(data, model, twin_seed=7)
-    fixed = Artefacts(fixed_grid, _providers(), None)
+    fixed = Artefacts(fixed_grid.artefact_config(), _providers(), None)
 
     def head(artefacts: Artefacts, seed: int) -> torch.Tensor:
         fit = ConceptFit(str(data), str(model), "PCA@random-all", 3, seed)
@@ -267,7 +267,7 @@ def test_twin_seed_draws_one_twin_for_the_grid_and_enters_only_the_twins_keys(
 
     assert not torch.equal(head(per_seed, 0), head(per_seed, 1))
     assert head(fixed, 0) is head(fixed, 1)  # one draw, shared by every seed
-    keys = {s.key: s for s in per_seed.fingerprinted(per_seed.grid.settings())}
+    keys = {s.key: s for s in per_seed.fingerprinted(_grid(data, model).settings())}
     fixed_keys = {s.key: s for s in fixed.fingerprinted(fixed_grid.settings())}
     changed = {keys[k].method for k in set(keys) - set(fixed_keys)}
     assert changed == {"PCA@random-all", "PCA@random-top"}

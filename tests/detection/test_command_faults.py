@@ -308,3 +308,13 @@ def test_a_second_ctrl_c_stops_at_once_without_a_traceback(tmp_path: Path) -> No
         asked, kept, stderr = _interrupt(tmp_path, server, signals=2)
         assert "Interrupted again: stopped at once" in stderr
         assert kept >= asked - server.max_in_flight  # at most the calls in flight are lost
+
+
+def test_an_unknown_method_is_refused_by_the_command_before_anything_is_written(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    argv = _argv(out, "--readers", "lexical", *SMALL)
+    argv[argv.index("NMF")] = "NOPE"
+    args = build_parser().parse_args(argv)
+    with pytest.raises(InvalidParameterError, match=r"'--method' parameter of xaimetrics detection"):
+        run(args, Providers(datasets={"groups": group_dataset}, models={"minilm+": group_model}))
+    assert not out.exists()

@@ -43,7 +43,7 @@ def study(grid):
 
 def test_every_arm_is_the_prompt_the_benchmark_sends_to_the_llm(grid, study, tmp_path):
     loaded = load_study(save_study(study, tmp_path / "study.json"))
-    artefacts = Artefacts(grid, PROVIDERS, None)
+    artefacts = Artefacts(grid.artefact_config(), PROVIDERS, None)
     settings = grid.settings()
     assert len(settings) == len(study.arms) == 2 * (2 + 3 * 4)
     for setting in settings:
@@ -122,7 +122,7 @@ def test_likert_studies_from_concepts_and_from_the_grid(grid):
     study = likert_study_from_grid(grid, PROVIDERS, method="NMF", n_examples=9, concept_ids=[0, 2])
     assert len(study.items) == 9 and [d.name for d in study.dimensions] == ["Concept 0", "Concept 2"]
     assert all(d.property.startswith("the theme of the words") for d in study.dimensions)
-    _, pool = Artefacts(grid, PROVIDERS, None).data("toy")
+    _, pool = Artefacts(grid.artefact_config(), PROVIDERS, None).data("toy")
     labels = [pool.labels[int(item.id)] for item in study.items]
     assert sorted(np.bincount(labels).tolist()) == [3, 3, 3]  # every class represented
     values = np.array([[0.1, 2.0], [0.5, -1.0], [0.9, 0.0]])

@@ -31,13 +31,13 @@ import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, cast
 
 import numpy as np
 
 from xaimetrics._digest import json_digest
 from xaimetrics._validation import invalid
-from xaimetrics.benchmark._grid import BASELINE_METHOD, Grid, Setting
+from xaimetrics.benchmark._grid import BASELINE_METHOD, ArtefactConfig, Setting
 from xaimetrics.consim import CONTROLS, ConSimPrompt, ConSimSamples, Explanation
 
 if TYPE_CHECKING:
@@ -63,6 +63,12 @@ SimulatorFactory = Callable[[], "Simulator"]
 _Json = dict[str, Any]
 #: a group's rendered prompts, each with its setting
 SettingPrompts = list[tuple[Setting, ConSimPrompt]]
+
+
+class _InsideNetwork(Protocol):
+    """A classifier split inside the network (``needs_inputs``): its head re-runs the model on the texts."""
+
+    def logits_from_activations(self, activations: Array, texts: list[str]) -> Array: ...
 
 
 @dataclass(frozen=True)
@@ -131,6 +137,35 @@ class Providers:
         self.datasets = dict(datasets or {})
         self.models = dict(models or {})
         self.simulators = dict(simulators or {})
+
+    @classmethod
+    def load(cls, spec: str | None, *, owner: str, progress: bool = False) -> Providers:
+        """The :class:`Providers` object a command line names (``--providers module:attribute``; the attribute
+        defaults to ``PROVIDERS``), or the built-in names alone when ``spec`` is ``None``.
+
+        Example:
+            >>> Providers.load(None, owner="xaimetrics benchmark run").datasets
+            {}
+            >>> Providers.load("xaimetrics:nothing", owner="xaimetrics benchmark run")
+            Traceback (most recent call last):
+            ...
+            xaimetrics.exceptions.InvalidParameterError: The '--providers' parameter of xaimetrics benchmark run must be 'module:attribute' of an importable Providers object. Got xaimetrics:nothing. It could not be loaded (module 'xaimetrics' has no attribute 'nothing').
+        """
+        import importlib
+
+        if spec is None:
+            return cls(progress=progress)
+        module, _, attribute = spec.partition(":")
+        try:
+            value = getattr(importlib.import_module(module), attribute or "PROVIDERS")
+        except (ImportError, AttributeError) as error:
+            raise invalid(
+                "--providers", owner, "'module:attribute' of an importable Providers object", spec,
+                f"It could not be loaded ({error}).",
+            ) from error  # fmt: skip
+        if not isinstance(value, Providers):
+            raise invalid("--providers", owner, "a Providers object", type(value).__name__)
+        return value
 
     def grid_extras(self) -> dict[str, tuple[str, ...]]:
         """The ``extra_*`` arguments of :class:`~xaimetrics.benchmark.Grid` for the registered names."""
@@ -256,13 +291,13 @@ class Artefacts:
     :meth:`global_importances`) are keyed by a :class:`ConceptFit`.
 
     Args:
-        grid: the :class:`~xaimetrics.benchmark.Grid`.
+        config: what it reads of the grid (:meth:`Grid.artefact_config <xaimetrics.benchmark.Grid.artefact_config>`).
         providers: the :class:`Providers`.
         directory: where artefacts are saved (``None``: memory only).
     """
 
-    def __init__(self, grid: Grid, providers: Providers, directory: str | Path | None) -> None:
-        self.grid = grid
+    def __init__(self, config: ArtefactConfig, providers: Providers, directory: str | Path | None) -> None:
+        self.config = config
         self.providers = providers
         self.directory = None if directory is None else Path(directory)
         if self.directory is not None:
@@ -295,7 +330,7 @@ class Artefacts:
         Example:
             >>> import tempfile
             >>> from xaimetrics.benchmark import Grid
-            >>> a = Artefacts(Grid(), Providers(), tempfile.mkdtemp())
+            >>> a = Artefacts(Grid().artefact_config(), Providers(), tempfile.mkdtemp())
             >>> a.json_record("demo", ["x", 1], lambda: {"value": 2.5}), a.json_record("demo", ["x", 1], dict)
             ({'value': 2.5}, {'value': 2.5})
         """
@@ -324,10 +359,11 @@ class Artefacts:
         """(concept-fit texts drawn from train, LP/EP candidate pool drawn from test), fixed seed 0."""
 
         def load() -> tuple[TextDataset, TextDataset]:
-            train = self.providers.load_dataset(dataset, "train", self.grid.dataset_options())
-            test = self.providers.load_dataset(dataset, "test", self.grid.dataset_options())
-            fit = train.sample(self.grid.n_fit, seed=0)
-            pool = test if self.grid.pool_size is None else test.sample(self.grid.pool_size, seed=0)
+            config = self.config
+            train = self.providers.load_dataset(dataset, "train", config.dataset_options)
+            test = self.providers.load_dataset(dataset, "test", config.dataset_options)
+            fit = train.sample(config.n_fit, seed=0)
+            pool = test if config.pool_size is None else test.sample(config.pool_size, seed=0)
             return fit, pool
 
         return self._once(("data", dataset), load)
@@ -370,9 +406,8 @@ class Artefacts:
             from xaimetrics.simulators import make_simulator
             from xaimetrics.simulators._response_cache import _identity
 
-            grid = self.grid
             simulator = make_simulator(
-                name, base_url=grid.base_url, concurrency=grid.concurrency, provided=self.providers.simulators,
+                name, base_url=self.config.base_url, concurrency=self.config.concurrency, provided=self.providers.simulators,
                 owner="run_grid", argument="simulators",
             )  # fmt: skip
             return _identity(simulator)
@@ -385,7 +420,7 @@ class Artefacts:
         from xaimetrics.benchmark._inputs import setting_inputs
 
         return setting_inputs(
-            self.grid, setting, data=self.data_digests(setting.dataset),
+            self.config, setting, data=self.data_digests(setting.dataset),
             model=self.model_id(setting.dataset, setting.model), simulator=self.simulator_identity(setting.simulator),
         )  # fmt: skip
 
@@ -400,8 +435,8 @@ class Artefacts:
 
     def model(self, dataset: str, model: str) -> SplitModel:
         def load() -> SplitModel:
-            loaded = self.providers.load_model(model, dataset, self.grid.dataset_options())
-            layer = (self.grid.layers or {}).get(model)
+            loaded = self.providers.load_model(model, dataset, self.config.dataset_options)
+            layer = self.config.layers.get(model)
             if layer is None:
                 return loaded
             with_layer = getattr(loaded, "with_layer", None)
@@ -438,36 +473,30 @@ class Artefacts:
 
     def _twin_seed(self, fit: ConceptFit) -> int:
         """The seed a twin is drawn with: the grid's ``twin_seed``, else the setting's seed."""
-        return fit.seed if self.grid.twin_seed is None else self.grid.twin_seed
+        return fit.seed if self.config.twin_seed is None else self.config.twin_seed
 
     def fit_activations(self, fit: ConceptFit) -> np.ndarray:
         """The concept-fit activations of :meth:`classifier` (a twin's are computed once, in memory)."""
-        from xaimetrics.benchmark._twins import split_twin
-
-        twin = split_twin(fit.method)[1]
-        if twin is None:
-            return self.activations(fit.dataset, fit.model)["fit"]
-
-        def compute() -> np.ndarray:
-            texts, _ = self.data(fit.dataset)
-            return _numpy(self.classifier(fit).activations(list(texts.texts)))
-
-        return self._once(("twin_activations", fit.dataset, fit.model, twin, self._twin_seed(fit)), compute)
+        return self._texts_activations(fit, "fit")
 
     def pool_activations(self, fit: ConceptFit) -> np.ndarray:
         """The LP/EP pool's activations under :meth:`classifier` (the texts per-concept scorers draw from; a
         twin's are computed once, in memory)."""
+        return self._texts_activations(fit, "pool")
+
+    def _texts_activations(self, fit: ConceptFit, part: Literal["fit", "pool"]) -> np.ndarray:
         from xaimetrics.benchmark._twins import split_twin
 
         twin = split_twin(fit.method)[1]
         if twin is None:
-            return self.activations(fit.dataset, fit.model)["pool"]
+            return self.activations(fit.dataset, fit.model)[part]
 
         def compute() -> np.ndarray:
-            _, pool = self.data(fit.dataset)
-            return _numpy(self.classifier(fit).activations(list(pool.texts)))
+            texts = self.data(fit.dataset)[0 if part == "fit" else 1]
+            return _numpy(self.classifier(fit).activations(list(texts.texts)))
 
-        return self._once(("twin_pool", fit.dataset, fit.model, twin, self._twin_seed(fit)), compute)
+        kind = "twin_activations" if part == "fit" else "twin_pool"
+        return self._once((kind, fit.dataset, fit.model, twin, self._twin_seed(fit)), compute)
 
     def importance_inputs(self, fit: ConceptFit) -> np.ndarray | list[str]:
         """What ``Φ`` is averaged over: the concept-fit activations, or the concept-fit texts when the classifier
@@ -509,13 +538,14 @@ class Artefacts:
 
             def predict(activations: np.ndarray, texts: Sequence[str]) -> np.ndarray:
                 # inside the network (a grid `layers` entry) g re-runs the model on the texts
+                logits: Array
                 if getattr(classifier, "needs_inputs", False):
-                    logits = cast("Any", classifier).logits_from_activations(
-                        _torch_like(activations), list(texts)
-                    )
+                    inside = cast("_InsideNetwork", classifier)
+                    logits = inside.logits_from_activations(_torch_like(activations), list(texts))
                 else:
                     logits = classifier.logits_from_activations(_torch_like(activations))
-                return _numpy(logits).argmax(axis=1).astype(np.int64)
+                predictions: np.ndarray = _numpy(logits).argmax(axis=1).astype(np.int64)
+                return predictions
 
             arrays = {
                 "fit": a_fit,
@@ -547,14 +577,14 @@ class Artefacts:
             _, pool = self.aligned_data(dataset, model)
             arrays = self.activations(dataset, model)
             return select_examples(
-                list(pool.texts), pool.labels, arrays["predictions"], n_lp=self.grid.n_lp, n_ep=self.grid.n_ep,
-                seed=seed, balance=self.grid.balance, class_names=list(pool.class_names),  # type: ignore[arg-type]
+                list(pool.texts), pool.labels, arrays["predictions"], n_lp=self.config.n_lp, n_ep=self.config.n_ep,
+                seed=seed, balance=self.config.balance, class_names=list(pool.class_names),  # type: ignore[arg-type]
             )  # fmt: skip
 
         return self._once(("samples", dataset, model, seed), select)
 
     def _prompts_path(self, settings: Sequence[Setting]) -> Path | None:
-        g = self.grid
+        g = self.config
         return self._path(
             "prompts", sorted(s.key for s in settings), self.model_id(settings[0].dataset, settings[0].model),
             g.n_lp, g.n_ep, g.n_fit, g.pool_size, g.max_sample_chars, g.balance, g.options(settings[0].method),
@@ -612,14 +642,12 @@ class Artefacts:
             from xaimetrics.benchmark._twins import split_twin
             from xaimetrics.concepts import make_extractor
 
-            options = cast(
-                "dict[str, Any]", self.grid.options(fit.method)
-            )  # keywords of the method's extractor
+            options = cast("dict[str, Any]", self.config.options(fit.method))  # its keywords
             method = split_twin(fit.method)[0]  # a twin fits its method's extractor
             extractor = make_extractor(method, fit.n_concepts, random_state=fit.seed, **options)
             activations = self.fit_activations(fit)
             try:
-                return extractor.fit(activations[fit_rows(len(activations), fit.seed, self.grid.fit_draw)])
+                return extractor.fit(activations[fit_rows(len(activations), fit.seed, self.config.fit_draw)])
             except (MemoryError, OSError):  # the machine, not the fit
                 raise
             except Exception as error:  # whatever the extractor raises on these activations
@@ -638,7 +666,7 @@ class Artefacts:
 
             texts, _ = self.aligned_data(fit.dataset, fit.model)
             predictions = self.activations(fit.dataset, fit.model)["fit_predictions"]
-            control = make_control(fit.method, fit.n_concepts, fit.seed, **self.grid.options(fit.method))
+            control = make_control(fit.method, fit.n_concepts, fit.seed, **self.config.options(fit.method))
             return control.fit(list(texts.texts), predictions, n_classes=len(texts.class_names))
 
         return self._once(("control", fit), compute)

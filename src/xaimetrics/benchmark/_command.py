@@ -19,7 +19,6 @@ datasets, models or simulators (the module must be importable).
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from pathlib import Path
@@ -161,22 +160,6 @@ def _price(text: str) -> tuple[float, float]:
     return (values[0], values[1])
 
 
-def _providers(spec: str | None) -> Providers:
-    from xaimetrics.benchmark import Providers
-
-    if spec is None:
-        return Providers()
-    module_name, _, attribute = spec.partition(":")
-    try:
-        value = getattr(importlib.import_module(module_name), attribute or "PROVIDERS")
-    except (ImportError, AttributeError) as error:
-        raise invalid("--providers", "xaimetrics benchmark run", "'module:attribute' of a Providers object", spec,
-                      f"It could not be loaded ({error}).") from error  # fmt: skip
-    if not isinstance(value, Providers):
-        raise invalid("--providers", "xaimetrics benchmark run", "a Providers object", type(value).__name__)
-    return value
-
-
 def _store_path(output: str) -> Path:
     path = Path(output) / "results.sqlite"
     if not path.is_file():
@@ -260,12 +243,12 @@ def _dry_run(grid: Grid, design: GatedDesign | None, args: argparse.Namespace) -
 
 
 def _run(args: argparse.Namespace) -> int:
-    from xaimetrics.benchmark import RunInterrupted, load_grid, run_grid
+    from xaimetrics.benchmark import Providers, RunInterrupted, load_grid, run_grid
 
     output = Path(args.output)
     resume = f"xaimetrics benchmark run {args.grid} --output {args.output}"
     try:
-        providers = _providers(args.providers)
+        providers = Providers.load(args.providers, owner="xaimetrics benchmark run")
         grid = load_grid(args.grid, **providers.grid_extras())
         design = _design(args, grid)
         if args.dry_run:
@@ -358,7 +341,7 @@ def _run_gated(
           f"methods: fresh seeds {methods[0]}–{methods[-1]}) and both controls run in the gate; results in {store}",
           file=sys.stderr)  # fmt: skip
     results = run_gated(
-        grid, store, design, providers=providers, artefacts=Artefacts(grid, providers, output / "artefacts"),
+        grid, store, design, providers=providers, artefacts=Artefacts(grid.artefact_config(), providers, output / "artefacts"),
         response_cache=response_cache(args), progress=not args.no_progress, say=_say,
         batch=args.batch, batch_poll_s=args.batch_poll_s,
     )  # fmt: skip

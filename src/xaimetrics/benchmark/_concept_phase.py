@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -29,6 +29,7 @@ from xaimetrics.benchmark._store import ResultsStore
 from xaimetrics.exceptions import StoreError
 
 if TYPE_CHECKING:
+    from xaimetrics.concepts import ConceptInterpretation
     from xaimetrics.simulators import Simulator
 
 __all__ = ["SCORER_OPTIONS", "fingerprint_concepts", "run_concept_phase"]
@@ -63,7 +64,7 @@ def fingerprint_concepts(artefacts: Artefacts, settings: list[ConceptSetting]) -
     out = []
     for s in settings:
         inputs = concept_inputs(
-            artefacts.grid, s, data=artefacts.data_digests(s.dataset), model=artefacts.model_id(s.dataset, s.model),
+            artefacts.config, s, data=artefacts.data_digests(s.dataset), model=artefacts.model_id(s.dataset, s.model),
             reader=_reader_identity(artefacts, s.reader), options=SCORER_OPTIONS[s.scorer],
         )  # fmt: skip
         out.append(dataclasses.replace(s, inputs=input_fingerprint(inputs)))
@@ -92,7 +93,7 @@ def _supersede(store: ResultsStore, settings: list[ConceptSetting]) -> int:
     superseded."""
     current = {_identity(s.params()): s for s in settings}
 
-    def expected_key(row: Mapping[str, Any]) -> str | None:
+    def expected_key(row: Mapping[str, object]) -> str | None:
         setting = current.get(_identity(row))
         return None if setting is None else setting.key(int(str(row["concept"])))
 
@@ -161,7 +162,8 @@ def _reader(name: str, make_reader: Callable[[str], Simulator]) -> Simulator:
 
 
 def _score(
-    artefacts: Artefacts, store: ResultsStore, setting: ConceptSetting, fit: ConceptFit, interpretations: dict,
+    artefacts: Artefacts, store: ResultsStore, setting: ConceptSetting, fit: ConceptFit,
+    interpretations: dict[int, ConceptInterpretation],
     todo: list[int], reader: Simulator | None, words: dict[int, str], counts: ConceptCounts, errors: list[str],
 ) -> None:  # fmt: skip
     """Score ``todo`` with the setting's scorer; store each concept as it finishes."""

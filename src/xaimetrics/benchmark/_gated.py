@@ -43,8 +43,8 @@ from xaimetrics.benchmark._sequential import (
 )
 
 if TYPE_CHECKING:
-    from xaimetrics.benchmark._artefacts import Artefacts
-    from xaimetrics.benchmark._runner import Providers, RunSummary
+    from xaimetrics.benchmark._artefacts import Artefacts, Providers
+    from xaimetrics.benchmark._runner import RunSummary
 
 __all__ = ["GatedDesign", "GatedResult", "part_grids", "plan_gated", "replay_gated", "run_gated"]
 

@@ -67,6 +67,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BASELINE_METHOD",
+    "ArtefactConfig",
     "Grid",
     "Setting",
     "grid_from_dict",
@@ -350,10 +351,13 @@ class Grid:
         # recipes, data files (read once here, so that a bad file stops the grid before the run) and "org/name"
         # hub ids are datasets; hub ids and local directories are models
         self._check_data_options()
-        options = self.dataset_options()
         for dataset in self.datasets:
             if dataset not in self.extra_datasets:
-                check_dataset(dataset, owner=_OWNER, argument="datasets", **options)
+                check_dataset(
+                    dataset, owner=_OWNER, argument="datasets", text_column=self.text_column,
+                    label_column=self.label_column, encoding=self.encoding or "utf-8",
+                    drop_empty_rows=self.drop_empty_rows,
+                )  # fmt: skip
         _choices(
             "models",
             [m for m in self.models if not is_classifier_reference(m)],
@@ -493,7 +497,22 @@ class Grid:
 
             resolve_call_timeout(self.call_timeout, owner=_OWNER)
 
-    def dataset_options(self) -> dict[str, Any]:
+    def artefact_config(self) -> ArtefactConfig:
+        """The settings the artefact cache and the runner read (:class:`ArtefactConfig`).
+
+        Example:
+            >>> Grid(simulators=("perfect",), n_lp=6).artefact_config().n_lp
+            6
+        """
+        return ArtefactConfig(
+            n_fit=self.n_fit, pool_size=self.pool_size, dataset_options=self.dataset_options(),
+            layers=dict(self.layers or {}), extractor_options=dict(self.extractor_options or {}),
+            fit_draw=self.fit_draw, twin_seed=self.twin_seed, n_lp=self.n_lp, n_ep=self.n_ep, balance=self.balance,
+            max_sample_chars=self.max_sample_chars, prompt_layout=self.prompt_layout, base_url=self.base_url,
+            concurrency=self.concurrency, call_timeout=self.call_timeout, scoring=self.scoring,
+        )  # fmt: skip
+
+    def dataset_options(self) -> dict[str, object]:
         """The keyword arguments of :func:`~xaimetrics.data.load_dataset` that read the grid's data files
         (``text_column``, ``label_column``, ``encoding``, ``drop_empty_rows``; only those set).
 
@@ -570,7 +589,7 @@ class Grid:
 
     def options(self, method: str) -> dict[str, object]:
         """Extra keyword arguments of ``method``'s extractor (a twin's are its method's)."""
-        return dict((self.extractor_options or {}).get(split_twin(method)[0], {}))
+        return self.artefact_config().options(method)
 
     def prompt_settings(self) -> list[PromptSetting]:
         """The prompt types of the grid as :class:`~xaimetrics.consim.PromptSetting` values, in grid order."""
@@ -696,6 +715,44 @@ class Grid:
     def replace(self, **changes: Any) -> Grid:
         """A copy with ``changes`` (checked again)."""
         return dataclasses.replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class ArtefactConfig:
+    """What the artefact cache and the runner read of a grid (:meth:`Grid.artefact_config`), and nothing else:
+    how the data are drawn, how models are read and concepts fitted, how samples are selected and prompts cut,
+    and how the simulators are built. The fields have the meaning and the defaults of :class:`Grid`'s of the same
+    name (``dataset_options``: :meth:`Grid.dataset_options`); a job that reads one dataset and one model (the
+    ``detection`` command) builds one directly, without a grid.
+
+    Example:
+        >>> config = Grid(simulators=("perfect",), n_fit=50, extractor_options={"NMF": {"max_iter": 9}}).artefact_config()
+        >>> config.n_fit, config.options("NMF"), config.options("PCA")
+        (50, {'max_iter': 9}, {})
+        >>> ArtefactConfig(n_fit=50) == Grid(simulators=("perfect",), n_fit=50).artefact_config()
+        True
+    """
+
+    n_fit: int = Grid.n_fit
+    pool_size: int | None = Grid.pool_size
+    dataset_options: Mapping[str, object] = field(default_factory=dict)
+    layers: Mapping[str, int] = field(default_factory=dict)
+    extractor_options: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+    fit_draw: str = Grid.fit_draw
+    twin_seed: int | None = Grid.twin_seed
+    n_lp: int = Grid.n_lp
+    n_ep: int = Grid.n_ep
+    balance: str = Grid.balance
+    max_sample_chars: int | None = Grid.max_sample_chars
+    prompt_layout: PromptLayout = Grid.prompt_layout
+    base_url: str | None = Grid.base_url
+    concurrency: int = Grid.concurrency
+    call_timeout: float | None = Grid.call_timeout
+    scoring: str = Grid.scoring
+
+    def options(self, method: str) -> dict[str, object]:
+        """Extra keyword arguments of ``method``'s extractor (a twin's are its method's)."""
+        return dict(self.extractor_options.get(split_twin(method)[0], {}))
 
 
 #: seeds must fit numpy's and scikit-learn's ``random_state`` (a uint32)
@@ -832,7 +889,7 @@ def read_grid_file(path: str | Path) -> dict[str, Any]:
             f"File not found: '{path}'; check the path.",
         )
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError as error:
         raise InvalidParameterError(
             f"The grid file '{path}' is not UTF-8 text (byte 0x{error.object[error.start]:02x} at offset "

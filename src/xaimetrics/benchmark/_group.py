@@ -66,7 +66,7 @@ def build_group_prompts(
         explanation = artefacts.explanation(of_kind[0], simulators.get(first.simulator))
         built = build_prompts(
             samples, explanation, [s.label for s in of_kind], model=model, class_names=list(pool.class_names),
-            max_sample_chars=artefacts.grid.max_sample_chars, layout=artefacts.grid.prompt_layout,
+            max_sample_chars=artefacts.config.max_sample_chars, layout=artefacts.config.prompt_layout,
         )  # fmt: skip
         prompts.update({s.key: p for s, p in zip(of_kind, built, strict=True)})
     out = [(setting, prompts[setting.key]) for setting in settings]

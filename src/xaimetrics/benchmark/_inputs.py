@@ -38,7 +38,7 @@ from xaimetrics._model_identity import model_digest
 
 if TYPE_CHECKING:
     from xaimetrics.benchmark._concept_row import ConceptSetting
-    from xaimetrics.benchmark._grid import Grid, Setting
+    from xaimetrics.benchmark._grid import ArtefactConfig, Setting
     from xaimetrics.data import TextDataset
 
 __all__ = [
@@ -75,7 +75,7 @@ def data_digest(dataset: TextDataset) -> str:
 
 
 def setting_inputs(
-    grid: Grid,
+    config: ArtefactConfig,
     setting: Setting,
     *,
     data: Mapping[str, str],
@@ -85,7 +85,7 @@ def setting_inputs(
     """Everything beside its own fields that can change ``setting``'s row (see the module docstring).
 
     Args:
-        grid: the grid the setting belongs to.
+        config: what the run reads of the grid the setting belongs to (:meth:`Grid.artefact_config`).
         setting: the setting.
         data: ``{"fit": digest, "pool": digest}`` of the setting's dataset (:func:`data_digest`).
         model: :func:`model_digest` of the setting's model on that dataset.
@@ -97,7 +97,7 @@ def setting_inputs(
         >>> from xaimetrics.consim import PromptSetting
         >>> grid = Grid(methods=("PCA", "NoExplanation"), simulators=("perfect",))
         >>> s = Setting("rotten_tomatoes", "minilm+", "NoExplanation", 0, "", PromptSetting.parse("NE1"), 0, "perfect")
-        >>> sorted(setting_inputs(grid, s, data={"fit": "a", "pool": "b"}, model="m", simulator={}))
+        >>> sorted(setting_inputs(grid.artefact_config(), s, data={"fit": "a", "pool": "b"}, model="m", simulator={}))
         ['model', 'pool', 'prompt', 'selection', 'simulator']
     """
     from xaimetrics.benchmark._grid import BASELINE_METHOD
@@ -106,27 +106,27 @@ def setting_inputs(
     inputs: dict[str, object] = {
         "pool": data["pool"],
         "model": model,
-        "selection": {"n_lp": grid.n_lp, "n_ep": grid.n_ep, "balance": grid.balance},
+        "selection": {"n_lp": config.n_lp, "n_ep": config.n_ep, "balance": config.balance},
         "prompt": {
-            "max_sample_chars": grid.max_sample_chars,
+            "max_sample_chars": config.max_sample_chars,
             # the paper's layout adds nothing, so the keys of stores written before the option stay valid
-            **({} if grid.prompt_layout == "paper" else {"layout": grid.prompt_layout}),
+            **({} if config.prompt_layout == "paper" else {"layout": config.prompt_layout}),
         },
         "simulator": dict(simulator),
     }
     if setting.method != BASELINE_METHOD:  # concepts and controls are fitted on the concept-fit texts
         inputs["fit"] = data["fit"]
-        inputs["method"] = grid.options(setting.method)
-        inputs["fit_draw"] = grid.fit_draw
+        inputs["method"] = config.options(setting.method)
+        inputs["fit_draw"] = config.fit_draw
     if (
-        grid.twin_seed is not None and TWIN_SEPARATOR in setting.method
+        config.twin_seed is not None and TWIN_SEPARATOR in setting.method
     ):  # one twin for the grid, drawn with it
-        inputs["twin_seed"] = grid.twin_seed
+        inputs["twin_seed"] = config.twin_seed
     return inputs
 
 
 def concept_inputs(
-    grid: Grid,
+    config: ArtefactConfig,
     setting: ConceptSetting,
     *,
     data: Mapping[str, str],
@@ -143,17 +143,17 @@ def concept_inputs(
         >>> from xaimetrics.benchmark._concept_row import ConceptSetting
         >>> grid = Grid(methods=("PCA",), prompt_types=("E1",), simulators=("lexical",), detection=("intruder",))
         >>> s = ConceptSetting("rotten_tomatoes", "minilm+", "PCA", 20, "", 0, "lexical", "intruder")
-        >>> sorted(concept_inputs(grid, s, data={"fit": "a", "pool": "b"}, model="m", reader={}, options={}))
+        >>> sorted(concept_inputs(grid.artefact_config(), s, data={"fit": "a", "pool": "b"}, model="m", reader={}, options={}))
         ['fit', 'fit_draw', 'method', 'model', 'pool', 'reader', 'scorer']
     """
     from xaimetrics.benchmark._twins import TWIN_SEPARATOR
 
     inputs: dict[str, object] = {
-        "pool": data["pool"], "fit": data["fit"], "model": model, "method": grid.options(setting.method),
-        "fit_draw": grid.fit_draw, "reader": dict(reader), "scorer": dict(options),
+        "pool": data["pool"], "fit": data["fit"], "model": model, "method": config.options(setting.method),
+        "fit_draw": config.fit_draw, "reader": dict(reader), "scorer": dict(options),
     }  # fmt: skip
-    if grid.twin_seed is not None and TWIN_SEPARATOR in setting.method:
-        inputs["twin_seed"] = grid.twin_seed
+    if config.twin_seed is not None and TWIN_SEPARATOR in setting.method:
+        inputs["twin_seed"] = config.twin_seed
     return inputs
 
 

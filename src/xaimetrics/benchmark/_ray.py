@@ -35,7 +35,7 @@ from typing import Protocol
 from xaimetrics._optional import import_optional
 from xaimetrics._threads import map_bounded
 from xaimetrics.benchmark._artefacts import Artefacts, Providers
-from xaimetrics.benchmark._grid import Grid, Setting
+from xaimetrics.benchmark._grid import ArtefactConfig, Setting
 from xaimetrics.benchmark._group import ask, group_prompts, register_prompts, setting_row
 from xaimetrics.benchmark._row import ResultRow
 from xaimetrics.benchmark._store import ResultsStore
@@ -44,8 +44,8 @@ from xaimetrics.simulators import Simulator
 
 __all__ = ["RayInterrupted", "run_groups_on_ray", "stop_ray"]
 
-#: ``(name, grid, providers, cache_path) -> simulator``: the runner's simulator factory, sent to the workers
-SimulatorFactory = Callable[[str, Grid, Providers, "Path | None"], Simulator]
+#: ``(name, config, providers, cache_path) -> simulator``: the runner's simulator factory, sent to the workers
+SimulatorFactory = Callable[[str, ArtefactConfig, Providers, "Path | None"], Simulator]
 #: what a task returns per setting: the setting, its result, whether it is stored, and the store row + payload
 Outcome = tuple[Setting, ConSimResult, bool, "ResultRow | None", "Mapping[str, object] | None"]
 
@@ -162,7 +162,7 @@ _SIMULATORS: dict[tuple[str, str, str], Simulator] = {}
 
 
 def _run_group(
-    grid: Grid,
+    config: ArtefactConfig,
     providers: Providers,
     directory: Path | None,
     group: list[Setting],
@@ -170,22 +170,22 @@ def _run_group(
     make_simulator: SimulatorFactory,
     flag: object = None,
 ) -> tuple[list[Outcome], str | None]:
-    """One Ray task: build the group's prompts, ask them with at most ``grid.concurrency`` calls in flight
+    """One Ray task: build the group's prompts, ask them with at most ``config.concurrency`` calls in flight
     (threads: :func:`~xaimetrics._threads.map_bounded`, as the local runner and ``generate_batch``),
     score them and return the rows, with ``None`` — or no row and the extractor's message when the group's
     concept fit failed. Once the driver's stop ``flag`` is raised (its first Ctrl-C), no call starts and the task
     returns the rows of the calls it made."""
     if _stopped(flag):
         return [], None
-    state_key = (repr(grid), str(directory))
+    state_key = (repr(config), str(directory))
     artefacts = _ARTEFACTS.get(state_key)
     if artefacts is None:
-        artefacts = _ARTEFACTS[state_key] = Artefacts(grid, providers, directory)
+        artefacts = _ARTEFACTS[state_key] = Artefacts(config, providers, directory)
     simulators: dict[str, Simulator] = {}
     for name in sorted({s.simulator for s in group}):
         key = (*state_key, name)
         if key not in _SIMULATORS:
-            _SIMULATORS[key] = make_simulator(name, grid, providers, cache)
+            _SIMULATORS[key] = make_simulator(name, config, providers, cache)
         simulators[name] = _SIMULATORS[key]
     prompts, failure = group_prompts(artefacts, group, simulators)
     if failure is not None:
@@ -200,7 +200,7 @@ def _run_group(
         row, payload = setting_row(setting, result) if ok else (None, None)
         return setting, result, ok, row, payload
 
-    return [outcome for outcome in map_bounded(one, prompts, grid.concurrency) if outcome is not None], None
+    return [outcome for outcome in map_bounded(one, prompts, config.concurrency) if outcome is not None], None
 
 
 def run_groups_on_ray(
@@ -233,7 +233,7 @@ def run_groups_on_ray(
     task = ray.remote(_run_group)
     pending: list[object] = [  # Ray's object references
         task.remote(
-            artefacts.grid, artefacts.providers, artefacts.directory, group, cache, make_simulator, flag
+            artefacts.config, artefacts.providers, artefacts.directory, group, cache, make_simulator, flag
         )
         for group in groups
     ]

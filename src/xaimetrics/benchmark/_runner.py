@@ -27,14 +27,14 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from xaimetrics._class_names import check_class_names
 from xaimetrics._usage import UsageView
 from xaimetrics._validation import invalid
 from xaimetrics.benchmark._artefacts import Artefacts, Providers
 from xaimetrics.benchmark._concept_phase import ConceptCounts
-from xaimetrics.benchmark._grid import Grid, Setting
+from xaimetrics.benchmark._grid import ArtefactConfig, Grid, Setting
 from xaimetrics.benchmark._group import (
     ask,
     build_group_prompts,
@@ -99,17 +99,20 @@ class RunSummary(UsageView):
         }  # fmt: skip
 
 
-def grid_simulator(name: str, grid: Grid, providers: Providers, cache_path: Path | None) -> Simulator:
+def grid_simulator(
+    name: str, config: ArtefactConfig, providers: Providers, cache_path: Path | None
+) -> Simulator:
     """The simulator a grid name stands for: :func:`~xaimetrics.simulators.make_simulator` with the grid's
-    server, ``concurrency`` and the names ``providers`` add, checked against the grid's scoring (a module-level
-    function, so that the Ray backend sends it to its workers by reference)."""
+    server, ``concurrency`` and the names ``providers`` add, checked against the grid's scoring (``config``:
+    :meth:`Grid.artefact_config`; a module-level function, so that the Ray backend sends it to its workers by
+    reference)."""
     from xaimetrics.consim._scoring import check_scoring
 
     simulator = make_simulator(
-        name, base_url=grid.base_url, concurrency=grid.concurrency, call_timeout=grid.call_timeout, cache=cache_path,
-        provided=providers.simulators, owner="run_grid", argument="simulators",
+        name, base_url=config.base_url, concurrency=config.concurrency, call_timeout=config.call_timeout,
+        cache=cache_path, provided=providers.simulators, owner="run_grid", argument="simulators",
     )  # fmt: skip
-    check_scoring(grid.scoring, simulator, "run_grid")
+    check_scoring(config.scoring, simulator, "run_grid")
     return simulator
 
 
@@ -230,7 +233,7 @@ def run_grid(
     try:
         results.set_meta("grid", grid.to_dict())
         if artefacts is None:
-            artefacts = Artefacts(grid, providers, artefact_dir)
+            artefacts = Artefacts(grid.artefact_config(), providers, artefact_dir)
         _preflight(grid, artefacts)
         changed = _record_inputs(grid, artefacts, results)
         cache = None if response_cache is None else Path(response_cache)
@@ -284,7 +287,7 @@ def _run_concepts(
     with ResultsStore(path, row_type=ConceptRow) as concepts:
         try:
             return run_concept_phase(
-                artefacts, concepts, settings, lambda name: grid_simulator(name, grid, artefacts.providers, cache),
+                artefacts, concepts, settings, lambda name: grid_simulator(name, artefacts.config, artefacts.providers, cache),
                 summary.concepts, summary.errors,
             )  # fmt: skip
         except KeyboardInterrupt:
@@ -346,7 +349,7 @@ def _supersede(store: ResultsStore, settings: list[Setting]) -> int:
 
     current = {setting_identity(s.params()): s.key for s in settings}
 
-    def expected_key(row: Mapping[str, Any]) -> str | None:
+    def expected_key(row: Mapping[str, object]) -> str | None:
         try:
             return current.get(setting_identity(row))
         except (KeyError, TypeError, ValueError):  # not a grid row (a study's rows may lack columns)
@@ -409,7 +412,7 @@ def _run_phase(
                 raise RunInterrupted(summary, stored, stopped.immediate) from None
         else:
             simulators = {
-                name: grid_simulator(name, artefacts.grid, artefacts.providers, cache)
+                name: grid_simulator(name, artefacts.config, artefacts.providers, cache)
                 for name in sorted({s.simulator for s in pending})
             }
             if batch[0] != "live":
@@ -502,7 +505,7 @@ def _run_local(
     waiting raises it at once. A write that fails stops the run the same way and is raised after the calls in
     flight (whose rows may be lost with it: they are rerun by the next run).
     """
-    grid = artefacts.grid
+    concurrency = artefacts.config.concurrency
     stop = _Stop()
 
     # One writer thread stores the rows in order of completion, so that a worker starts its next call while
@@ -510,7 +513,7 @@ def _run_local(
     # At most ``concurrency`` answers are unwritten at any time (in flight or waiting for the writer): a call
     # starts only when the writer has caught up, so a failed write can lose no more than that many answers.
     finished: queue.Queue[tuple[Setting, ConSimResult, bool] | None] = queue.Queue()
-    unwritten = threading.BoundedSemaphore(grid.concurrency)
+    unwritten = threading.BoundedSemaphore(concurrency)
     failures: list[BaseException] = []
 
     def write() -> None:
@@ -545,7 +548,7 @@ def _run_local(
 
     writer = threading.Thread(target=write, name="xaimetrics-results-writer", daemon=True)
     writer.start()
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=grid.concurrency)
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=concurrency)
     futures: list[concurrent.futures.Future[None]] = []
     immediate = False
     try:

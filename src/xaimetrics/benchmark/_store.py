@@ -274,7 +274,8 @@ class ResultsStore(SQLiteFile):
             ).fetchone()
         if found is None:
             raise invalid("key", "ResultsStore.payload", "a stored key", key)
-        return json.loads(found[0])
+        payload: dict[str, Any] = json.loads(found[0])
+        return payload
 
     def rows(self) -> Iterator[dict[str, object]]:
         """Every stored row as ``{column: value}``, with ``key`` first and ``created_at`` last."""
@@ -309,7 +310,7 @@ class ResultsStore(SQLiteFile):
         """Record the keys of the superseded rows (one meta entry, written in one transaction)."""
         self.set_meta(self._superseded_meta, sorted(keys))
 
-    def supersede(self, expected_key: Callable[[Mapping[str, Any]], str | None]) -> int:
+    def supersede(self, expected_key: Callable[[Mapping[str, object]], str | None]) -> int:
         """Mark superseded the stored rows whose key is not ``expected_key(row)`` (the same setting computed from
         other inputs), and no longer superseded those whose key is; rows it gives ``None`` for are not the
         caller's. Returns how many rows were newly superseded."""

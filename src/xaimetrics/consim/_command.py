@@ -60,12 +60,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     data = parser.add_argument_group("data and model")
-    data.add_argument(
-        "--dataset", default="rotten_tomatoes",
-        help="an offline dataset, a recipe, a data file (.csv, .tsv, .jsonl, .json, .parquet; any column names "
-        "with --text-column/--label-column) or a hub id (default: %(default)s)",
-    )  # fmt: skip
-    add_data_arguments(data)
+    add_data_arguments(data, dataset="rotten_tomatoes")
     data.add_argument(
         "--model", default="demo",
         help="'demo' (MiniLM fine-tuned once on the dataset and cached, any dataset) or a saved model directory "

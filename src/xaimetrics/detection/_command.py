@@ -17,14 +17,19 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from xaimetrics._validation import invalid
 
 if TYPE_CHECKING:
-    from xaimetrics.benchmark import Providers
-    from xaimetrics.concepts import ConceptInterpretation
+    import numpy as np
+    import pandas as pd
+
+    from xaimetrics.benchmark import Artefacts, Providers
+    from xaimetrics.concepts import ConceptExtractor, ConceptInterpretation
+    from xaimetrics.data import TextDataset
     from xaimetrics.detection._results import DetectionFolder
+    from xaimetrics.detection._sampling import DetectionSample
     from xaimetrics.simulators import Simulator
 
 __all__ = ["register", "run", "run_detection"]
@@ -54,12 +59,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--output", default="xaimetrics-detection", help="results folder (default: %(default)s)"
     )
-    parser.add_argument(
-        "--dataset", default="bbc_news",
-        help="an offline dataset or a data file (.csv, .tsv, .jsonl, .json, .parquet; any column names with "
-        "--text-column/--label-column) (default: %(default)s)",
-    )  # fmt: skip
-    add_data_arguments(parser)
+    add_data_arguments(parser, dataset="bbc_news")
     parser.add_argument(
         "--model", default="demo",
         help="'demo' (MiniLM fine-tuned once on the dataset with a ReLU at the split, and cached) or a saved "
@@ -186,22 +186,17 @@ def _check_args(args: argparse.Namespace) -> list[str]:
     return readers
 
 
-def _providers(args: argparse.Namespace) -> Providers:
-    import importlib
+def _check_data(args: argparse.Namespace, providers: Providers) -> None:
+    """Refuse an unknown ``--method`` and a data file that cannot be read, before anything loads or is written."""
+    from xaimetrics.concepts import EXTRACTORS
+    from xaimetrics.data import check_dataset
 
-    from xaimetrics.benchmark import Providers
-
-    if args.providers is None:
-        return Providers(progress=not args.no_progress)
-    module, _, attribute = str(args.providers).partition(":")
-    try:
-        value = getattr(importlib.import_module(module), attribute or "PROVIDERS")
-    except (ImportError, AttributeError) as error:
-        raise invalid("--providers", _OWNER, "'module:attribute' of an importable Providers object",
-                      args.providers, f"It could not be loaded ({error}).") from error  # fmt: skip
-    if not isinstance(value, Providers):
-        raise invalid("--providers", _OWNER, "a Providers object", type(value).__name__)
-    return value
+    EXTRACTORS.canonical(args.method, owner=_OWNER, argument="--method")
+    if args.dataset not in providers.datasets:
+        check_dataset(
+            args.dataset, owner=_OWNER, argument="--dataset", text_column=args.text_column,
+            label_column=args.label_column, encoding=args.encoding or "utf-8", drop_empty_rows=args.drop_empty_rows,
+        )  # fmt: skip
 
 
 def _reader(spec: str, args: argparse.Namespace, folder: DetectionFolder) -> Simulator:
@@ -250,16 +245,16 @@ def run_detection(args: argparse.Namespace, providers: Providers | None = None) 
     import pandas as pd
 
     from xaimetrics._arguments import data_options
-    from xaimetrics.benchmark import Artefacts, ConceptFit, Grid
+    from xaimetrics.benchmark import Artefacts, ConceptFit, Providers
+    from xaimetrics.benchmark._grid import ArtefactConfig
     from xaimetrics.detection._results import DetectionFolder, key_of, split_records
 
     readers = _check_args(args)
     seeds = _ints(args.seeds, "--seeds") or [0]
-    providers = providers or _providers(args)
-    extras: dict[str, Any] = providers.grid_extras()  # Grid keyword arguments (datasets, models)
-    grid = Grid(datasets=(args.dataset,), models=(_model_name(args),), methods=(args.method,),
-                n_concepts=args.n_concepts, seeds=tuple(seeds), simulators=(LEXICAL,), prompt_types=("E2-a",),
-                pool_size=None, n_fit=args.n_fit, **cast("dict[str, Any]", data_options(args)), **extras)  # fmt: skip
+    providers = providers or Providers.load(args.providers, owner=_OWNER, progress=not args.no_progress)
+    _check_data(args, providers)
+    # what the artefact cache reads: the concept-fit draw and how the data file is read (the grid's defaults else)
+    config = ArtefactConfig(n_fit=args.n_fit, dataset_options=data_options(args))
     output = Path(args.output)
     if output.exists() and not output.is_dir():
         raise invalid("--output", _OWNER, "a folder", str(output), "Name a folder (created if needed).")
@@ -269,8 +264,8 @@ def run_detection(args: argparse.Namespace, providers: Providers | None = None) 
         _say(f"Note: {note}")
     done = {key_of(r) for r in records if r["status"] == "ok"}
     output.mkdir(parents=True, exist_ok=True)
-    artefacts = Artefacts(grid, providers, output / "artefacts")
-    dataset, model_name = grid.datasets[0], grid.models[0]
+    artefacts = Artefacts(config, providers, output / "artefacts")
+    dataset, model_name = args.dataset, _model_name(args)
     if args.no_progress:
         with _quiet_import():
             from transformers.utils import logging as transformers_logging
@@ -333,7 +328,7 @@ def _wanted(args: argparse.Namespace, interpretations: dict[int, ConceptInterpre
     return wanted
 
 
-def _word_scores(artefacts: Any, dataset: str, model_name: str, extractor: Any, fit: Any,
+def _word_scores(artefacts: Artefacts, dataset: str, model_name: str, extractor: ConceptExtractor, fit: TextDataset,
                  wanted: list[int]) -> dict[int, dict[str, float]]:  # fmt: skip
     from xaimetrics.concepts import TopWords
 
@@ -342,7 +337,7 @@ def _word_scores(artefacts: Any, dataset: str, model_name: str, extractor: Any, 
     return {c: dict(zip(top.vocabulary_, top.scores_[:, c], strict=True)) for c in wanted}
 
 
-def _export_csv(frame: Any, path: Path) -> None:
+def _export_csv(frame: pd.DataFrame, path: Path) -> None:
     temporary = path.with_suffix(".csv.tmp")
     frame.to_csv(temporary, index=False)
     os.replace(temporary, path)
@@ -352,7 +347,7 @@ class _Job:
     """One seed's scoring: each concept's rows (or its failure) stored as soon as it is scored."""
 
     def __init__(self, args: argparse.Namespace, folder: DetectionFolder, base: dict[str, object],
-                 interpretations: dict[int, ConceptInterpretation], U: Any, texts: list[str], embeddings: Any,
+                 interpretations: dict[int, ConceptInterpretation], U: np.ndarray, texts: list[str], embeddings: np.ndarray,
                  done: set[tuple[str, ...]], failed: dict[tuple[str, ...], str]) -> None:  # fmt: skip
         self.args, self.folder, self.base, self.interpretations = args, folder, base, interpretations
         self.U, self.texts, self.embeddings, self.done, self.failed = U, texts, embeddings, done, failed
@@ -388,7 +383,7 @@ class _Job:
         self.failed[key_of(setting)] = reason
         _say(f"  FAILED: concept {concept}, {task}, reader {reader!r}: {reason}")
 
-    def sample(self, concept: int, **counts: int) -> Any:
+    def sample(self, concept: int, **counts: int) -> DetectionSample:
         from xaimetrics.detection._sampling import sample_texts
 
         args = self.args

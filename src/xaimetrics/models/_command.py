@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from xaimetrics._arguments import add_data_arguments, add_progress_argument, data_options
+from xaimetrics._arguments import DATASET_HELP, add_data_arguments, add_progress_argument, data_options
 
 __all__ = ["register", "run"]
 
@@ -26,14 +26,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default="minilm",
         help="'minilm' (offline MiniLM-L6), a Hugging Face id or a local directory",
     )
-    parser.add_argument(
-        "--dataset",
-        default="rotten_tomatoes",
-        help="an offline name, a recipe (bios10, ...), a data file (.csv, .tsv, .jsonl, .json, .parquet; any "
-        "column names with --text-column/--label-column) or a hub id",
+    add_data_arguments(
+        parser, dataset="rotten_tomatoes", help=DATASET_HELP.removesuffix(" (default: %(default)s)")
     )
     parser.add_argument("--config", default=None, help="the Hugging Face configuration of --dataset")
-    add_data_arguments(parser)
     parser.add_argument("--positive", action="store_true", help="the '+' variant: a ReLU at the head input")
     parser.add_argument("--n-train", type=int, default=3000, help="training texts (0: the whole train split)")
     parser.add_argument("--epochs", type=int, default=1)

@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from xaimetrics._arguments import add_data_arguments, add_tracking_arguments, data_options, grid_trackers
+from xaimetrics._arguments import (
+    DATASET_HELP,
+    add_data_arguments,
+    add_tracking_arguments,
+    data_options,
+    grid_trackers,
+)
 from xaimetrics._encoder import mean_pooled_encoder as _sentence_encoder
 from xaimetrics._validation import invalid
 
@@ -62,12 +68,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     source.add_argument("--n-concepts", type=int, default=10)
     source.add_argument("--seeds", type=int, default=3, help="extractor fits for stability (1 disables it)")
-    source.add_argument(
-        "--dataset", default="rotten_tomatoes",
-        help="evaluation texts: an offline dataset or a data file (any column names with --text-column/--label-column)",
-    )  # fmt: skip
+    add_data_arguments(source, dataset="rotten_tomatoes", help="evaluation texts: " + DATASET_HELP)
     source.add_argument("--split", default="test")
-    add_data_arguments(source)
     source.add_argument("--max-samples", type=int, default=500)
     coherence = parser.add_argument_group("coherence")
     coherence.add_argument(

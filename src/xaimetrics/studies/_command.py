@@ -19,7 +19,6 @@ configuration (``.toml``); ``serve`` loads no model.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -184,23 +183,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     return parser
 
 
-def _providers(spec: str | None) -> Providers | None:
-    from xaimetrics.benchmark import Providers
-
-    if spec is None:
-        return None
-    module, _, attribute = spec.partition(":")
-    try:
-        value = getattr(importlib.import_module(module), attribute or "PROVIDERS")
-    except (ImportError, AttributeError) as error:
-        raise invalid(
-            "--providers", _OWNER, "'module:attribute' of an importable Providers object", spec
-        ) from error
-    if not isinstance(value, Providers):
-        raise invalid("--providers", _OWNER, "a Providers object", type(value).__name__)
-    return value
-
-
 def _grid(args: argparse.Namespace, providers: Providers | None) -> Grid:
     """The grid of ``--grid``, or one described by ``--dataset``, ``--model``, ``--methods`` / ``--method``."""
     from xaimetrics.benchmark import Grid, load_grid
@@ -239,7 +221,7 @@ def _create(args: argparse.Namespace) -> int:
     if args.output.suffix != ".json":
         raise invalid("--output", _OWNER, "a .json file (the study bundle)", str(args.output))
     # the built-in models show their fine-tuning (minutes to hours on first use) unless --no-progress
-    providers = _providers(args.providers) or Providers(progress=not args.no_progress)
+    providers = Providers.load(args.providers, owner=_OWNER, progress=not args.no_progress)
     title: str | None = args.title
     if args.kind == "simulatability":
         from xaimetrics.studies import simulatability_study_from_grid

@@ -62,7 +62,9 @@ def _n_concepts(grid: Grid, method: str, owner: str) -> int:
 def _artefacts(grid: Grid, providers: Providers | None, artefact_dir: str | Path | None) -> Artefacts:
     from xaimetrics.benchmark import Artefacts, Providers
 
-    return Artefacts(grid, providers if providers is not None else Providers(), artefact_dir)
+    return Artefacts(
+        grid.artefact_config(), providers if providers is not None else Providers(), artefact_dir
+    )
 
 
 def simulatability_study_from_grid(
