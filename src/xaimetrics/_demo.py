@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from xaimetrics.benchmark import Artefacts, GatedDesign, GatedResult, Grid, Providers
     from xaimetrics.consim import ConSimSamples
     from xaimetrics.data import TextDataset
+    from xaimetrics.models import SplitClassifier
 
 __all__ = [
     "demo_design",
@@ -267,7 +268,7 @@ def demo_providers(args: argparse.Namespace) -> Providers:
             split="unseen", info={"parts": "the test split and the train articles the classifier never saw"},
         )  # fmt: skip
 
-    def classifier(dataset_name: str) -> Any:
+    def classifier(dataset_name: str) -> SplitClassifier:
         from xaimetrics.models import load_demo_classifier
 
         return load_demo_classifier(

@@ -16,7 +16,8 @@ from xaimetrics.benchmark._assessment import assess
 from xaimetrics.benchmark._store import setting_key
 from xaimetrics.exceptions import InvalidParameterError
 from xaimetrics.simulators import SimulatorResponse
-from xaimetrics.stats import baseline_comparison, minimum_detectable_difference, split_half_stability
+from xaimetrics.stats import baseline_comparison, split_half_stability
+from xaimetrics.stats._planning import minimum_detectable_difference
 
 
 class ProbabilityOracle:

@@ -15,7 +15,8 @@ from xaimetrics.benchmark._sequential import (
     sequential_verdicts,
 )
 from xaimetrics.exceptions import InvalidParameterError
-from xaimetrics.stats import sequential_pvalue, sequential_sign_test, sign_flip_test
+from xaimetrics.stats import sequential_sign_test, sign_flip_test
+from xaimetrics.stats._sequential import sequential_pvalue
 
 
 #: Monte-Carlo allowance: three standard errors of a rate of 0.05 over the number of simulated sequences

@@ -6,7 +6,7 @@ baseline enters with the score of its baseline prompt (NE1 for E1, NE2 for E2 an
 dataset, model and simulator — one baseline row therefore votes in several settings, as in the paper's
 Fig. 4. U1 rows (upper bounds) and validation-phase rows never enter a ranking.
 
-**Any grid axis can be ranked** with the same Copeland / sign-flip machinery (``axis=``): ``"method"`` (concept
+**Every grid axis can be ranked** with the same Copeland / sign-flip machinery (``axis=``): ``"method"`` (concept
 extraction, the default), ``"interpretation"`` (CMAW vs o1CA, paper Tab. 2 right and Tab. 3) or any other
 column of the results, such as an ``"importance"`` column in results that carry one. The competitors are the
 axis values plus ``NoExplanation``; a ranking setting is then every other axis, the extraction method

@@ -321,9 +321,7 @@ class Artefacts:
             return None
         return self.directory / f"{kind}-{_digest(*parts)}{suffix}"
 
-    def json_record(
-        self, kind: str, parts: Sequence[object], compute: Callable[[], dict[str, Any]]
-    ) -> dict[str, Any]:
+    def json_record(self, kind: str, parts: Sequence[object], compute: Callable[[], _Json]) -> _Json:
         """A JSON-able result stored beside the other artefacts under a digest of ``parts`` (everything it depends
         on): read back when present and readable, else computed and written. Data only, never unpickled.
 

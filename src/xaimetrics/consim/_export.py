@@ -139,7 +139,7 @@ def _plain(description: object) -> object:
     return list(description) if isinstance(description, tuple) else description
 
 
-def _numpy(value: Any) -> np.ndarray:
+def _numpy(value: object) -> np.ndarray:
     detach = getattr(value, "detach", None)
     if callable(detach):
         value = detach().cpu().numpy()

@@ -504,7 +504,9 @@ def _interrupted(output: str) -> int:
     return 130
 
 
-def _sections(frame: Any, out: dict[str, Any], args: argparse.Namespace) -> list[tuple[str, str, Any]]:
+def _sections(
+    frame: pd.DataFrame, out: dict[str, Any], args: argparse.Namespace
+) -> list[tuple[str, str, pd.DataFrame]]:
     from xaimetrics.detection._statistics import compare_groups, legibility_table, summarise
 
     sections = []
@@ -579,7 +581,7 @@ def run(args: argparse.Namespace, providers: Providers | None = None) -> int:
     return 0
 
 
-def _failure_section(out: dict[str, Any]) -> tuple[str, str, Any]:
+def _failure_section(out: dict[str, Any]) -> tuple[str, str, pd.DataFrame]:
     """The concepts whose reader calls failed, with the reasons (no score is stored for them)."""
     import pandas as pd
 

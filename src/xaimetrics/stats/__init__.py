@@ -14,10 +14,10 @@ state them belong to the reports (``xaimetrics.benchmark``, ``xaimetrics.detecti
 - :func:`baseline_comparison`, :func:`pairwise_comparison`, :func:`best_method` (:class:`BestMethod`) — columns
   against a baseline with Holm's correction, every pair, and a best column only when corrected tests say so;
 - :func:`control_verdict` (:class:`ControlVerdict`) — controls tested in their pre-stated directions;
-- :func:`plan` (:class:`Plan`), :func:`minimum_detectable_difference` — the power of the exact test itself;
+- :func:`plan` (:class:`Plan`) — the power of the exact test itself;
 - :func:`split_half_stability` (:class:`SplitHalfStability`) — Kendall's τ between orders on halves of the units,
   and :func:`top_k_stability` (:class:`TopKStability`), how often the top-k set survives a draw of the units;
-- :func:`sequential_sign_test` (:class:`SequentialTest`), :func:`sequential_pvalue` — the exact group-sequential
+- :func:`sequential_sign_test` (:class:`SequentialTest`) — the exact group-sequential
   sign-flip test, the type-I error controlled over several looks.
 
 Example:
@@ -30,10 +30,7 @@ from xaimetrics.stats._comparison import BestMethod, baseline_comparison, best_m
 from xaimetrics.stats._controls import ControlVerdict, control_verdict
 from xaimetrics.stats._exact import (
     DEFAULT_MARGIN,
-    EXACT_UNITS,
-    Alternative,
     equivalence_test,
-    finite_values,
     holm,
     minimum_pvalue,
     robust_pvalue,
@@ -41,8 +38,8 @@ from xaimetrics.stats._exact import (
     skewness_corrected_pvalue,
     t_interval,
 )
-from xaimetrics.stats._planning import Plan, minimum_detectable_difference, plan
-from xaimetrics.stats._sequential import SequentialTest, sequential_pvalue, sequential_sign_test
+from xaimetrics.stats._planning import Plan, plan
+from xaimetrics.stats._sequential import SequentialTest, sequential_sign_test
 from xaimetrics.stats._stability import (
     SplitHalfStability,
     TopKStability,
@@ -52,8 +49,6 @@ from xaimetrics.stats._stability import (
 
 __all__ = [
     "DEFAULT_MARGIN",
-    "EXACT_UNITS",
-    "Alternative",
     "BestMethod",
     "ControlVerdict",
     "Plan",
@@ -64,14 +59,11 @@ __all__ = [
     "best_method",
     "control_verdict",
     "equivalence_test",
-    "finite_values",
     "holm",
-    "minimum_detectable_difference",
     "minimum_pvalue",
     "pairwise_comparison",
     "plan",
     "robust_pvalue",
-    "sequential_pvalue",
     "sequential_sign_test",
     "sign_flip_test",
     "skewness_corrected_pvalue",
