@@ -21,7 +21,6 @@ from xaimetrics.stats import (
     best_method,
     control_verdict,
     equivalence_test,
-    minimum_detectable_difference,
     plan,
     robust_pvalue,
     sequential_sign_test,
@@ -29,6 +28,7 @@ from xaimetrics.stats import (
     split_half_stability,
     top_k_stability,
 )
+from xaimetrics.stats._planning import minimum_detectable_difference
 
 BASE = np.array([0.50, 0.61, 0.55, 0.42, 0.52, 0.58, 0.47, 0.60])
 SCORES = pd.DataFrame(
