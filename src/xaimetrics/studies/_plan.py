@@ -78,7 +78,8 @@ def screens(study: Study, plan: Sequence[str]) -> list[Screen]:
     """The sequence of screens of a participant with ``plan``, as the study's kind lays them out.
 
     Example:
-        >>> from xaimetrics.studies import Dimension, LikertStudy, RatingItem
+        >>> from xaimetrics.studies import LikertStudy
+        >>> from xaimetrics.studies._likert import Dimension, RatingItem
         >>> study = LikertStudy([Dimension("tone", "emotional tone")], [RatingItem("0", "a joy", (1.0,))])
         >>> [s.kind for s in screens(study, ["0"])]
         ['instructions', 'rate']
