@@ -18,7 +18,6 @@ wherever the map is closed-form.
 from __future__ import annotations
 
 import inspect
-import sys
 import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -26,23 +25,17 @@ from typing import TYPE_CHECKING, ClassVar, TypeVar, cast, overload
 
 import numpy as np
 
+from xaimetrics._arrays import is_tensor
 from xaimetrics._validation import Interval, Rule, check_fitted, check_params, invalid
 
 T = TypeVar("T")
 
 if TYPE_CHECKING:
     import torch
-    from typing_extensions import TypeIs
 
     from xaimetrics._typing import Array
 
 __all__ = ["ConceptExtractor", "IterativeExtractor"]
-
-
-def is_tensor(value: object) -> TypeIs[torch.Tensor]:
-    """True for a ``torch.Tensor`` without importing torch (no tensor can exist before torch is imported)."""
-    torch = sys.modules.get("torch")
-    return torch is not None and isinstance(value, torch.Tensor)
 
 
 def _shape_text(shape: tuple[int, ...]) -> str:

@@ -6,8 +6,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from xaimetrics._arrays import is_tensor
 from xaimetrics._validation import invalid
-from xaimetrics.concepts._base import ConceptExtractor, is_tensor, to_numpy
+from xaimetrics.concepts._base import ConceptExtractor, to_numpy
 
 if TYPE_CHECKING:
     from xaimetrics._typing import Array

@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 
+from xaimetrics._arrays import is_tensor
 from xaimetrics._device import resolve_device
 from xaimetrics._validation import Interval, Kind, Options, Rule, invalid
-from xaimetrics.concepts._base import ConceptExtractor, is_tensor
+from xaimetrics.concepts._base import ConceptExtractor
 
 if TYPE_CHECKING:
     from xaimetrics._typing import Array, DeviceLike
